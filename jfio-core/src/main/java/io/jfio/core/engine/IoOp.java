@@ -1,0 +1,426 @@
+package io.jfio.core.engine;
+
+import static io.jfio.core.uring.UringConstants.IORING_FSYNC_DATASYNC;
+import static io.jfio.core.uring.UringConstants.IORING_OP_CLOSE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_FADVISE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_FALLOCATE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_FSYNC;
+import static io.jfio.core.uring.UringConstants.IORING_OP_NOP;
+import static io.jfio.core.uring.UringConstants.IORING_OP_OPENAT;
+import static io.jfio.core.uring.UringConstants.IORING_OP_READ;
+import static io.jfio.core.uring.UringConstants.IORING_OP_READV;
+import static io.jfio.core.uring.UringConstants.IORING_OP_READ_FIXED;
+import static io.jfio.core.uring.UringConstants.IORING_OP_SPLICE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_STATX;
+import static io.jfio.core.uring.UringConstants.IORING_OP_SYNC_FILE_RANGE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_TIMEOUT;
+import static io.jfio.core.uring.UringConstants.IORING_OP_WRITE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_WRITEV;
+import static io.jfio.core.uring.UringConstants.IORING_OP_WRITE_FIXED;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Iovec;
+import io.jfio.core.uring.UringConstants;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One I/O request: what to do (an io_uring opcode and its arguments) and, once submitted, how it ended.
+ *
+ * <p>Built by the static factories, then submitted once to an {@link IoEngine}. Not thread-safe while being built;
+ * after submission the engine owns it and the result is published safely to the waiting thread, future or
+ * callback. A request cannot be submitted twice.
+ *
+ * <p>The opcode vocabulary is io_uring's; the thread engine executes the same requests with the equivalent system
+ * calls, so both engines give the same results, including {@code -errno} for failures.
+ *
+ * <p>Buffers: a request keeps a strong reference to its segments until it completes, so an automatic arena cannot
+ * free them under the kernel. A caller who closes the arena of a buffer while a request on it is in flight breaks
+ * the contract of {@link IoEngine}; the engines check liveness at submission and fail such requests with
+ * {@link IllegalStateException}.
+ */
+public final class IoOp {
+    /** Largest byte count one read or write request carries (the kernel's MAX_RW_COUNT, INT_MAX rounded to pages). */
+    public static final int MAX_RW = 0x7ffff000;
+
+    static final int NEW = 0;
+    static final int SUBMITTED = 1;
+    static final int DONE = 2;
+
+    final int opcode;
+    final int fd;
+    final long off;
+    final long addr;
+    final int len;
+    final int opFlags;
+    final int bufIndex;
+    final int spliceFdIn;
+    final long addr3;
+    final MemorySegment buffer;
+    final MemorySegment buffer2;
+    String path;
+    int sqeFlags;
+    long linkTimeoutNanos = -1;
+    IoOp next;
+
+    // completion state, written by the engine
+    volatile int state = NEW;
+    long result;
+    Thread waiter;
+    Completion callback;
+    OpFuture future;
+    IoEngine engine;
+    long userData = -1;
+    volatile boolean cancelRequested;
+    boolean closedByEngine;
+
+    private IoOp(int opcode, int fd, long off, long addr, int len, int opFlags, int bufIndex, int spliceFdIn,
+                 long addr3, MemorySegment buffer, MemorySegment buffer2) {
+        this.opcode = opcode;
+        this.fd = fd;
+        this.off = off;
+        this.addr = addr;
+        this.len = len;
+        this.opFlags = opFlags;
+        this.bufIndex = bufIndex;
+        this.spliceFdIn = spliceFdIn;
+        this.addr3 = addr3;
+        this.buffer = buffer;
+        this.buffer2 = buffer2;
+    }
+
+    private static MemorySegment nativeSegment(MemorySegment s, String what) {
+        if (!s.isNative()) {
+            throw new IllegalArgumentException(what + " must be a native segment (an Arena allocation or a direct"
+                    + " buffer), not a heap segment: the kernel writes to it after the call returns");
+        }
+        if (!s.scope().isAlive()) throw new IllegalStateException(what + " belongs to a closed arena");
+        return s;
+    }
+
+    private static long offset(long offset) {
+        if (offset < 0) throw new IllegalArgumentException("negative file offset: offset=" + offset);
+        return offset;
+    }
+
+    private static int rwLength(MemorySegment buf) {
+        return (int) Math.min(buf.byteSize(), MAX_RW);
+    }
+
+    /** A request that does nothing; completes with 0. Measures the engine's own overhead. */
+    public static IoOp nop() {
+        return new IoOp(IORING_OP_NOP, -1, 0, 0, 0, 0, 0, 0, 0, null, null);
+    }
+
+    /**
+     * Reads up to {@code buf.byteSize()} bytes (at most {@link #MAX_RW}) at {@code offset}, like pread(2): the
+     * result is the number of bytes read, which may be short, and 0 at or past end of file.
+     */
+    public static IoOp read(int fd, MemorySegment buf, long offset) {
+        nativeSegment(buf, "read buffer");
+        return new IoOp(IORING_OP_READ, fd, offset(offset), buf.address(), rwLength(buf), 0, 0, 0, 0, buf, null);
+    }
+
+    /** Writes up to {@code buf.byteSize()} bytes at {@code offset}, like pwrite(2); may write fewer. */
+    public static IoOp write(int fd, MemorySegment buf, long offset) {
+        nativeSegment(buf, "write buffer");
+        return new IoOp(IORING_OP_WRITE, fd, offset(offset), buf.address(), rwLength(buf), 0, 0, 0, 0, buf, null);
+    }
+
+    /** preadv(2) into {@code count} {@link Iovec} entries. */
+    public static IoOp readv(int fd, MemorySegment iovecs, int count, long offset) {
+        nativeSegment(iovecs, "iovec array");
+        checkIovecs(iovecs, count);
+        return new IoOp(IORING_OP_READV, fd, offset(offset), iovecs.address(), count, 0, 0, 0, 0, iovecs, null);
+    }
+
+    /** pwritev(2) from {@code count} {@link Iovec} entries. */
+    public static IoOp writev(int fd, MemorySegment iovecs, int count, long offset) {
+        nativeSegment(iovecs, "iovec array");
+        checkIovecs(iovecs, count);
+        return new IoOp(IORING_OP_WRITEV, fd, offset(offset), iovecs.address(), count, 0, 0, 0, 0, iovecs, null);
+    }
+
+    private static void checkIovecs(MemorySegment iovecs, int count) {
+        if (count < 0 || count > 1024 || iovecs.byteSize() < count * Iovec.SIZE) {
+            throw new IllegalArgumentException("bad iovec array: count=" + count + " bytes=" + iovecs.byteSize());
+        }
+    }
+
+    /**
+     * A read into a buffer registered with {@link IoEngine#registerBuffers}: {@code buf} must lie inside registered
+     * buffer {@code bufIndex}. Saves the kernel pinning the pages on every request.
+     */
+    public static IoOp readFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
+        nativeSegment(buf, "read buffer");
+        return new IoOp(IORING_OP_READ_FIXED, fd, offset(offset), buf.address(), rwLength(buf), 0, bufIndex, 0, 0,
+                buf, null);
+    }
+
+    /** A write from a registered buffer; see {@link #readFixed}. */
+    public static IoOp writeFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
+        nativeSegment(buf, "write buffer");
+        return new IoOp(IORING_OP_WRITE_FIXED, fd, offset(offset), buf.address(), rwLength(buf), 0, bufIndex, 0, 0,
+                buf, null);
+    }
+
+    /** fsync(2). */
+    public static IoOp fsync(int fd) {
+        return new IoOp(IORING_OP_FSYNC, fd, 0, 0, 0, 0, 0, 0, 0, null, null);
+    }
+
+    /** fdatasync(2). */
+    public static IoOp fdatasync(int fd) {
+        return new IoOp(IORING_OP_FSYNC, fd, 0, 0, 0, IORING_FSYNC_DATASYNC, 0, 0, 0, null, null);
+    }
+
+    /** sync_file_range(2); {@code length} at most 4 GiB - 1 (0 = to end of file). */
+    public static IoOp syncFileRange(int fd, long offset, long length, int flags) {
+        return new IoOp(IORING_OP_SYNC_FILE_RANGE, fd, offset(offset), 0, u32(length, "length"), flags, 0, 0, 0,
+                null, null);
+    }
+
+    /** fallocate(2) with {@code mode} (0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE, ...). */
+    public static IoOp fallocate(int fd, int mode, long offset, long length) {
+        if (length <= 0) throw new IllegalArgumentException("fallocate length must be positive: length=" + length);
+        return new IoOp(IORING_OP_FALLOCATE, fd, offset(offset), length, mode, 0, 0, 0, 0, null, null);
+    }
+
+    /** posix_fadvise(2); {@code length} at most 4 GiB - 1, 0 meaning to end of file. */
+    public static IoOp fadvise(int fd, long offset, long length, int advice) {
+        return new IoOp(IORING_OP_FADVISE, fd, offset(offset), 0, u32(length, "length"), advice, 0, 0, 0, null, null);
+    }
+
+    /**
+     * openat(2); {@code path} is a NUL-terminated native string, {@code displayPath} names it in messages. The
+     * result is the new descriptor.
+     */
+    public static IoOp openat(int dirfd, MemorySegment path, String displayPath, int flags, int mode) {
+        nativeSegment(path, "path");
+        IoOp op = new IoOp(IORING_OP_OPENAT, dirfd, 0, path.address(), mode, flags, 0, 0, 0, path, null);
+        op.path = displayPath;
+        return op;
+    }
+
+    /** close(2). */
+    public static IoOp close(int fd) {
+        return new IoOp(IORING_OP_CLOSE, fd, 0, 0, 0, 0, 0, 0, 0, null, null);
+    }
+
+    /** statx(2) of {@code path} relative to {@code dirfd} (AT_EMPTY_PATH with an empty path: the fd itself). */
+    public static IoOp statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment statxBuf) {
+        nativeSegment(path, "path");
+        nativeSegment(statxBuf, "statx buffer");
+        return new IoOp(IORING_OP_STATX, dirfd, statxBuf.address(), path.address(), mask, flags, 0, 0, 0, path,
+                statxBuf);
+    }
+
+    /**
+     * splice(2) from {@code fdIn} to {@code fdOut}; an offset of -1 means "use the descriptor's position" (required
+     * for pipes).
+     */
+    public static IoOp splice(int fdIn, long offIn, int fdOut, long offOut, int length, int flags) {
+        if (length < 0) throw new IllegalArgumentException("negative length: length=" + length);
+        return new IoOp(IORING_OP_SPLICE, fdOut, offOut, offIn, length, flags, 0, fdIn, 0, null, null);
+    }
+
+    /**
+     * A timer: completes with 0 when {@code delay} has passed (or with -ECANCELED if cancelled).
+     */
+    public static IoOp timeout(Duration delay) {
+        long nanos = delay.toNanos();
+        if (nanos < 0) throw new IllegalArgumentException("negative timeout: " + delay);
+        return new IoOp(IORING_OP_TIMEOUT, -1, 0, 0, 1, 0, 0, 0, nanos, null, null);
+    }
+
+    private static int u32(long v, String what) {
+        if (v < 0 || v > 0xffff_ffffL) throw new IllegalArgumentException(what + " out of range 0..2^32-1: " + v);
+        return (int) v;
+    }
+
+    /**
+     * Links {@code next} after this request: {@code next} starts only after this one completed successfully (a
+     * failure or a short read or write completes the rest of the chain with -ECANCELED). Returns {@code next}, so
+     * chains read {@code a.link(b).link(c)}; submit the head.
+     */
+    public IoOp link(IoOp next) {
+        if (this.next != null) throw new IllegalStateException("already linked");
+        if (next == this || next.state != NEW) throw new IllegalArgumentException("cannot link this request");
+        this.next = next;
+        return next;
+    }
+
+    /**
+     * Bounds how long this request may take once started: after {@code timeout} the engine cancels it and it
+     * completes with -ECANCELED (the io_uring engine uses a linked timeout; the thread engine can only cancel a
+     * request that has not started).
+     */
+    public IoOp withTimeout(Duration timeout) {
+        linkTimeoutNanos = Math.max(0, timeout.toNanos());
+        return this;
+    }
+
+    /** Names the file in error messages. */
+    public IoOp path(String path) {
+        this.path = path;
+        return this;
+    }
+
+    /** The io_uring opcode. */
+    public int opcode() {
+        return opcode;
+    }
+
+    /** The descriptor the request works on (for splice, the output). */
+    public int fd() {
+        return fd;
+    }
+
+    /** The file offset (read, write, fadvise, fallocate, ...). */
+    public long offset() {
+        return off;
+    }
+
+    /** The byte count for read and write; the opcode-specific length otherwise. */
+    public int length() {
+        return len;
+    }
+
+    /** The next request in the chain, or null. */
+    public IoOp next() {
+        return next;
+    }
+
+    /** True once the request has completed. */
+    public boolean isDone() {
+        return state == DONE;
+    }
+
+    /** The raw result once done: {@code >= 0} on success, {@code -errno} on failure. */
+    public long result() {
+        if (state != DONE) throw new IllegalStateException("request not complete: " + this);
+        return result;
+    }
+
+    /** The future of this request, once it has been submitted without a callback. */
+    public CompletableFuture<Long> future() {
+        return future;
+    }
+
+    /**
+     * Returns {@code result} if it is not negative, else throws the {@link ErrnoException} for it, naming this
+     * request's operation, descriptor, path, offset and length.
+     */
+    public long check(long result) throws ErrnoException {
+        if (result >= 0) return result;
+        throw error(result);
+    }
+
+    ErrnoException error(long result) {
+        boolean rw = opcode == IORING_OP_READ || opcode == IORING_OP_WRITE || opcode == IORING_OP_READ_FIXED
+                || opcode == IORING_OP_WRITE_FIXED || opcode == IORING_OP_READV || opcode == IORING_OP_WRITEV;
+        return new ErrnoException(name(), (int) -result, fd, path, rw ? off : ErrnoException.NONE,
+                rw ? len : ErrnoException.NONE);
+    }
+
+    /** The operation's lower-case name, e.g. {@code "read"}. */
+    public String name() {
+        if (opcode == IORING_OP_FSYNC && (opFlags & IORING_FSYNC_DATASYNC) != 0) return "fdatasync";
+        return UringConstants.opName(opcode).toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Marks submission; fails if the request was submitted before. */
+    void markSubmitted(IoEngine by) {
+        if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
+        if (buffer != null && !buffer.scope().isAlive()) {
+            throw new IllegalStateException("buffer belongs to a closed arena: " + this);
+        }
+        if (buffer2 != null && !buffer2.scope().isAlive()) {
+            throw new IllegalStateException("buffer belongs to a closed arena: " + this);
+        }
+        engine = by;
+        state = SUBMITTED;
+    }
+
+    /** True for requests whose result is normal on -ETIME (a plain timer). */
+    boolean isTimer() {
+        return opcode == IORING_OP_TIMEOUT;
+    }
+
+    /** The expected byte count of a read or write, for short-transfer chain semantics; -1 for other requests. */
+    long expectedTransfer() {
+        return switch (opcode) {
+            case IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READ_FIXED, IORING_OP_WRITE_FIXED -> len;
+            default -> -1;
+        };
+    }
+
+    /** Completes the request: publishes the result and wakes whoever waits. Called by engines, exactly once. */
+    void complete(long res) {
+        long r = res;
+        if (opcode == IORING_OP_TIMEOUT && r == -Errno.ETIME) r = 0;
+        result = r;
+        state = DONE; // volatile write publishes result
+        Thread w = waiter;
+        if (w != null) java.util.concurrent.locks.LockSupport.unpark(w);
+        Completion c = callback;
+        if (c != null) {
+            c.complete(this, r);
+        } else if (future != null) {
+            future.settle(this, r);
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("IoOp[").append(name());
+        if (fd >= 0) sb.append(" fd=").append(fd);
+        if (path != null) sb.append(" path=").append(path);
+        if (opcode == IORING_OP_READ || opcode == IORING_OP_WRITE) {
+            sb.append(" offset=").append(off).append(" length=").append(len);
+        }
+        if (opcode == IORING_OP_TIMEOUT) sb.append(" nanos=").append(addr3);
+        if (state == DONE) sb.append(" result=").append(result);
+        return sb.append(']').toString();
+    }
+
+    /** Nanoseconds for a timeout request. */
+    long timeoutNanos() {
+        return addr3;
+    }
+
+    /**
+     * The future of a request: completes with the result, or exceptionally with the {@link ErrnoException};
+     * {@link #cancel(boolean)} asks the engine to cancel the request in the kernel as well.
+     */
+    static final class OpFuture extends CompletableFuture<Long> {
+        private final IoOp op;
+
+        OpFuture(IoOp op) {
+            this.op = op;
+        }
+
+        void settle(IoOp o, long r) {
+            if (o.closedByEngine) {
+                completeExceptionally(new EngineClosedException(o.engine.name()));
+            } else if (r >= 0) {
+                complete(r);
+            } else {
+                completeExceptionally(o.error(r));
+            }
+        }
+
+        /**
+         * Cancels the future and asks the engine to cancel the request. The buffer may still be in use by the
+         * kernel until {@link IoOp#isDone()} is true.
+         */
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled && op.engine != null) op.engine.cancel(op);
+            return cancelled;
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.jfio.core.engine;
+
+import static io.jfio.core.uring.UringConstants.IORING_FSYNC_DATASYNC;
+import static io.jfio.core.uring.UringConstants.IORING_OP_CLOSE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_FADVISE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_FALLOCATE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_FSYNC;
+import static io.jfio.core.uring.UringConstants.IORING_OP_NOP;
+import static io.jfio.core.uring.UringConstants.IORING_OP_OPENAT;
+import static io.jfio.core.uring.UringConstants.IORING_OP_READ;
+import static io.jfio.core.uring.UringConstants.IORING_OP_READV;
+import static io.jfio.core.uring.UringConstants.IORING_OP_READ_FIXED;
+import static io.jfio.core.uring.UringConstants.IORING_OP_SPLICE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_STATX;
+import static io.jfio.core.uring.UringConstants.IORING_OP_SYNC_FILE_RANGE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_WRITE;
+import static io.jfio.core.uring.UringConstants.IORING_OP_WRITEV;
+import static io.jfio.core.uring.UringConstants.IORING_OP_WRITE_FIXED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.LibC;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Executes one {@link IoOp} with the equivalent plain system call, for the thread engine.
+ *
+ * <p>Thread-safe; stateless. Retries EINTR (a signal arriving mid-call is not a failure of the request). Returns the
+ * result in the io_uring convention: {@code >= 0} or {@code -errno}.
+ */
+final class Syscalls {
+    private Syscalls() {
+    }
+
+    /** The opcodes {@link #run} implements. */
+    static boolean implemented(int opcode) {
+        return switch (opcode) {
+            case IORING_OP_NOP, IORING_OP_READ, IORING_OP_READ_FIXED, IORING_OP_WRITE, IORING_OP_WRITE_FIXED,
+                 IORING_OP_READV, IORING_OP_WRITEV, IORING_OP_FSYNC, IORING_OP_SYNC_FILE_RANGE, IORING_OP_FALLOCATE,
+                 IORING_OP_FADVISE, IORING_OP_OPENAT, IORING_OP_CLOSE, IORING_OP_STATX, IORING_OP_SPLICE -> true;
+            default -> false;
+        };
+    }
+
+    static long run(IoOp op) {
+        long r;
+        do {
+            r = once(op);
+        } while (r == -Errno.EINTR && op.opcode != IORING_OP_CLOSE); // close must never be retried: the fd is gone
+        return r;
+    }
+
+    private static long once(IoOp op) {
+        return switch (op.opcode) {
+            case IORING_OP_NOP -> 0;
+            case IORING_OP_READ, IORING_OP_READ_FIXED -> LibC.pread(op.fd, op.buffer, op.len, op.off);
+            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> LibC.pwrite(op.fd, op.buffer, op.len, op.off);
+            case IORING_OP_READV -> LibC.preadv(op.fd, op.buffer, op.len, op.off);
+            case IORING_OP_WRITEV -> LibC.pwritev(op.fd, op.buffer, op.len, op.off);
+            case IORING_OP_FSYNC -> (op.opFlags & IORING_FSYNC_DATASYNC) != 0 ? LibC.fdatasync(op.fd)
+                    : LibC.fsync(op.fd);
+            case IORING_OP_SYNC_FILE_RANGE -> LibC.syncFileRange(op.fd, op.off, Integer.toUnsignedLong(op.len),
+                    op.opFlags);
+            case IORING_OP_FALLOCATE -> LibC.fallocate(op.fd, op.len, op.off, op.addr);
+            case IORING_OP_FADVISE -> LibC.posixFadvise(op.fd, op.off, Integer.toUnsignedLong(op.len), op.opFlags);
+            case IORING_OP_OPENAT -> LibC.openat(op.fd, op.buffer, op.opFlags, op.len);
+            case IORING_OP_CLOSE -> LibC.close(op.fd);
+            case IORING_OP_STATX -> LibC.statx(op.fd, op.buffer, op.opFlags, op.len, op.buffer2);
+            case IORING_OP_SPLICE -> splice(op);
+            default -> -Errno.EOPNOTSUPP;
+        };
+    }
+
+    private static long splice(IoOp op) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment offIn = MemorySegment.NULL;
+            MemorySegment offOut = MemorySegment.NULL;
+            if (op.addr != -1) offIn = a.allocateFrom(JAVA_LONG, op.addr);
+            if (op.off != -1) offOut = a.allocateFrom(JAVA_LONG, op.off);
+            return LibC.splice(op.spliceFdIn, offIn, op.fd, offOut, Integer.toUnsignedLong(op.len), op.opFlags);
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.jfio.core.engine;
+
+import static io.jfio.core.uring.UringConstants.IORING_OP_TIMEOUT;
+
+import io.jfio.core.sys.Errno;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The fallback engine: a pool of platform threads executing requests with pread, pwrite and the other plain system
+ * calls. Used where io_uring cannot be (kernel too old, disabled by sysctl or seccomp), or when forced with
+ * {@code -Djfio.engine=threads}.
+ *
+ * <p>Thread-safe; any thread may submit. Queue depth is emulated by the pool size: {@code threads} requests run at
+ * once, the rest wait in an unbounded queue. A blocking call from a platform thread runs the system call on the
+ * calling thread itself (no hand-off); from a virtual thread it is handed to the pool so that the carrier is not
+ * blocked in the kernel. Cancellation and linked timeouts can only stop a request that has not started.
+ */
+public final class ThreadEngine extends AbstractEngine {
+    /** Default pool size: enough threads to keep a queue depth of 32 busy. */
+    public static final int DEFAULT_THREADS = 32;
+
+    private static final AtomicInteger POOL_IDS = new AtomicInteger();
+
+    private final ThreadPoolExecutor pool;
+    private final ScheduledExecutorService timers;
+    private final ThreadGroupMarker marker = new ThreadGroupMarker();
+    private volatile boolean closed;
+
+    /** A pool of {@link #DEFAULT_THREADS} threads. */
+    public ThreadEngine() {
+        this(DEFAULT_THREADS);
+    }
+
+    /** A pool of {@code threads} threads. */
+    public ThreadEngine(int threads) {
+        if (threads < 1) throw new IllegalArgumentException("threads must be >= 1: threads=" + threads);
+        int id = POOL_IDS.incrementAndGet();
+        AtomicInteger n = new AtomicInteger();
+        pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(() -> {
+                marker.set(Boolean.TRUE);
+                r.run();
+            }, "jfio-threads-" + id + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+        timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "jfio-threads-" + id + "-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static final class ThreadGroupMarker extends ThreadLocal<Boolean> {
+    }
+
+    @Override
+    public String name() {
+        return "threads";
+    }
+
+    @Override
+    boolean onCompletionThread() {
+        return marker.get() == Boolean.TRUE;
+    }
+
+    @Override
+    void enqueue(IoOp head) throws EngineClosedException {
+        if (closed) throw new EngineClosedException(name());
+        for (IoOp op = head; op != null; op = op.next) {
+            if (op.linkTimeoutNanos >= 0) {
+                IoOp target = op;
+                ScheduledFuture<?> unused = timers.schedule(() -> target.cancelRequested = true,
+                        op.linkTimeoutNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+        if (head.opcode == IORING_OP_TIMEOUT && head.next == null) {
+            ScheduledFuture<?> unused = timers.schedule(() -> finish(head, 0), head.timeoutNanos(),
+                    TimeUnit.NANOSECONDS);
+            return;
+        }
+        Thread me = Thread.currentThread();
+        if (head.waiter == me && !me.isVirtual()) {
+            runChain(head);
+            return;
+        }
+        try {
+            pool.execute(() -> runChain(head));
+        } catch (RejectedExecutionException e) {
+            throw new EngineClosedException(name());
+        }
+    }
+
+    private void runChain(IoOp head) {
+        boolean failed = false;
+        for (IoOp op = head; op != null; op = op.next) {
+            long r;
+            if (failed || op.cancelRequested) {
+                r = -Errno.ECANCELED;
+            } else if (op.opcode == IORING_OP_TIMEOUT) {
+                r = sleep(op.timeoutNanos());
+            } else {
+                r = Syscalls.run(op);
+            }
+            long expected = op.expectedTransfer();
+            if (r < 0 || (expected >= 0 && r < expected)) failed = true;
+            finish(op, r);
+        }
+    }
+
+    private long sleep(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -Errno.EINTR;
+        }
+    }
+
+    private void finish(IoOp op, long r) {
+        try {
+            op.complete(r);
+        } catch (Throwable t) {
+            System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR,
+                    "completion callback threw for " + op, t);
+        }
+    }
+
+    @Override
+    public void cancel(IoOp op) {
+        op.cancelRequested = true;
+    }
+
+    @Override
+    public boolean supports(int opcode) {
+        return opcode == IORING_OP_TIMEOUT || Syscalls.implemented(opcode);
+    }
+
+    @Override
+    public void registerBuffers(MemorySegment... buffers) {
+        // Nothing to register: fixed requests run as plain pread/pwrite on the same memory.
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Stops accepting requests, lets queued and running ones finish, then stops the threads. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        pool.shutdown();
+        timers.shutdown();
+        try {
+            boolean done = pool.awaitTermination(60, TimeUnit.SECONDS);
+            if (!done) throw new IllegalStateException("thread engine did not drain within 60 s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ThreadEngine[threads=" + pool.getMaximumPoolSize() + (closed ? " closed" : "") + "]";
+    }
+}
