@@ -78,6 +78,8 @@ public final class UringEngine extends AbstractEngine {
     private final int eventFd;
     private final MemorySegment wakeValue;
     private volatile int sleeping;
+    /** Threads inside {@link #wake()}; the eventfd and wakeValue stay alive until none is. */
+    private final AtomicInteger wakers = new AtomicInteger();
     private volatile boolean closing;
     private volatile boolean terminated;
 
@@ -225,11 +227,20 @@ public final class UringEngine extends AbstractEngine {
 
     /** Wakes the ring thread if it sleeps in io_uring_enter; at most one eventfd write per sleep. */
     private void wake() {
-        if (sleeping == 1 && SLEEPING.compareAndSet(this, 1, 0)) {
-            long w = LibC.write(eventFd, wakeValue, 8);
-            if (w < 0 && w != -Errno.EAGAIN) {
-                LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
+        if (sleeping != 1) return;
+        // Counted before the CAS: shutdown waits for the count to drop to 0 before it closes the eventfd and frees
+        // wakeValue, so a waker that won the CAS never writes to a closed (possibly reused) descriptor, and never
+        // holds wakeValue's arena in its downcall while the ring thread closes that arena.
+        wakers.incrementAndGet();
+        try {
+            if (SLEEPING.compareAndSet(this, 1, 0)) {
+                long w = LibC.write(eventFd, wakeValue, 8);
+                if (w < 0 && w != -Errno.EAGAIN) {
+                    LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
+                }
             }
+        } finally {
+            wakers.decrementAndGet();
         }
     }
 
@@ -612,6 +623,9 @@ public final class UringEngine extends AbstractEngine {
             terminated = true;
             while ((head = pollAny()) != null) failClosed(head);
             ring.close(); // the kernel cancels whatever is left and releases registered buffers
+            // The ring thread no longer sets sleeping = 1, so no new waker can win the CAS; wait out the ones that
+            // did, which are at most one write(2) away from done.
+            while (wakers.get() != 0) Thread.onSpinWait();
             LibC.close(eventFd);
             arena.close();
         }
