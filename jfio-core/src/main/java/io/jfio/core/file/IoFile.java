@@ -225,7 +225,14 @@ public final class IoFile implements AutoCloseable {
         } catch (ClosedChannelException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return engine.submit(op.path(pathString).whenDone(this::release));
+        IoOp tracked = op.path(pathString).whenDone(this::release);
+        try {
+            return engine.submit(tracked);
+        } catch (RuntimeException e) {
+            // Refused before submission (a closed arena, an unsupported opcode): whenDone will never run.
+            if (!tracked.isDone()) release();
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------ reads
