@@ -258,7 +258,8 @@ public final class IoFile implements AutoCloseable {
     }
 
     /**
-     * Reads until {@code dst} is full or end of file, looping over short reads.
+     * Reads until {@code dst} is full or end of file, looping over short reads. With O_DIRECT, a read that ends
+     * off the alignment can only have hit end of file, so it ends the loop too (the next read could not be aligned).
      *
      * @return bytes read; less than {@code dst.byteSize()} only at end of file
      */
@@ -269,6 +270,7 @@ public final class IoFile implements AutoCloseable {
             int n = read(dst.asSlice(done, Math.min(size - done, IoOp.MAX_RW)), position + done);
             if (n == 0) break;
             done += n;
+            if (direct && n % offsetAlign != 0) break;
         }
         return done;
     }
