@@ -142,11 +142,25 @@ public final class ThreadEngine extends AbstractEngine {
             } else if (op.opcode == IORING_OP_TIMEOUT) {
                 r = sleep(op.timeoutNanos());
             } else {
-                r = Syscalls.run(op);
+                r = runGuarded(op);
             }
             long expected = op.expectedTransfer();
             if (r < 0 || (expected >= 0 && r < expected)) failed = true;
             finish(op, r);
+        }
+    }
+
+    /**
+     * Runs the system call; an exception (a bug, never a failed call, which is -errno) must still complete the
+     * request, or its waiter would wait forever: it completes with -EIO and is logged.
+     */
+    private static long runGuarded(IoOp op) {
+        try {
+            return Syscalls.run(op);
+        } catch (RuntimeException | Error e) {
+            System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR,
+                    "system call threw; failing the request with EIO: " + op, e);
+            return -Errno.EIO;
         }
     }
 
