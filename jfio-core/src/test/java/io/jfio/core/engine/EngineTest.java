@@ -120,6 +120,28 @@ class EngineTest {
         assertEquals(0, e.execute(IoOp.nop()));
     }
 
+    /** A virtual thread's own confined arena: the kernel (or a pool thread) must still be able to use it. */
+    @ParameterizedTest
+    @MethodSource("io.jfio.core.testing.EngineKind#all")
+    void shouldUseBuffersOfConfinedArenaOfVirtualThread(EngineKind kind) throws Exception {
+        IoEngine e = engine(kind);
+        int fd = openFile("f", "confined".getBytes());
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread t = Thread.ofVirtual().start(() -> {
+            try (Arena confined = Arena.ofConfined()) {
+                MemorySegment buf = confined.allocate(8);
+                long n = e.execute(IoOp.read(fd, buf, 0));
+                long m = e.submit(IoOp.write(fd, buf, 8)).get(10, TimeUnit.SECONDS);
+                outcome.set(n + m + ":" + new String(bytes(buf)));
+            } catch (Throwable ex) {
+                outcome.set(ex);
+            }
+        });
+        assertTimeoutPreemptively(HANG, () -> t.join());
+        assertEquals("16:confined", outcome.get());
+        assertEquals("confinedconfined", Files.readString(dir.resolve("f")));
+    }
+
     @ParameterizedTest
     @MethodSource("io.jfio.core.testing.EngineKind#all")
     void shouldReadZeroAtAndPastEndOfFile(EngineKind kind) throws Exception {
