@@ -339,7 +339,17 @@ public final class IoFile implements AutoCloseable {
         checkDirect(src, position, src.byteSize());
         IoOp write = IoOp.write(fd, src, position);
         write.link(IoOp.fdatasync(fd).path(pathString));
-        long n = run(write);
+        long n;
+        try {
+            n = run(write);
+        } catch (ErrnoException e) {
+            // A short write cancels the linked sync, and execute reports that cancellation as the chain's failure;
+            // the write's own count says what really happened.
+            boolean shortWrite = e.errno() == Errno.ECANCELED && write.isDone() && write.result() >= 0
+                    && write.result() < src.byteSize();
+            if (!shortWrite) throw e;
+            n = write.result();
+        }
         if (n < src.byteSize()) {
             // A short write cancels the linked sync: finish the rest the long way.
             writeFully(src.asSlice(n), position + n);
