@@ -74,6 +74,7 @@ public final class IoOp {
     IoEngine engine;
     long userData = -1;
     volatile boolean cancelRequested;
+    Runnable whenDone;
     boolean closedByEngine;
 
     private IoOp(int opcode, int fd, long off, long addr, int len, int opFlags, int bufIndex, int spliceFdIn,
@@ -262,6 +263,21 @@ public final class IoOp {
         return this;
     }
 
+    /**
+     * Runs {@code action} on the completion thread when the request has really completed, that is when the kernel
+     * has let go of its buffers and descriptor, even if its future was cancelled earlier. Runs before the request's
+     * callback or future. For resource bookkeeping (releasing a descriptor or buffer); must be short.
+     */
+    public IoOp whenDone(Runnable action) {
+        if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
+        Runnable prev = whenDone;
+        whenDone = prev == null ? action : () -> {
+            prev.run();
+            action.run();
+        };
+        return this;
+    }
+
     /** Names the file in error messages. */
     public IoOp path(String path) {
         this.path = path;
@@ -362,6 +378,14 @@ public final class IoOp {
         long r = res;
         if (opcode == IORING_OP_TIMEOUT && r == -Errno.ETIME) r = 0;
         result = r;
+        Runnable done = whenDone;
+        if (done != null) {
+            try {
+                done.run();
+            } catch (RuntimeException e) {
+                System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR, "whenDone failed: " + this, e);
+            }
+        }
         state = DONE; // volatile write publishes result
         Thread w = waiter;
         if (w != null) java.util.concurrent.locks.LockSupport.unpark(w);

@@ -1,0 +1,478 @@
+package io.jfio.core.file;
+
+import io.jfio.core.engine.Engines;
+import io.jfio.core.engine.IoEngine;
+import io.jfio.core.engine.IoOp;
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Stat;
+import io.jfio.core.sys.Statx;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An open file whose reads, writes and syncs go through an {@link IoEngine} (io_uring or the thread engine).
+ *
+ * <p>Thread-safe; any thread, platform or virtual, may use it concurrently. All I/O is positional: there is no
+ * file position (the {@link JfioFileChannel} adapter keeps one). Buffers are caller-owned native
+ * {@link MemorySegment}s or direct {@link ByteBuffer}s; nothing is copied through the Java heap.
+ *
+ * <p>Results follow pread/pwrite: {@link #read} returns the bytes read, which may be fewer than asked, and 0 at or
+ * past end of file; {@link #readFully} and {@link #writeFully} loop until done and say so. With
+ * {@link JfioOpenOption#DIRECT} every buffer address, offset and length must be aligned as {@link #directAlignment()}
+ * says; a misaligned request fails with {@link IllegalArgumentException} before it reaches the kernel.
+ *
+ * <p>{@link #close()} is idempotent. Requests still in flight keep the descriptor open until they complete, so a
+ * descriptor number is never reused under a running request; requests made after close fail with
+ * {@link ClosedChannelException}.
+ */
+public final class IoFile implements AutoCloseable {
+    private static final long CLOSED = 1L << 62;
+
+    private final int fd;
+    private final Path path;
+    private final String pathString;
+    private final IoEngine engine;
+    private final boolean direct;
+    private final int memAlign;
+    private final int offsetAlign;
+    private final boolean readable;
+    private final boolean writable;
+    /** Requests in flight (low bits) and the closed flag; the descriptor is closed when both say so. */
+    private final AtomicLong state = new AtomicLong();
+
+    private IoFile(int fd, Path path, IoEngine engine, boolean direct, boolean readable, boolean writable)
+            throws ErrnoException {
+        this.fd = fd;
+        this.path = path;
+        this.pathString = path.toString();
+        this.engine = engine;
+        this.direct = direct;
+        this.readable = readable;
+        this.writable = writable;
+        if (direct) {
+            FileStat st = statFd(fd, pathString);
+            // Without STATX_DIOALIGN (kernel < 6.1, or a file system that does not say) page alignment is the
+            // conservative choice: it satisfies every block size Linux supports for O_DIRECT.
+            int page = LibC.pageSize();
+            this.memAlign = st.dioMemAlign() > 0 ? st.dioMemAlign() : page;
+            this.offsetAlign = st.dioOffsetAlign() > 0 ? st.dioOffsetAlign() : page;
+        } else {
+            this.memAlign = 1;
+            this.offsetAlign = 1;
+        }
+    }
+
+    /** Opens {@code path} on the shared engine ({@link Engines#shared()}); options as for {@link #open(IoEngine,
+     * Path, Set, int)}, with mode 0644 for created files. */
+    public static IoFile open(Path path, OpenOption... options) throws IOException {
+        return open(Engines.shared(), path, Set.of(options), 0644);
+    }
+
+    /**
+     * Opens {@code path}.
+     *
+     * @param engine  the engine for this file's requests
+     * @param options READ, WRITE, CREATE, CREATE_NEW, TRUNCATE_EXISTING, DSYNC, SYNC, NOFOLLOW_LINKS from
+     *                {@link StandardOpenOption} and {@link java.nio.file.LinkOption}; DIRECT and NOATIME from
+     *                {@link JfioOpenOption}. Without READ or WRITE the file is opened for reading. APPEND is not
+     *                supported: all I/O is positional.
+     * @param mode    permission bits for a created file
+     * @throws ErrnoException naming the errno (ENOENT, EACCES, EINVAL for O_DIRECT on a file system without it)
+     */
+    public static IoFile open(IoEngine engine, Path path, Set<? extends OpenOption> options, int mode)
+            throws IOException {
+        boolean read = options.contains(StandardOpenOption.READ);
+        boolean write = options.contains(StandardOpenOption.WRITE);
+        if (!read && !write) read = true;
+        int flags = Fcntl.O_CLOEXEC | (read && write ? Fcntl.O_RDWR : write ? Fcntl.O_WRONLY : Fcntl.O_RDONLY);
+        boolean direct = false;
+        boolean noatime = false;
+        for (OpenOption o : options) {
+            if (o == StandardOpenOption.READ || o == StandardOpenOption.WRITE) continue;
+            if (o == StandardOpenOption.CREATE) {
+                flags |= Fcntl.O_CREAT;
+            } else if (o == StandardOpenOption.CREATE_NEW) {
+                flags |= Fcntl.O_CREAT | Fcntl.O_EXCL;
+            } else if (o == StandardOpenOption.TRUNCATE_EXISTING) {
+                if (write) flags |= Fcntl.O_TRUNC;
+            } else if (o == StandardOpenOption.DSYNC) {
+                flags |= Fcntl.O_DSYNC;
+            } else if (o == StandardOpenOption.SYNC) {
+                flags |= Fcntl.O_SYNC;
+            } else if (o == java.nio.file.LinkOption.NOFOLLOW_LINKS) {
+                flags |= Fcntl.O_NOFOLLOW;
+            } else if (o == JfioOpenOption.DIRECT) {
+                flags |= Fcntl.O_DIRECT;
+                direct = true;
+            } else if (o == JfioOpenOption.NOATIME) {
+                noatime = true;
+            } else if (o == StandardOpenOption.SPARSE || o == StandardOpenOption.DELETE_ON_CLOSE) {
+                throw new UnsupportedOperationException("open option not supported by IoFile: " + o);
+            } else if (o == StandardOpenOption.APPEND) {
+                throw new UnsupportedOperationException("APPEND is not supported: IoFile I/O is positional");
+            } else {
+                throw new IllegalArgumentException("unknown open option: " + o);
+            }
+        }
+        String p = path.toString();
+        int fd = LibC.openat(Fcntl.AT_FDCWD, p, flags | (noatime ? Fcntl.O_NOATIME : 0), mode);
+        if (fd == -Errno.EPERM && noatime) fd = LibC.openat(Fcntl.AT_FDCWD, p, flags, mode); // not the owner
+        if (fd < 0) {
+            String call = direct && fd == -Errno.EINVAL ? "open(O_DIRECT unsupported by this file system?)" : "open";
+            throw new ErrnoException(call, -fd, p);
+        }
+        try {
+            return new IoFile(fd, path, engine, direct, read, write);
+        } catch (IOException | RuntimeException e) {
+            LibC.close(fd);
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------ descriptor lifetime
+
+    private void acquire() throws ClosedChannelException {
+        while (true) {
+            long s = state.get();
+            if ((s & CLOSED) != 0) throw new ClosedChannelException();
+            if (state.compareAndSet(s, s + 1)) return;
+        }
+    }
+
+    private void release() {
+        long s = state.decrementAndGet();
+        if (s == CLOSED) closeFd();
+    }
+
+    private void closeFd() {
+        // close(2) releases the descriptor even when it reports an error, so it is never retried.
+        LibC.close(fd);
+    }
+
+    /** Closes the file once requests in flight have completed. Idempotent. */
+    @Override
+    public void close() {
+        while (true) {
+            long s = state.get();
+            if ((s & CLOSED) != 0) return;
+            if (state.compareAndSet(s, s | CLOSED)) {
+                if (s == 0) closeFd();
+                return;
+            }
+        }
+    }
+
+    public boolean isOpen() {
+        return (state.get() & CLOSED) == 0;
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    private void checkDirect(MemorySegment buf, long position, long length) {
+        if (!direct) return;
+        if (buf.address() % memAlign != 0 || position % offsetAlign != 0 || length % offsetAlign != 0) {
+            throw new IllegalArgumentException("unaligned O_DIRECT request: path=" + pathString + " address=0x"
+                    + Long.toHexString(buf.address()) + " offset=" + position + " length=" + length
+                    + " required_memory_alignment=" + memAlign + " required_offset_alignment=" + offsetAlign);
+        }
+    }
+
+    private static void checkPosition(long position) {
+        if (position < 0) throw new IllegalArgumentException("negative position: position=" + position);
+    }
+
+    private void checkReadable() {
+        if (!readable) throw new java.nio.channels.NonReadableChannelException();
+    }
+
+    private void checkWritable() {
+        if (!writable) throw new java.nio.channels.NonWritableChannelException();
+    }
+
+    private static MemorySegment segment(ByteBuffer b) {
+        if (!b.isDirect()) {
+            throw new IllegalArgumentException("IoFile needs a direct ByteBuffer (or a MemorySegment); "
+                    + "JfioFileChannel accepts heap buffers");
+        }
+        return MemorySegment.ofBuffer(b);
+    }
+
+    /** Runs one request and keeps the descriptor alive while it is in flight. */
+    private long run(IoOp op) throws IOException {
+        acquire();
+        try {
+            return engine.execute(op.path(pathString));
+        } finally {
+            release();
+        }
+    }
+
+    private CompletableFuture<Long> runAsync(IoOp op) {
+        try {
+            acquire();
+        } catch (ClosedChannelException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return engine.submit(op.path(pathString).whenDone(this::release));
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /**
+     * Reads into {@code dst} at {@code position} with one request.
+     *
+     * @return bytes read: possibly fewer than {@code dst.byteSize()}, 0 at or past end of file
+     */
+    public int read(MemorySegment dst, long position) throws IOException {
+        checkReadable();
+        checkPosition(position);
+        checkDirect(dst, position, Math.min(dst.byteSize(), IoOp.MAX_RW));
+        if (dst.byteSize() == 0) return 0;
+        return (int) run(IoOp.read(fd, dst, position));
+    }
+
+    /** {@link #read(MemorySegment, long)} into the remaining bytes of a direct buffer; advances its position. */
+    public int read(ByteBuffer dst, long position) throws IOException {
+        int n = read(segment(dst), position);
+        dst.position(dst.position() + n);
+        return n;
+    }
+
+    /**
+     * Reads until {@code dst} is full or end of file, looping over short reads.
+     *
+     * @return bytes read; less than {@code dst.byteSize()} only at end of file
+     */
+    public long readFully(MemorySegment dst, long position) throws IOException {
+        long done = 0;
+        long size = dst.byteSize();
+        while (done < size) {
+            int n = read(dst.asSlice(done, Math.min(size - done, IoOp.MAX_RW)), position + done);
+            if (n == 0) break;
+            done += n;
+        }
+        return done;
+    }
+
+    /** An asynchronous single read; completes with the bytes read (0 at end of file). */
+    public CompletableFuture<Long> readAsync(MemorySegment dst, long position) {
+        checkReadable();
+        checkPosition(position);
+        checkDirect(dst, position, Math.min(dst.byteSize(), IoOp.MAX_RW));
+        return runAsync(IoOp.read(fd, dst, position));
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Writes from {@code src} at {@code position} with one request; returns bytes written, possibly fewer. */
+    public int write(MemorySegment src, long position) throws IOException {
+        checkWritable();
+        checkPosition(position);
+        checkDirect(src, position, Math.min(src.byteSize(), IoOp.MAX_RW));
+        if (src.byteSize() == 0) return 0;
+        return (int) run(IoOp.write(fd, src, position));
+    }
+
+    /** {@link #write(MemorySegment, long)} from the remaining bytes of a direct buffer; advances its position. */
+    public int write(ByteBuffer src, long position) throws IOException {
+        int n = write(segment(src), position);
+        src.position(src.position() + n);
+        return n;
+    }
+
+    /**
+     * Writes all of {@code src}, looping over short writes. A write that makes no progress (0 bytes) fails with
+     * EIO rather than looping forever; ENOSPC and other errors propagate with the offset reached.
+     */
+    public void writeFully(MemorySegment src, long position) throws IOException {
+        long done = 0;
+        long size = src.byteSize();
+        while (done < size) {
+            int n = write(src.asSlice(done, Math.min(size - done, IoOp.MAX_RW)), position + done);
+            if (n == 0) throw new ErrnoException("write (no progress)", Errno.EIO, fd, pathString, position + done,
+                    size - done);
+            done += n;
+        }
+    }
+
+    /** An asynchronous single write; completes with the bytes written. */
+    public CompletableFuture<Long> writeAsync(MemorySegment src, long position) {
+        checkWritable();
+        checkPosition(position);
+        checkDirect(src, position, Math.min(src.byteSize(), IoOp.MAX_RW));
+        return runAsync(IoOp.write(fd, src, position));
+    }
+
+    /**
+     * Writes {@code src} and then fdatasyncs, as one linked chain: the sync starts only after the write completed in
+     * full. Returns when both are done; the data is then durable.
+     */
+    public void writeDurably(MemorySegment src, long position) throws IOException {
+        checkWritable();
+        checkPosition(position);
+        if (src.byteSize() > IoOp.MAX_RW) {
+            writeFully(src, position);
+            datasync();
+            return;
+        }
+        checkDirect(src, position, src.byteSize());
+        IoOp write = IoOp.write(fd, src, position);
+        write.link(IoOp.fdatasync(fd).path(pathString));
+        long n = run(write);
+        if (n < src.byteSize()) {
+            // A short write cancels the linked sync: finish the rest the long way.
+            writeFully(src.asSlice(n), position + n);
+            datasync();
+        }
+    }
+
+    // ------------------------------------------------------------------ syncs, hints, space
+
+    /** fsync(2): data and metadata durable. */
+    public void sync() throws IOException {
+        run(IoOp.fsync(fd));
+    }
+
+    /** fdatasync(2): data (and the metadata needed to read it) durable. */
+    public void datasync() throws IOException {
+        run(IoOp.fdatasync(fd));
+    }
+
+    /** posix_fadvise(2) for {@code [offset, offset+length)}; {@code length} 0 means to end of file. */
+    public void advise(long offset, long length, Advice advice) throws IOException {
+        checkPosition(offset);
+        acquire();
+        try {
+            // The system call, not an io_uring request: it is cheap, and IORING_OP_FADVISE carries only 32 bits
+            // of length.
+            ErrnoException.check(LibC.posixFadvise(fd, offset, length, advice.value), "posix_fadvise(" + advice
+                    + ")", fd, pathString, offset, length);
+        } finally {
+            release();
+        }
+    }
+
+    /** fallocate(2): reserves {@code [offset, offset+length)}, growing the file if needed. */
+    public void allocate(long offset, long length) throws IOException {
+        checkWritable();
+        run(IoOp.fallocate(fd, 0, offset, length));
+    }
+
+    /** Frees {@code [offset, offset+length)} (FALLOC_FL_PUNCH_HOLE | KEEP_SIZE): reads there return zeros. */
+    public void punchHole(long offset, long length) throws IOException {
+        checkWritable();
+        run(IoOp.fallocate(fd, Fcntl.FALLOC_FL_PUNCH_HOLE | Fcntl.FALLOC_FL_KEEP_SIZE, offset, length));
+    }
+
+    /** ftruncate(2). */
+    public void truncate(long size) throws IOException {
+        checkWritable();
+        if (size < 0) throw new IllegalArgumentException("negative size: size=" + size);
+        acquire();
+        try {
+            ErrnoException.check(LibC.ftruncate(fd, size), "ftruncate", fd, pathString, ErrnoException.NONE, size);
+        } finally {
+            release();
+        }
+    }
+
+    // ------------------------------------------------------------------ metadata
+
+    /** The file's size now. */
+    public long size() throws IOException {
+        return stat().size();
+    }
+
+    /** statx(2) on the descriptor. */
+    public FileStat stat() throws IOException {
+        acquire();
+        try {
+            return statFd(fd, pathString);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * The device and inode of the open file, from fstat on the descriptor: race-free, unlike stat on a path that
+     * may have been renamed or replaced since it was opened.
+     */
+    public FileIdentity identity() throws IOException {
+        acquire();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment st = a.allocate(Stat.LAYOUT);
+            ErrnoException.check(LibC.fstat(fd, st), "fstat", fd, pathString);
+            return new FileIdentity(Stat.dev(st), Stat.ino(st));
+        } finally {
+            release();
+        }
+    }
+
+    static FileStat statFd(int fd, String path) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(Statx.LAYOUT);
+            int mask = Statx.STATX_BASIC_STATS | Statx.STATX_DIOALIGN;
+            ErrnoException.check(LibC.statx(fd, a.allocateFrom(""), Fcntl.AT_EMPTY_PATH, mask, buf), "statx", fd,
+                    path);
+            return new FileStat(new FileIdentity(Statx.dev(buf), Statx.ino(buf)), Statx.mode(buf), Statx.nlink(buf),
+                    Statx.size(buf), Statx.blocks(buf), Statx.blksize(buf), Statx.mtimeNanos(buf),
+                    Statx.dioMemAlign(buf), Statx.dioOffsetAlign(buf));
+        }
+    }
+
+    /** O_DIRECT alignment for buffers ({@code [0]}) and offsets/lengths ({@code [1]}); 1 when not O_DIRECT. */
+    public int[] directAlignment() {
+        return new int[] {memAlign, offsetAlign};
+    }
+
+    public boolean isDirect() {
+        return direct;
+    }
+
+    /** The raw descriptor, for calls this class does not wrap. Valid while the file is open. */
+    public int fd() {
+        return fd;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public IoEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public String toString() {
+        return "IoFile[path=" + pathString + " fd=" + fd + " engine=" + engine.name() + (direct ? " O_DIRECT" : "")
+                + (isOpen() ? "" : " closed") + "]";
+    }
+
+    /** posix_fadvise(2) advice values. */
+    public enum Advice {
+        NORMAL(Fcntl.POSIX_FADV_NORMAL),
+        RANDOM(Fcntl.POSIX_FADV_RANDOM),
+        SEQUENTIAL(Fcntl.POSIX_FADV_SEQUENTIAL),
+        WILLNEED(Fcntl.POSIX_FADV_WILLNEED),
+        DONTNEED(Fcntl.POSIX_FADV_DONTNEED),
+        NOREUSE(Fcntl.POSIX_FADV_NOREUSE);
+
+        final int value;
+
+        Advice(int value) {
+            this.value = value;
+        }
+    }
+}

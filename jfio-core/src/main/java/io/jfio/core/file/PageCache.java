@@ -1,0 +1,133 @@
+package io.jfio.core.file;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Mman;
+import io.jfio.core.sys.Statx;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+/**
+ * How much of a file is in the page cache, and how to make it leave: the tools that make "cold" and "hot"
+ * measurements honest.
+ *
+ * <p>Thread-safe; stateless.
+ */
+public final class PageCache {
+    /** mincore in chunks, so the vector stays small for huge files. */
+    private static final long CHUNK = 1L << 30;
+
+    private PageCache() {
+    }
+
+    /** Residency of a file: pages in the page cache out of pages in the file. */
+    public record Residency(long residentPages, long totalPages) {
+        /** Fraction resident, 0..1 (1 for an empty file). */
+        public double fraction() {
+            return totalPages == 0 ? 1.0 : (double) residentPages / totalPages;
+        }
+    }
+
+    /**
+     * Counts the pages of {@code path} in the page cache: maps the file without faulting anything in and asks
+     * mincore(2). Mapping does not change residency.
+     */
+    public static Residency residency(Path path) throws IOException {
+        String p = path.toString();
+        int fd = LibC.openat(Fcntl.AT_FDCWD, p, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+        ErrnoException.check(fd, "open", -1, p);
+        try {
+            return residency(fd, p);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    /** {@link #residency(Path)} for an open descriptor. */
+    public static Residency residency(int fd, String path) throws IOException {
+        long size = IoFile.statFd(fd, path).size();
+        int page = LibC.pageSize();
+        long total = (size + page - 1) / page;
+        long resident = 0;
+        for (long off = 0; off < size; off += CHUNK) {
+            long len = Math.min(CHUNK, size - off);
+            long addr = ErrnoException.check(LibC.mmap(0, len, Mman.PROT_READ, Mman.MAP_SHARED, fd, off), "mmap",
+                    fd, path, off, len);
+            try {
+                resident += mincoreResident(addr, len, path);
+            } finally {
+                LibC.munmap(addr, len);
+            }
+        }
+        return new Residency(resident, total);
+    }
+
+    static long mincoreResident(long addr, long len, String path) throws ErrnoException {
+        int page = LibC.pageSize();
+        long pages = (len + page - 1) / page;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment vec = a.allocate(pages);
+            ErrnoException.check(LibC.mincore(addr, len, vec), "mincore", -1, path, 0, len);
+            long n = 0;
+            for (long i = 0; i < pages; i++) n += vec.get(JAVA_BYTE, i) & 1;
+            return n;
+        }
+    }
+
+    /**
+     * Drops {@code path} from the page cache: fdatasync (dirty pages cannot be dropped) then
+     * POSIX_FADV_DONTNEED. Verify with {@link #residency}: pages mapped by some process stay.
+     */
+    public static void evict(Path path) throws IOException {
+        String p = path.toString();
+        int fd = LibC.openat(Fcntl.AT_FDCWD, p, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+        ErrnoException.check(fd, "open", -1, p);
+        try {
+            ErrnoException.check(LibC.fdatasync(fd), "fdatasync", fd, p);
+            ErrnoException.check(LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_DONTNEED), "posix_fadvise(DONTNEED)",
+                    fd, p);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    /**
+     * Reads {@code path} into the page cache (POSIX_FADV_WILLNEED, then a read pass to be sure) and returns the
+     * residency reached.
+     */
+    public static Residency warm(Path path) throws IOException {
+        String p = path.toString();
+        int fd = LibC.openat(Fcntl.AT_FDCWD, p, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+        ErrnoException.check(fd, "open", -1, p);
+        try (Arena a = Arena.ofConfined()) {
+            LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_WILLNEED);
+            MemorySegment buf = a.allocate(1 << 20, 4096);
+            long off = 0;
+            while (true) {
+                long n = ErrnoException.check(LibC.pread(fd, buf, buf.byteSize(), off), "pread", fd, p, off,
+                        buf.byteSize());
+                if (n == 0) break;
+                off += n;
+            }
+            return residency(fd, p);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    /** The O_DIRECT alignment statx reports for a path (buffer, offset), or {@code {0, 0}} if not reported. */
+    public static int[] directAlignment(Path path) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(Statx.LAYOUT);
+            String p = path.toString();
+            ErrnoException.check(LibC.statx(Fcntl.AT_FDCWD, a.allocateFrom(p), 0, Statx.STATX_DIOALIGN, buf),
+                    "statx", -1, p);
+            return new int[] {Statx.dioMemAlign(buf), Statx.dioOffsetAlign(buf)};
+        }
+    }
+}
