@@ -31,14 +31,14 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
     private static final int IO_SIZE = 4096;
 
     /** Tests {@code path}, whose statx is {@code stat}. Never writes to an existing file. */
-    static DirectIoProbe run(Path path, FileStat stat) {
+    static DirectIoProbe run(Path path, PathStat stat) {
         if (stat.isDirectory()) return inDirectory(path, stat);
         if (stat.isRegularFile()) return existingFile(path, stat);
         return new DirectIoProbe(null, null, "not tested: not a regular file or directory: type="
                 + stat.typeName(), stat.dioMemAlign(), stat.dioOffsetAlign());
     }
 
-    private static DirectIoProbe inDirectory(Path dir, FileStat dirStat) {
+    private static DirectIoProbe inDirectory(Path dir, PathStat dirStat) {
         String d = dir.toString();
         int fd = LibC.openat(Fcntl.AT_FDCWD, d, Fcntl.O_TMPFILE | Fcntl.O_RDWR | Fcntl.O_DIRECT | Fcntl.O_CLOEXEC,
                 0600);
@@ -49,7 +49,7 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
         if (plain >= 0) {
             // O_TMPFILE works without O_DIRECT, so O_DIRECT is what the file system refuses.
             try {
-                FileStat st = statOrDefault(plain, d, dirStat);
+                PathStat st = statOrDefault(plain, d, dirStat);
                 return failed(directErrno, "open(O_TMPFILE|O_DIRECT) failed", st);
             } finally {
                 LibC.close(plain);
@@ -74,7 +74,7 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
         }
     }
 
-    private static DirectIoProbe existingFile(Path file, FileStat st) {
+    private static DirectIoProbe existingFile(Path file, PathStat st) {
         String f = file.toString();
         int fd = LibC.openat(Fcntl.AT_FDCWD, f, Fcntl.O_RDONLY | Fcntl.O_DIRECT | Fcntl.O_CLOEXEC, 0);
         if (fd < 0) {
@@ -99,7 +99,7 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
     /** One aligned write and read back through {@code fd}, which was opened with O_DIRECT; closes it. */
     private static DirectIoProbe exercise(int fd, String path, String what) {
         try (Arena a = Arena.ofConfined()) {
-            FileStat st = statOrDefault(fd, path, null);
+            PathStat st = statOrDefault(fd, path, null);
             int size = ioSize(st);
             long align = bufferAlignment(st);
             MemorySegment out = a.allocate(size, align);
@@ -120,17 +120,17 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
     }
 
     /** A write size the file system accepts: a page, or the offset alignment if that is larger. */
-    private static int ioSize(FileStat st) {
+    private static int ioSize(PathStat st) {
         return Math.max(IO_SIZE, st == null ? 0 : st.dioOffsetAlign());
     }
 
-    private static long bufferAlignment(FileStat st) {
+    private static long bufferAlignment(PathStat st) {
         return Math.max(LibC.pageSize(), st == null ? 0 : st.dioMemAlign());
     }
 
-    private static FileStat statOrDefault(int fd, String path, FileStat fallback) {
+    private static PathStat statOrDefault(int fd, String path, PathStat fallback) {
         try {
-            return FileStat.of(fd, path);
+            return PathStat.of(fd, path);
         } catch (ErrnoException e) {
             return fallback;
         }
@@ -142,21 +142,21 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
                 || errno == Errno.EDQUOT;
     }
 
-    private static DirectIoProbe notTested(int errno, String dir, FileStat st) {
+    private static DirectIoProbe notTested(int errno, String dir, PathStat st) {
         return new DirectIoProbe(null, Errno.name(errno), "not tested: cannot create a file: errno="
                 + Errno.name(errno) + " (" + Errno.describe(errno) + ") dir=" + dir, align(st, true), align(st, false));
     }
 
-    private static DirectIoProbe failed(int errno, String what, FileStat st) {
+    private static DirectIoProbe failed(int errno, String what, PathStat st) {
         return new DirectIoProbe(false, Errno.name(errno), what + ": errno=" + Errno.name(errno) + " ("
                 + Errno.describe(errno) + ")", align(st, true), align(st, false));
     }
 
-    private static DirectIoProbe shortTransfer(String what, FileStat st) {
+    private static DirectIoProbe shortTransfer(String what, PathStat st) {
         return new DirectIoProbe(false, null, what, align(st, true), align(st, false));
     }
 
-    private static int align(FileStat st, boolean memory) {
+    private static int align(PathStat st, boolean memory) {
         if (st == null) return 0;
         return memory ? st.dioMemAlign() : st.dioOffsetAlign();
     }

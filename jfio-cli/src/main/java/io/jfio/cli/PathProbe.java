@@ -23,9 +23,9 @@ final class PathProbe {
      * @throws CliException with {@link ExitCodes#FAILED} if the path cannot be stat'ed
      */
     static void describe(Report report, String given, Path real) {
-        FileStat st;
+        PathStat st;
         try {
-            st = FileStat.of(real.toString());
+            st = PathStat.of(real.toString());
         } catch (ErrnoException e) {
             throw new CliException(ExitCodes.FAILED, "cannot stat path: " + e.getMessage());
         }
@@ -82,7 +82,7 @@ final class PathProbe {
     private static Optional<BlockDevices.Queue> queueOfSource(BlockDevices devices, Optional<MountInfo> mount) {
         if (mount.isEmpty() || !mount.get().source().startsWith("/dev/")) return Optional.empty();
         try {
-            FileStat src = FileStat.of(mount.get().source());
+            PathStat src = PathStat.of(mount.get().source());
             return src.isBlockDevice() ? devices.queue(src.rdevMajor(), src.rdevMinor()) : Optional.empty();
         } catch (ErrnoException e) {
             return Optional.empty();

@@ -24,7 +24,7 @@ import java.lang.foreign.MemorySegment;
  * @param dioMemAlign    O_DIRECT buffer alignment; 0 when not supported or not reported (before 6.1)
  * @param dioOffsetAlign O_DIRECT offset and length alignment; 0 when not supported or not reported
  */
-record FileStat(int mode, int devMajor, int devMinor, int rdevMajor, int rdevMinor, long mntId, int dioMemAlign,
+record PathStat(int mode, int devMajor, int devMinor, int rdevMajor, int rdevMinor, long mntId, int dioMemAlign,
                 int dioOffsetAlign) {
 
     static final int S_IFBLK = 0060000;  // S_IFBLK in linux/stat.h
@@ -34,26 +34,26 @@ record FileStat(int mode, int devMajor, int devMinor, int rdevMajor, int rdevMin
     private static final int MASK = Statx.STATX_TYPE | Statx.STATX_MODE | Statx.STATX_MNT_ID | Statx.STATX_DIOALIGN;
 
     /** statx of {@code path}, following symbolic links. */
-    static FileStat of(String path) throws ErrnoException {
+    static PathStat of(String path) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             return call(a, Fcntl.AT_FDCWD, a.allocateFrom(path), 0, path);
         }
     }
 
     /** statx of an open descriptor ({@code AT_EMPTY_PATH}). */
-    static FileStat of(int fd, String pathForMessages) throws ErrnoException {
+    static PathStat of(int fd, String pathForMessages) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             return call(a, fd, a.allocateFrom(""), Fcntl.AT_EMPTY_PATH, pathForMessages);
         }
     }
 
-    private static FileStat call(Arena a, int dirfd, MemorySegment path, int flags, String pathForMessages)
+    private static PathStat call(Arena a, int dirfd, MemorySegment path, int flags, String pathForMessages)
             throws ErrnoException {
         MemorySegment buf = a.allocate(Statx.LAYOUT);
         int r = LibC.statx(dirfd, path, flags, MASK, buf);
         ErrnoException.check(r, "statx", dirfd >= 0 ? dirfd : -1, pathForMessages);
         long mntId = (Statx.mask(buf) & Statx.STATX_MNT_ID) != 0 ? Statx.mntId(buf) : -1;
-        return new FileStat(Statx.mode(buf), Statx.devMajor(buf), Statx.devMinor(buf),
+        return new PathStat(Statx.mode(buf), Statx.devMajor(buf), Statx.devMinor(buf),
                 buf.get(JAVA_INT, Statx.OFF_RDEV_MAJOR), buf.get(JAVA_INT, Statx.OFF_RDEV_MINOR), mntId,
                 Statx.dioMemAlign(buf), Statx.dioOffsetAlign(buf));
     }

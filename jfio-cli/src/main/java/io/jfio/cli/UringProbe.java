@@ -1,6 +1,7 @@
 package io.jfio.cli;
 
 import io.jfio.core.engine.UringEngine;
+import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.uring.UringConstants;
 import java.nio.file.Path;
@@ -70,7 +71,51 @@ record UringProbe(boolean works, int setupFlags, int features, int sqEntries, in
                 works ? Report.defaultText(opNames) : null);
         s.put("unavailable_reason", "reason", reason(), works ? null : reason());
         Long disabled = SysFiles.readLong(IO_URING_DISABLED).orElse(null);
+        String hint = works ? null : likelyCause(failure, disabled, seccompMode());
+        s.put("unavailable_hint", "likely cause", hint, hint);
         s.put("kernel_io_uring_disabled", "kernel.io_uring_disabled", disabled, disabledText(disabled));
+    }
+
+    /** The seccomp mode of this process from /proc/self/status: 0 none, 1 strict, 2 filter; null if unknown. */
+    static Integer seccompMode() {
+        for (String line : SysFiles.lines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Seccomp:")) {
+                return SysFiles.parseLong(line.substring("Seccomp:".length())).map(Long::intValue).orElse(null);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What most likely made io_uring_setup fail, for people who must fix it; null when the error says it all. The
+     * same errno has different causes (EPERM: the sysctl, a seccomp filter, a security module), so the sysctl and
+     * this process's seccomp mode narrow it down.
+     */
+    static String likelyCause(Exception failure, Long ioUringDisabled, Integer seccompMode) {
+        if (!(failure instanceof ErrnoException e) || !e.call().equals("io_uring_setup")) return null;
+        boolean filtered = seccompMode != null && seccompMode == 2;
+        int disabled = ioUringDisabled == null ? 0 : ioUringDisabled.intValue();
+        if (e.errno() == Errno.EPERM) {
+            if (disabled == 2) return "the sysctl kernel.io_uring_disabled=2 disables io_uring for every process";
+            if (disabled == 1) {
+                return "the sysctl kernel.io_uring_disabled=1 allows io_uring only to CAP_SYS_ADMIN and members of "
+                        + "kernel.io_uring_group";
+            }
+            if (filtered) {
+                return "a seccomp filter denies it (Seccomp: 2 in /proc/self/status), e.g. a container runtime's "
+                        + "default profile";
+            }
+            return "a security module (SELinux, AppArmor) or a seccomp filter denies it";
+        }
+        if (e.errno() == Errno.ENOSYS) {
+            return filtered ? "a seccomp filter hides the system call, or the kernel lacks io_uring"
+                    : "the kernel lacks io_uring (before 5.1, or built without CONFIG_IO_URING)";
+        }
+        if (e.errno() == Errno.ENOMEM) {
+            return "the locked-memory limit (ulimit -l) is too low for the ring; kernels before 5.12 charge rings "
+                    + "to it";
+        }
+        return null;
     }
 
     private static List<String> names(String joined) {

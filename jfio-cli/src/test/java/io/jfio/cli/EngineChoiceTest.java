@@ -56,6 +56,19 @@ class EngineChoiceTest {
     }
 
     @Test
+    void theLikelyCauseFollowsTheSysctlAndTheSeccompMode() {
+        Exception eperm = DISABLED.failure();
+        assertTrue(UringProbe.likelyCause(eperm, 2L, 0).contains("kernel.io_uring_disabled=2"));
+        assertTrue(UringProbe.likelyCause(eperm, 1L, 2).contains("kernel.io_uring_group"));
+        assertTrue(UringProbe.likelyCause(eperm, 0L, 2).contains("seccomp filter"));
+        assertTrue(UringProbe.likelyCause(eperm, null, 0).contains("security module"));
+        Exception enosys = new UringUnavailableException("io_uring_setup", Errno.ENOSYS);
+        assertTrue(UringProbe.likelyCause(enosys, null, 0).contains("CONFIG_IO_URING"));
+        assertNull(UringProbe.likelyCause(BROKEN.failure(), 0L, 0));
+        assertNull(UringProbe.likelyCause(new IllegalStateException("x"), 0L, 0));
+    }
+
+    @Test
     void unavailableIoUringIsReportedWithTheReasonAndNoDetails() {
         Report r = new Report();
         DISABLED.describe(r);
