@@ -62,14 +62,20 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
             fd = LibC.openat(Fcntl.AT_FDCWD, t, Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_RDWR | Fcntl.O_DIRECT
                     | Fcntl.O_CLOEXEC, 0600);
             if (fd >= 0) return exercise(fd, t, "temporary file " + tmp.getFileName());
-            if (cannotCreate(-fd)) return notTested(-fd, d, dirStat);
-            // The kernel creates the file before it checks O_DIRECT, so even this failure leaves it behind.
-            return failed(-fd, "open(O_CREAT|O_DIRECT) failed", dirStat);
+            directErrno = -fd;
+            // The kernel creates the file before it checks O_DIRECT, so the file may exist now: no O_EXCL.
+            int created = LibC.openat(Fcntl.AT_FDCWD, t, Fcntl.O_CREAT | Fcntl.O_RDWR | Fcntl.O_CLOEXEC, 0600);
+            if (created < 0) return notTested(-created, d, dirStat);
+            try {
+                return failed(directErrno, "open(O_CREAT|O_DIRECT) failed", statOrDefault(created, t, dirStat));
+            } finally {
+                LibC.close(created);
+            }
         } finally {
             try {
                 Files.deleteIfExists(tmp);
             } catch (IOException ignored) {
-                // Nothing more to do than leave it: the name says who made it.
+                // Nothing more to do than leave it: its name says who made it.
             }
         }
     }
@@ -106,12 +112,18 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
             for (int i = 0; i < size; i++) out.set(JAVA_BYTE, i, (byte) (i * 31 + 7));
             long w = LibC.pwrite(fd, out, size, 0);
             if (w < 0) return failed((int) -w, what + ": open worked, pwrite of " + size + " bytes failed", st);
-            if (w != size) return shortTransfer(what + ": short O_DIRECT write: written=" + w + " length=" + size, st);
+            if (w != size) {
+                return failedWithoutErrno(what + ": short O_DIRECT write: written=" + w + " length=" + size, st);
+            }
             MemorySegment in = a.allocate(size, align);
             long r = LibC.pread(fd, in, size, 0);
             if (r < 0) return failed((int) -r, what + ": pread of " + size + " bytes failed", st);
-            if (r != size) return shortTransfer(what + ": short O_DIRECT read: read=" + r + " length=" + size, st);
-            if (in.mismatch(out) >= 0) return shortTransfer(what + ": data read back differs from data written", st);
+            if (r != size) {
+                return failedWithoutErrno(what + ": short O_DIRECT read: read=" + r + " length=" + size, st);
+            }
+            if (in.mismatch(out) >= 0) {
+                return failedWithoutErrno(what + ": data read back differs from data written", st);
+            }
             return new DirectIoProbe(true, null, what + ": open, " + size + "-byte write and read back",
                     st.dioMemAlign(), st.dioOffsetAlign());
         } finally {
@@ -152,7 +164,7 @@ record DirectIoProbe(Boolean works, String errno, String detail, int dioMemAlign
                 + Errno.describe(errno) + ")", align(st, true), align(st, false));
     }
 
-    private static DirectIoProbe shortTransfer(String what, PathStat st) {
+    private static DirectIoProbe failedWithoutErrno(String what, PathStat st) {
         return new DirectIoProbe(false, null, what, align(st, true), align(st, false));
     }
 

@@ -4,6 +4,7 @@ import io.jfio.core.engine.Engines;
 import io.jfio.core.sys.Platform;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.FileSystemException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -80,8 +81,11 @@ public final class InfoCommand implements Callable<Integer> {
             throw new CliException(ExitCodes.USAGE, "no such path: path=" + given);
         } catch (InvalidPathException e) {
             throw new CliException(ExitCodes.USAGE, "invalid path: path=" + given + " reason=" + e.getReason());
+        } catch (FileSystemException e) {
+            String why = e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
+            throw new CliException(ExitCodes.USAGE, "cannot resolve path: path=" + given + " reason=" + why);
         } catch (IOException e) {
-            throw new CliException(ExitCodes.USAGE, "cannot resolve path: path=" + given + " error=" + e);
+            throw new CliException(ExitCodes.USAGE, "cannot resolve path: path=" + given + " reason=" + e);
         }
     }
 }

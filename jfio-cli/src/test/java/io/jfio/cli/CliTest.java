@@ -128,6 +128,18 @@ class CliTest {
     }
 
     @Test
+    void infoWhereNoFileCanBeCreatedSaysODirectWasNotTested() throws Exception {
+        Run r = runWithEngine(null, "info", "--json", "/proc");
+        assertEquals(ExitCodes.OK, r.exit(), r.err());
+        JsonNode path = JSON.readTree(r.out()).get("path");
+        assertEquals("proc", path.get("file_system").asText());
+        assertTrue(path.get("o_direct_works").isNull(), path.toString());
+        assertTrue(path.get("o_direct_detail").asText().startsWith("not tested: cannot create a file"),
+                path.toString());
+        assertTrue(path.get("rotational").isNull() && path.get("scheduler").isNull(), path.toString());
+    }
+
+    @Test
     void infoOnAMissingPathExitsWithUsageAndNamesThePath() {
         Run r = runWithEngine(null, "info", "/does/not/exist");
         assertEquals(ExitCodes.USAGE, r.exit());
