@@ -1,7 +1,7 @@
 package io.jfio.cli;
 
 import io.jfio.core.engine.Engines;
-import io.jfio.core.uring.UringUnavailableException;
+import io.jfio.core.sys.ErrnoException;
 
 /**
  * Which engine {@link Engines#create()} will give, told from the configured choice and an io_uring probe, without
@@ -18,8 +18,8 @@ record EngineChoice(String configured, String selected, String reason, String er
 
     /**
      * Mirrors {@link Engines#create()}: {@code threads} when forced; io_uring when it works; when it does not, an
-     * error if io_uring was forced, the thread engine if the failure was a {@link UringUnavailableException} (the
-     * only one {@code create()} falls back from), an error otherwise.
+     * error if io_uring was forced, else the thread engine ({@code create()} falls back from any
+     * {@link ErrnoException} of the setup), and an error only for an unexpected failure.
      */
     static EngineChoice decide(String configured, UringProbe probe) {
         String prop = "-D" + Engines.ENGINE_PROP + "=" + configured;
@@ -32,7 +32,7 @@ record EngineChoice(String configured, String selected, String reason, String er
             return new EngineChoice(configured, null, null, "io_uring forced by " + prop
                     + " but unavailable: reason=" + probe.reason());
         }
-        if (probe.failure() instanceof UringUnavailableException) {
+        if (probe.failure() instanceof ErrnoException) {
             return new EngineChoice(configured, "threads", "io_uring unavailable: " + probe.reason(), null);
         }
         return new EngineChoice(configured, null, null, "io_uring setup failed with an error the engine does not "
