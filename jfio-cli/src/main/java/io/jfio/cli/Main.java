@@ -7,7 +7,15 @@ import java.io.PrintWriter;
  * ({@link ExitCodes}).
  */
 public final class Main {
+    /** The writer over the process's stderr, so commands can tell it from a test's captured writer. */
+    private static volatile PrintWriter processErr;
+
     private Main() {
+    }
+
+    /** True when {@code w} writes to this process's stderr (not to a buffer, as in tests). */
+    static boolean isProcessErr(PrintWriter w) {
+        return w != null && w == processErr;
     }
 
     /**
@@ -18,6 +26,7 @@ public final class Main {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(System.out, true, System.out.charset());
         PrintWriter err = new PrintWriter(System.err, true, System.err.charset());
+        processErr = err;
         int code = Cli.commandLine(out, err).execute(args);
         // Writers without a trailing println still hold output; System.exit does not flush them.
         out.flush();

@@ -70,6 +70,30 @@ public final class Fcntl {
     public static final int S_IFDIR = 0040000;                             // S_IFDIR
     public static final int S_IFLNK = 0120000;                             // S_IFLNK
     public static final int S_IFIFO = 0010000;                             // S_IFIFO
+    public static final int S_IFCHR = 0020000;                             // S_IFCHR
+    public static final int S_IFBLK = 0060000;                             // S_IFBLK
+    public static final int S_IFSOCK = 0140000;                            // S_IFSOCK
+    public static final int S_ISUID = 04000;                               // S_ISUID
+    public static final int S_ISGID = 02000;                               // S_ISGID
+    public static final int S_ISVTX = 01000;                               // S_ISVTX
+
+    public static final int RENAME_NOREPLACE = 1 << 0;                     // RENAME_NOREPLACE in linux/fs.h
+    public static final int RENAME_EXCHANGE = 1 << 1;                      // RENAME_EXCHANGE
+    public static final int RENAME_WHITEOUT = 1 << 2;                      // RENAME_WHITEOUT
+
+    /** ioctl FICLONE = _IOW(0x94, 9, int), the same on x86_64 and aarch64 (asm-generic/ioctl.h). */
+    public static final long FICLONE = 0x40049409L;                        // FICLONE in linux/fs.h
+
+    public static final int XATTR_CREATE = 0x1;                            // XATTR_CREATE in linux/xattr.h
+    public static final int XATTR_REPLACE = 0x2;                           // XATTR_REPLACE
+    public static final int XATTR_SIZE_MAX = 65536;                        // XATTR_SIZE_MAX in linux/limits.h
+    public static final int XATTR_LIST_MAX = 65536;                        // XATTR_LIST_MAX
+
+    public static final long UTIME_NOW = (1L << 30) - 1;                   // UTIME_NOW in linux/stat.h
+    public static final long UTIME_OMIT = (1L << 30) - 2;                  // UTIME_OMIT
+
+    public static final int PATH_MAX = 4096;                               // PATH_MAX in linux/limits.h
+    public static final int NAME_MAX = 255;                                // NAME_MAX
 
     public static final int POLLIN = 0x001;                                // POLLIN in asm-generic/poll.h
     public static final int POLLOUT = 0x004;                               // POLLOUT

@@ -116,6 +116,83 @@ public final class LibC {
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG), Linker.Option.firstVariadicArg(1));
 
+
+    // ---- metadata, names and links (the tree copy)
+    private static final long GETDENTS64_NR = Platform.isX86() ? 217 : 61; // __NR_getdents64
+    private static final long MKNODAT_NR = Platform.isX86() ? 259 : 33;     // __NR_mknodat
+    private static final long RENAMEAT2_NR = Platform.isX86() ? 316 : 276;  // __NR_renameat2
+
+    // int ioctl(int fd, unsigned long request, ...): the one variadic argument passed as a long (an int or a
+    // pointer; the kernel reads it as unsigned long)
+    private static final MethodHandle IOCTL = Native.errnoCall("ioctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
+    // ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
+    private static final MethodHandle FGETXATTR = Native.errnoCall("fgetxattr",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    // int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
+    private static final MethodHandle FSETXATTR = Native.errnoCall("fsetxattr",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    // ssize_t flistxattr(int fd, char *list, size_t size)
+    private static final MethodHandle FLISTXATTR = Native.errnoCall("flistxattr",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    // int fremovexattr(int fd, const char *name)
+    private static final MethodHandle FREMOVEXATTR = Native.errnoCall("fremovexattr",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    // ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size): does not follow a symlink
+    private static final MethodHandle LGETXATTR = Native.errnoCall("lgetxattr",
+            FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+    // int lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)
+    private static final MethodHandle LSETXATTR = Native.errnoCall("lsetxattr",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    // ssize_t llistxattr(const char *path, char *list, size_t size)
+    private static final MethodHandle LLISTXATTR = Native.errnoCall("llistxattr",
+            FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
+    // int fchmod(int fd, mode_t mode)
+    private static final MethodHandle FCHMOD = Native.errnoCall("fchmod",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    // int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+    private static final MethodHandle FCHMODAT = Native.errnoCall("fchmodat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    // int fchown(int fd, uid_t owner, gid_t group)
+    private static final MethodHandle FCHOWN = Native.errnoCall("fchown",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    // int fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)
+    private static final MethodHandle FCHOWNAT = Native.errnoCall("fchownat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+    // int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
+    private static final MethodHandle UTIMENSAT = Native.errnoCall("utimensat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    // int futimens(int fd, const struct timespec times[2])
+    private static final MethodHandle FUTIMENS = Native.errnoCall("futimens",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    // int mkdirat(int dirfd, const char *path, mode_t mode)
+    private static final MethodHandle MKDIRAT = Native.errnoCall("mkdirat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    // int unlinkat(int dirfd, const char *path, int flags)
+    private static final MethodHandle UNLINKAT = Native.errnoCall("unlinkat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    // int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+    private static final MethodHandle LINKAT = Native.errnoCall("linkat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+    // int symlinkat(const char *target, int newdirfd, const char *linkpath)
+    private static final MethodHandle SYMLINKAT = Native.errnoCall("symlinkat",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    // ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsiz): no NUL terminator written
+    private static final MethodHandle READLINKAT = Native.errnoCall("readlinkat",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    // int getrlimit(int resource, struct rlimit *rlim)
+    private static final MethodHandle GETRLIMIT = Native.errnoCall("getrlimit",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    // int fstatfs(int fd, struct statfs *buf)
+    private static final MethodHandle FSTATFS = Native.errnoCall("fstatfs",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    // int isatty(int fd): 1, or 0 with errno set (ENOTTY, EBADF)
+    private static final MethodHandle ISATTY = Native.errnoCall("isatty", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    // uid_t geteuid(void): cannot fail
+    private static final MethodHandle GETEUID = Native.plainCall("geteuid", FunctionDescriptor.of(JAVA_INT));
+    // gid_t getegid(void): cannot fail
+    private static final MethodHandle GETEGID = Native.plainCall("getegid", FunctionDescriptor.of(JAVA_INT));
+
     private static final int PAGE_SIZE;
 
     static {
@@ -464,6 +541,322 @@ public final class LibC {
         try {
             return (int) ret((long) SYSCALL4.invokeExact(cap, IO_URING_REGISTER, (long) ringFd,
                     Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs)), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    // ------------------------------------------------------------------ metadata, names and links
+
+    /** ioctl(2) with an integer argument (FICLONE takes the source descriptor); returns the result or -errno. */
+    public static int ioctl(int fd, long request, long arg) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) IOCTL.invokeExact(cap, fd, request, arg), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * Shares the data of {@code srcFd} with {@code dstFd} (reflink, {@code ioctl(dst, FICLONE, src)}): both files
+     * then hold the same extents, copied on write. Returns 0, or -errno: EOPNOTSUPP or EINVAL where the file system
+     * cannot, EXDEV across file systems.
+     */
+    public static int ficlone(int dstFd, int srcFd) {
+        return ioctl(dstFd, Fcntl.FICLONE, srcFd);
+    }
+
+    /**
+     * fgetxattr(2): the value of extended attribute {@code name} into {@code value} (size 0 with NULL asks for the
+     * size). Returns the value's length or -errno (ENODATA: no such attribute; ERANGE: buffer too small).
+     */
+    public static long fgetxattr(int fd, MemorySegment name, MemorySegment value, long size) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) FGETXATTR.invokeExact(cap, fd, name, value, size), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** fsetxattr(2); {@code flags} 0, XATTR_CREATE or XATTR_REPLACE. Returns 0 or -errno. */
+    public static int fsetxattr(int fd, MemorySegment name, MemorySegment value, long size, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FSETXATTR.invokeExact(cap, fd, name, value, size, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * flistxattr(2): the NUL-separated names of the file's extended attributes into {@code list} (size 0 asks for
+     * the size). Returns the list's length (0: none) or -errno.
+     */
+    public static long flistxattr(int fd, MemorySegment list, long size) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) FLISTXATTR.invokeExact(cap, fd, list, size), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** fremovexattr(2); returns 0 or -errno. */
+    public static int fremovexattr(int fd, MemorySegment name) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FREMOVEXATTR.invokeExact(cap, fd, name), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** lgetxattr(2): like {@link #fgetxattr} by path, on a symlink itself rather than its target. */
+    public static long lgetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) LGETXATTR.invokeExact(cap, path, name, value, size), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** lsetxattr(2): like {@link #fsetxattr} by path, on a symlink itself. Returns 0 or -errno. */
+    public static int lsetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) LSETXATTR.invokeExact(cap, path, name, value, size, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** llistxattr(2): like {@link #flistxattr} by path, on a symlink itself. */
+    public static long llistxattr(MemorySegment path, MemorySegment list, long size) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) LLISTXATTR.invokeExact(cap, path, list, size), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** fchmod(2); returns 0 or -errno. */
+    public static int fchmod(int fd, int mode) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FCHMOD.invokeExact(cap, fd, mode), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * fchmodat(2) with flags 0 (glibc emulates AT_SYMLINK_NOFOLLOW only through /proc, and Linux has no mode bits on
+     * symlinks to change). Returns 0 or -errno.
+     */
+    public static int fchmodat(int dirfd, MemorySegment path, int mode) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FCHMODAT.invokeExact(cap, dirfd, path, mode, 0), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** fchown(2); -1 for {@code uid} or {@code gid} leaves it unchanged. Returns 0 or -errno. */
+    public static int fchown(int fd, int uid, int gid) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FCHOWN.invokeExact(cap, fd, uid, gid), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** fchownat(2); with AT_SYMLINK_NOFOLLOW it changes a symlink itself (lchown). Returns 0 or -errno. */
+    public static int fchownat(int dirfd, MemorySegment path, int uid, int gid, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FCHOWNAT.invokeExact(cap, dirfd, path, uid, gid, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * utimensat(2): sets access and modification time from two {@link Timespec}s in {@code times} (a tv_nsec of
+     * UTIME_OMIT leaves that time alone); with AT_SYMLINK_NOFOLLOW on a symlink itself. Returns 0 or -errno.
+     */
+    public static int utimensat(int dirfd, MemorySegment path, MemorySegment times, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) UTIMENSAT.invokeExact(cap, dirfd, path, times, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** futimens(3): {@link #utimensat} on an open descriptor. Returns 0 or -errno. */
+    public static int futimens(int fd, MemorySegment times) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FUTIMENS.invokeExact(cap, fd, times), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** mkdirat(2); the umask applies to {@code mode}. Returns 0 or -errno. */
+    public static int mkdirat(int dirfd, MemorySegment path, int mode) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) MKDIRAT.invokeExact(cap, dirfd, path, mode), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * mknodat(2) through the raw system call (glibc exports the symbol only from 2.33): a FIFO, socket or device
+     * node; {@code mode} holds the type (S_IFIFO, ...) and permissions, {@code dev} the kernel's dev_t encoding.
+     * Returns 0 or -errno.
+     */
+    public static int mknodat(int dirfd, MemorySegment path, int mode, long dev) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((long) SYSCALL4.invokeExact(cap, MKNODAT_NR, (long) dirfd, path.address(),
+                    Integer.toUnsignedLong(mode), dev), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** unlinkat(2); AT_REMOVEDIR removes an empty directory. Returns 0 or -errno. */
+    public static int unlinkat(int dirfd, MemorySegment path, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) UNLINKAT.invokeExact(cap, dirfd, path, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * linkat(2): a new name for an existing file. Never replaces: EEXIST if {@code newPath} exists. With
+     * AT_EMPTY_PATH and an empty {@code oldPath} it names the file open as {@code oldDirfd} (an O_TMPFILE file,
+     * for one); with AT_SYMLINK_FOLLOW a {@code /proc/self/fd/N} path does the same without privilege. Returns 0 or
+     * -errno.
+     */
+    public static int linkat(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) LINKAT.invokeExact(cap, oldDirfd, oldPath, newDirfd, newPath, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** symlinkat(2): a symlink at {@code linkPath} holding {@code target}. Never replaces. Returns 0 or -errno. */
+    public static int symlinkat(MemorySegment target, int newDirfd, MemorySegment linkPath) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) SYMLINKAT.invokeExact(cap, target, newDirfd, linkPath), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * readlinkat(2): the target of a symlink into {@code buf}, not NUL-terminated. Returns its length or -errno; a
+     * result equal to {@code size} means the target may have been cut short: retry with a bigger buffer.
+     */
+    public static long readlinkat(int dirfd, MemorySegment path, MemorySegment buf, long size) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) READLINKAT.invokeExact(cap, dirfd, path, buf, size), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * renameat2(2) through the raw system call; {@code flags} 0, RENAME_NOREPLACE (EEXIST instead of replacing) or
+     * RENAME_EXCHANGE. Returns 0 or -errno (EINVAL where the file system does not support the flag).
+     */
+    public static int renameat2(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath,
+                                int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((long) SYSCALL6.invokeExact(cap, RENAMEAT2_NR, (long) oldDirfd, oldPath.address(),
+                    (long) newDirfd, newPath.address(), Integer.toUnsignedLong(flags), 0L), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * getdents64(2) through the raw system call: as many {@link Dirent64} records as fit into {@code buf}. Returns
+     * the bytes filled, 0 at the end of the directory, or -errno.
+     */
+    public static long getdents64(int fd, MemorySegment buf, long size) {
+        if (size > buf.byteSize()) throw new IllegalArgumentException("getdents64 size exceeds the buffer");
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) SYSCALL4.invokeExact(cap, GETDENTS64_NR, (long) fd, buf.address(), size, 0L), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** getrlimit(2) into a {@link Rlimit}-sized segment; returns 0 or -errno. */
+    public static int getrlimit(int resource, MemorySegment rlimit) {
+        if (rlimit.byteSize() < Rlimit.LAYOUT.byteSize()) throw new IllegalArgumentException("rlimit too small");
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) GETRLIMIT.invokeExact(cap, resource, rlimit), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** fstatfs(2) into a {@link Statfs}-sized segment; returns 0 or -errno. */
+    public static int fstatfs(int fd, MemorySegment statfs) {
+        if (statfs.byteSize() < Statfs.LAYOUT.byteSize()) throw new IllegalArgumentException("statfs too small");
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) FSTATFS.invokeExact(cap, fd, statfs), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** isatty(3): 1 when {@code fd} is a terminal, else -errno (ENOTTY: not a terminal; EBADF: not open). */
+    public static int isatty(int fd) {
+        MemorySegment cap = Native.capture();
+        try {
+            int r = (int) ISATTY.invokeExact(cap, fd);
+            return r == 1 ? 1 : -Native.errno(cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** geteuid(2): the effective user ID. */
+    public static int geteuid() {
+        try {
+            return (int) GETEUID.invokeExact();
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** getegid(2): the effective group ID. */
+    public static int getegid() {
+        try {
+            return (int) GETEGID.invokeExact();
         } catch (Throwable t) {
             throw linkFailure(t);
         }

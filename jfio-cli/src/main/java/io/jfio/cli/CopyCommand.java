@@ -1,0 +1,308 @@
+package io.jfio.cli;
+
+import io.jfio.core.copy.CopyEvent;
+import io.jfio.core.copy.CopyFailure;
+import io.jfio.core.copy.CopyListener;
+import io.jfio.core.copy.CopyMethod;
+import io.jfio.core.copy.CopyOptions;
+import io.jfio.core.copy.CopyResult;
+import io.jfio.core.copy.TreeCopy;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Platform;
+import java.io.PrintWriter;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code jfio copy [OPTIONS] SRC... DST}: copies files and trees like {@code cp}, in parallel and atomically, through
+ * {@link TreeCopy}.
+ *
+ * <p>Not thread-safe; one instance per command line. Progress, failures and the summary go to the err writer; with
+ * {@code --debug}, one line per entry (the method chosen) goes to the out writer and notices to err. Exits
+ * {@link ExitCodes#OK} when everything was copied, {@link ExitCodes#FAILED} when some entries failed (each is listed
+ * with its reason) or the copy was interrupted, {@link ExitCodes#USAGE} for bad options or an impossible request,
+ * {@link ExitCodes#ENVIRONMENT} when {@code --method=uring} is forced without io_uring.
+ */
+@Command(name = "copy", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false,
+        description = {
+            "Copy files and directory trees, like cp, as fast as the storage allows.",
+            "",
+            "SRC... DST has cp's meaning: several sources, or a DST that is an existing directory, are copied into "
+                    + "DST; one source is otherwise copied as DST. Files are written unnamed (O_TMPFILE) or under a "
+                    + "temporary name and only then get their final name, so an interrupted copy never leaves a "
+                    + "partial file behind a final name; running the same command again skips what is complete "
+                    + "(same size and modification time, with -a) and finishes the rest.",
+            "",
+            "Data moves by reflink where the file system can, else copy_file_range (in the kernel), else io_uring, "
+                    + "else read/write; --debug shows the choice per file. Holes in sparse files are kept. Files "
+                    + "and directories are copied by several workers, large files split across them; on a "
+                    + "rotational disk (queue/rotational=1) the copy is sequential unless -j or --no-sequential "
+                    + "says otherwise.",
+        })
+public final class CopyCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(arity = "2..*", paramLabel = "PATH", description = "Sources, then the target (SRC... DST).")
+    private List<String> paths;
+
+    @Option(names = {"-r", "-R", "--recursive"}, description = "Copy directories and their contents.")
+    private boolean recursive;
+
+    @Option(names = {"-a", "--archive"}, description = "Like cp -a: recursive; keep mode, ownership (where "
+            + "permitted), access and modification times (ns), symlinks as symlinks, hard links, xattrs, FIFOs.")
+    private boolean archive;
+
+    @Option(names = {"-L", "--dereference"}, description = "Follow every symlink in the sources.")
+    private boolean dereference;
+
+    @Option(names = {"-P", "--no-dereference"}, description = "Copy symlinks as symlinks, also those on the "
+            + "command line (the default with -r and -a).")
+    private boolean noDereference;
+
+    @Option(names = "-H", description = "Follow symlinks named on the command line only.")
+    private boolean commandLineDereference;
+
+    @Option(names = {"-n", "--no-clobber"}, description = "Never overwrite an existing target.")
+    private boolean noClobber;
+
+    @Option(names = {"-u", "--update"}, description = "Replace a target only when the source is newer.")
+    private boolean update;
+
+    @Option(names = "--verify", description = "Read both sides back after copying each file and compare them byte "
+            + "for byte (after --fsync, the target is read from the device); a mismatch fails the file, which "
+            + "then never gets its final name.")
+    private boolean verify;
+
+    @Option(names = "--fsync", description = "fsync each file before it gets its name, and each directory.")
+    private boolean fsync;
+
+    @Option(names = {"-j", "--jobs"}, paramLabel = "N", description = "Worker threads (default: 4 per CPU; 1 on "
+            + "rotational storage).")
+    private Integer jobs;
+
+    @Option(names = "--reflink", paramLabel = "WHEN", arity = "0..1", fallbackValue = "always",
+            description = "auto (default): reflink where the file system can; always: fail files that cannot be "
+                    + "reflinked; never: always copy the data.")
+    private String reflink;
+
+    @Option(names = "--sequential", negatable = true, description = "Force one worker and no split files "
+            + "(--sequential), or parallel copying even on rotational storage (--no-sequential).")
+    private Boolean sequential;
+
+    @Option(names = "--method", paramLabel = "METHOD", description = "Force the data method: copy_file_range, "
+            + "uring, read_write or reflink (default: the best that works, per pair of devices).")
+    private String method;
+
+    @Option(names = "--block-size", paramLabel = "SIZE", description = "Bytes per request for uring and "
+            + "read_write, e.g. 1m (default 1m).")
+    private String blockSize;
+
+    @Option(names = "--queue-depth", paramLabel = "N", description = "io_uring requests in flight per file "
+            + "(default 8).")
+    private Integer queueDepth;
+
+    @Option(names = "--progress", paramLabel = "WHEN", description = "auto (default): a bar on a terminal, a "
+            + "line every 5 s otherwise; bar; lines; none.")
+    private String progress;
+
+    @Option(names = "--debug", description = "Print the method chosen for every file (to stdout) and what jfio "
+            + "noticed: workers, fallbacks (to stderr).")
+    private boolean debug;
+
+    @Override
+    public Integer call() {
+        if (!Platform.isSupported()) {
+            throw new CliException(ExitCodes.ENVIRONMENT, "jfio needs Linux on x86_64 or aarch64: os.name="
+                    + System.getProperty("os.name") + " os.arch=" + System.getProperty("os.arch"));
+        }
+        String name = spec.qualifiedName();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        CopyOptions options = options();
+        List<Path> sources = new ArrayList<>();
+        for (String p : paths.subList(0, paths.size() - 1)) sources.add(path(p));
+        Path target = path(paths.get(paths.size() - 1));
+        CopyProgressPrinter.Mode mode = progressMode(err);
+
+        CopyProgressPrinter[] printer = new CopyProgressPrinter[1];
+        CopyListener listener = new CopyListener() {
+            @Override
+            public boolean wantsEntries() {
+                return debug;
+            }
+
+            @Override
+            public void onEntry(CopyEvent event) {
+                synchronized (out) {
+                    out.println(event);
+                }
+            }
+
+            @Override
+            public void onFailure(CopyFailure f) {
+                printer[0].println(name + ": cannot copy: " + f);
+            }
+
+            @Override
+            public void onNotice(String message) {
+                if (debug) printer[0].println(name + ": debug: " + message);
+            }
+        };
+        TreeCopy copy;
+        try {
+            copy = TreeCopy.of(sources, target, options, listener);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
+        }
+        printer[0] = new CopyProgressPrinter(copy, err, mode, name);
+
+        // Ctrl-C: stop the workers (nothing partial gets a final name) and say what was done, then let the JVM exit.
+        CountDownLatch finished = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            copy.cancel();
+            try {
+                finished.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "jfio-copy-interrupt");
+        boolean hooked = addHook(hook);
+        CopyResult result;
+        printer[0].start();
+        try {
+            result = copy.run();
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
+        } finally {
+            printer[0].stop();
+            if (hooked) removeHook(hook);
+        }
+        err.println(name + ": " + CopyProgressPrinter.summary(result));
+        err.flush();
+        out.flush();
+        finished.countDown();
+        return result.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    private static boolean addHook(Thread hook) {
+        try {
+            Runtime.getRuntime().addShutdownHook(hook);
+            return true;
+        } catch (IllegalStateException e) {
+            return false; // already shutting down
+        }
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // shutting down: the hook is running and waits for us
+        }
+    }
+
+    private static Path path(String p) {
+        try {
+            return Path.of(p);
+        } catch (InvalidPathException e) {
+            throw new CliException(ExitCodes.USAGE, "invalid path: path=" + p + " reason=" + e.getReason());
+        }
+    }
+
+    /** The options as given; contradictions and bad values are usage errors naming them. */
+    CopyOptions options() {
+        if (noClobber && update) throw usage("-n and --update contradict each other: choose one");
+        int derefs = (dereference ? 1 : 0) + (noDereference ? 1 : 0) + (commandLineDereference ? 1 : 0);
+        if (derefs > 1) throw usage("-L, -P and -H contradict each other: choose one");
+        try {
+            CopyOptions.Builder b = archive ? CopyOptions.archive() : CopyOptions.builder().recursive(recursive);
+            if (dereference) b.dereference(CopyOptions.Dereference.ALWAYS);
+            if (noDereference) b.dereference(CopyOptions.Dereference.NEVER);
+            if (commandLineDereference) b.dereference(CopyOptions.Dereference.COMMAND_LINE);
+            if (noClobber) b.overwrite(CopyOptions.Overwrite.NEVER);
+            if (update) b.overwrite(CopyOptions.Overwrite.UPDATE);
+            b.verify(verify).fsync(fsync).sequential(sequential);
+            if (jobs != null) {
+                if (jobs < 1 || jobs > CopyOptions.MAX_JOBS) {
+                    throw usage("-j out of range: jobs=" + jobs + " expected=1.." + CopyOptions.MAX_JOBS);
+                }
+                b.jobs(jobs);
+            }
+            if (reflink != null) b.reflink(reflink(reflink));
+            if (method != null) b.method(CopyMethod.parse(method));
+            if (blockSize != null) b.blockSize(size(blockSize));
+            if (queueDepth != null) b.queueDepth(queueDepth);
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+    }
+
+    private static CopyOptions.Reflink reflink(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "auto" -> CopyOptions.Reflink.AUTO;
+            case "always" -> CopyOptions.Reflink.ALWAYS;
+            case "never" -> CopyOptions.Reflink.NEVER;
+            default -> throw new IllegalArgumentException("invalid --reflink: reflink=" + v
+                    + " expected=auto|always|never");
+        };
+    }
+
+    /** {@code 1m}, {@code 256k}, {@code 4096}: binary units. */
+    static int size(String v) {
+        String t = v.trim().toLowerCase(Locale.ROOT);
+        long mult = 1;
+        if (t.endsWith("k") || t.endsWith("m") || t.endsWith("g")) {
+            mult = switch (t.charAt(t.length() - 1)) {
+                case 'k' -> 1L << 10;
+                case 'm' -> 1L << 20;
+                default -> 1L << 30;
+            };
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            long n = Long.parseLong(t) * mult;
+            if (n <= 0 || n > Integer.MAX_VALUE) throw new NumberFormatException();
+            return (int) n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid size: size=" + v + " expected e.g. 1m, 256k, 4096");
+        }
+    }
+
+    private CopyProgressPrinter.Mode progressMode(PrintWriter err) {
+        String p = progress == null ? "auto" : progress.trim().toLowerCase(Locale.ROOT);
+        return switch (p) {
+            case "bar" -> CopyProgressPrinter.Mode.BAR;
+            case "lines" -> CopyProgressPrinter.Mode.LINES;
+            case "none" -> CopyProgressPrinter.Mode.NONE;
+            case "auto" -> stderrIsTerminal(err) ? CopyProgressPrinter.Mode.BAR : CopyProgressPrinter.Mode.LINES;
+            default -> throw usage("invalid --progress: progress=" + progress + " expected=auto|bar|lines|none");
+        };
+    }
+
+    /** A bar only where stderr is a terminal that can redraw a line, and only when we write to stderr. */
+    private static boolean stderrIsTerminal(PrintWriter err) {
+        if (!Main.isProcessErr(err)) return false;
+        String term = System.getenv("TERM");
+        return LibC.isatty(2) == 1 && term != null && !term.equals("dumb");
+    }
+
+    private static CliException usage(String message) {
+        return new CliException(ExitCodes.USAGE, message);
+    }
+}

@@ -1,0 +1,178 @@
+package io.jfio.core.copy;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Timespec;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Carries ownership, extended attributes, permission bits and timestamps from a source entry to its copy, in the
+ * order that keeps each one: owner first (chown clears setuid and setgid), then xattrs (an ACL rewrites the group
+ * bits), then the mode, and the times last (after the data, which moves mtime).
+ *
+ * <p>Not thread-safe; one per worker, using its {@link Scratch}. A failure to keep ownership as non-root is ignored,
+ * like {@code cp -a}; extended attributes the target cannot hold (EOPNOTSUPP, or EPERM for a namespace we may not
+ * write) are reported once as a notice; anything else fails the entry.
+ */
+final class Attributes {
+    private final CopyContext ctx;
+    private final Scratch s;
+
+    Attributes(CopyContext ctx, Scratch s) {
+        this.ctx = ctx;
+        this.s = s;
+    }
+
+    /** An attribute could not be set: the call, and the negative errno. */
+    record Failure(String call, int errno) {
+    }
+
+    // ------------------------------------------------------------------ open descriptors (regular files)
+
+    /**
+     * Applies what the options ask for to an open target file, given the source's metadata and descriptor.
+     *
+     * @param createdMode the permission bits the file was created with (before the umask)
+     * @return null, or the first failure
+     */
+    Failure applyToFd(int srcFd, int dstFd, Meta m, DirNode dir, int createdMode) {
+        CopyOptions o = ctx.options;
+        boolean chmod = false;
+        if (o.preserveOwnership() && (m.uid() != ctx.euid || m.gid() != dir.newGid)) {
+            int r = LibC.fchown(dstFd, m.uid(), m.gid());
+            if (r == -Errno.EPERM) r = ownershipDenied(LibC.fchown(dstFd, -1, m.gid()));
+            if (r < 0) return new Failure("fchown", r);
+            chmod = (m.mode() & (Fcntl.S_ISUID | Fcntl.S_ISGID)) != 0;
+        }
+        if (o.preserveXattrs()) {
+            int n = copyXattrs(srcFd, dstFd, null, null);
+            if (n < 0) return new Failure("fsetxattr", n);
+            if (n > 0) chmod = true; // an ACL may have changed the group bits
+        }
+        if (o.preserveMode()) {
+            int perms = m.permissions();
+            chmod |= (perms & 07000) != 0 || (createdMode & ctx.umask) != 0 || dir.defaultAcl
+                    || createdMode != (perms & 0777);
+            if (chmod) {
+                int r = LibC.fchmod(dstFd, perms);
+                if (r < 0) return new Failure("fchmod", r);
+            }
+        }
+        if (o.preserveTimestamps()) {
+            Timespec.setNanos(s.times, 0, m.atime());
+            Timespec.setNanos(s.times, 1, m.mtime());
+            int r = LibC.futimens(dstFd, s.times);
+            if (r < 0) return new Failure("futimens", r);
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------ paths (symlinks, FIFOs, devices, dirs)
+
+    /**
+     * Applies what the options ask for to the entry at {@code dst} (NUL-terminated in {@code dstSeg}) without
+     * following a symlink, the source being at {@code srcSeg}.
+     *
+     * @param dir         the directory the entry is in (whose rules gave it its group)
+     * @param mustChmod   set the mode even where it should be right already (a directory created 0700 so that
+     *                    we could fill it)
+     * @param createdMode the permission bits the entry was created with (before the umask)
+     */
+    Failure applyToPath(MemorySegment srcSeg, MemorySegment dstSeg, Meta m, DirNode dir, boolean mustChmod,
+                        int createdMode) {
+        CopyOptions o = ctx.options;
+        boolean symlink = m.isSymlink();
+        boolean chmod = mustChmod;
+        if (o.preserveOwnership() && (m.uid() != ctx.euid || m.gid() != dir.newGid)) {
+            int r = LibC.fchownat(Fcntl.AT_FDCWD, dstSeg, m.uid(), m.gid(), Fcntl.AT_SYMLINK_NOFOLLOW);
+            if (r == -Errno.EPERM) {
+                r = ownershipDenied(LibC.fchownat(Fcntl.AT_FDCWD, dstSeg, -1, m.gid(), Fcntl.AT_SYMLINK_NOFOLLOW));
+            }
+            if (r < 0) return new Failure("lchown", r);
+            chmod |= (m.mode() & (Fcntl.S_ISUID | Fcntl.S_ISGID)) != 0;
+        }
+        if (o.preserveXattrs()) {
+            int n = copyXattrs(-1, -1, srcSeg, dstSeg);
+            if (n < 0) return new Failure("lsetxattr", n);
+            if (n > 0) chmod = true;
+        }
+        if (!symlink) { // Linux has no permission bits on symlinks to set
+            int perms = o.preserveMode() ? m.permissions() : m.permissions() & 0777 & ~ctx.umask;
+            chmod |= o.preserveMode() && ((perms & 07000) != 0 || (createdMode & ctx.umask) != 0 || dir.defaultAcl
+                    || createdMode != (perms & 0777));
+            if (chmod) {
+                int r = LibC.fchmodat(Fcntl.AT_FDCWD, dstSeg, perms);
+                if (r < 0) return new Failure("fchmodat", r);
+            }
+        }
+        if (o.preserveTimestamps()) {
+            Timespec.setNanos(s.times, 0, m.atime());
+            Timespec.setNanos(s.times, 1, m.mtime());
+            int r = LibC.utimensat(Fcntl.AT_FDCWD, dstSeg, s.times, Fcntl.AT_SYMLINK_NOFOLLOW);
+            if (r < 0) return new Failure("utimensat", r);
+        }
+        return null;
+    }
+
+    /** As non-root we may not give files away, and may only set groups we are in: cp -a ignores that. */
+    private int ownershipDenied(int r) {
+        if (r == -Errno.EPERM) {
+            ctx.noticeOnce("chown", "ownership not preserved where not permitted (not root): errno=EPERM");
+            return 0;
+        }
+        return r;
+    }
+
+    /**
+     * Copies every extended attribute, by descriptor when {@code srcFd >= 0}, else by path without following
+     * symlinks.
+     *
+     * @return how many were set, or -errno of the first that failed for a reason other than "the target cannot
+     *         hold it"
+     */
+    private int copyXattrs(int srcFd, int dstFd, MemorySegment srcSeg, MemorySegment dstSeg) {
+        MemorySegment names = s.xattrNames;
+        long len = srcFd >= 0 ? LibC.flistxattr(srcFd, names, names.byteSize())
+                : LibC.llistxattr(srcSeg, names, names.byteSize());
+        if (len == -Errno.EOPNOTSUPP || len == 0) return 0;
+        if (len < 0) return (int) len;
+        int set = 0;
+        long at = 0;
+        while (at < len) {
+            long end = at;
+            while (end < len && names.get(JAVA_BYTE, end) != 0) end++;
+            int nameLen = (int) (end - at);
+            if (nameLen > 0) {
+                MemorySegment name = s.xattrName;
+                MemorySegment.copy(names, at, name, 0, nameLen);
+                name.set(JAVA_BYTE, nameLen, (byte) 0);
+                long vlen = srcFd >= 0 ? LibC.fgetxattr(srcFd, name, s.xattrValue, s.xattrValue.byteSize())
+                        : LibC.lgetxattr(srcSeg, name, s.xattrValue, s.xattrValue.byteSize());
+                if (vlen == -Errno.ENODATA) {
+                    at = end + 1; // removed since it was listed
+                    continue;
+                }
+                if (vlen < 0) return (int) vlen;
+                int r = dstFd >= 0 ? LibC.fsetxattr(dstFd, name, s.xattrValue, vlen, 0)
+                        : LibC.lsetxattr(dstSeg, name, s.xattrValue, vlen, 0);
+                if (r == 0) {
+                    set++;
+                } else if (r == -Errno.EOPNOTSUPP || r == -Errno.EPERM || r == -Errno.EACCES) {
+                    String n = new String(Names.cString(name, 0, nameLen + 1), java.nio.charset.StandardCharsets.UTF_8);
+                    int dot = n.indexOf('.');
+                    String ns = dot > 0 ? n.substring(0, dot) : n;
+                    ctx.noticeOnce("xattr:" + ns + ":" + r, "extended attributes not preserved: namespace=" + ns
+                            + " errno=" + Errno.name(r) + (r == -Errno.EOPNOTSUPP
+                            ? " (the target file system does not support them)" : ""));
+                } else {
+                    return r;
+                }
+            }
+            at = end + 1;
+        }
+        return set;
+    }
+}

@@ -1,0 +1,841 @@
+package io.jfio.core.copy;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Dirent64;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Statfs;
+import io.jfio.core.sys.Statx;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The work of one worker thread: lists directories, copies entries, finishes directories.
+ *
+ * <p>Not thread-safe; owned by one worker (its {@link Scratch} is confined to that thread). Every descriptor it
+ * opens is closed before the method that opened it returns, except those of a split file, which the last part to
+ * finish closes. A regular file is written under no name ({@code O_TMPFILE}) or a temporary one, gets its data and
+ * attributes, and only then its final name, so a name never shows a partial file.
+ */
+final class Copier implements AutoCloseable {
+    /** Entries per batch task: enough to amortize the queue, few enough to spread a directory over workers. */
+    static final int BATCH_ENTRIES = 16;
+    /** Bytes per batch task. */
+    static final long BATCH_BYTES = 8L << 20;
+
+    private static final byte[] DEFAULT_ACL = "system.posix_acl_default".getBytes(StandardCharsets.US_ASCII);
+
+    private final CopyContext ctx;
+    private final CopyOptions o;
+    private final Scratch s;
+    private final DataCopy data;
+    private final Attributes attrs;
+
+    Copier(CopyContext ctx) {
+        this.ctx = ctx;
+        this.o = ctx.options;
+        this.s = new Scratch(ctx.options.blockSize());
+        this.data = new DataCopy(ctx, s);
+        this.attrs = new Attributes(ctx, s);
+    }
+
+    @Override
+    public void close() {
+        s.close();
+    }
+
+    // ================================================================== tasks
+
+    /** Lists a directory: creates its target, finds its entries, queues them. */
+    record ListDir(DirNode dir) implements Work.Task {
+        @Override
+        public void run(Copier c) {
+            c.listDir(dir);
+        }
+    }
+
+    /** Copies entries of one directory. */
+    record Batch(List<Entry> entries) implements Work.Task {
+        @Override
+        public void run(Copier c) {
+            for (Entry e : entries) c.copyEntry(e);
+        }
+
+        @Override
+        public int entryCount() {
+            return entries.size();
+        }
+    }
+
+    /** One entry again: a hard link whose first copy finished. */
+    record One(Entry entry) implements Work.Task {
+        @Override
+        public void run(Copier c) {
+            c.copyEntry(entry);
+        }
+    }
+
+    // ================================================================== directories
+
+    void listDir(DirNode d) {
+        try {
+            listDirUnchecked(d);
+        } finally {
+            ctx.dirListed();
+            childDone(d);
+        }
+    }
+
+    private void listDirUnchecked(DirNode d) {
+        if (d.parent.broken) {
+            d.broken = true;
+            return;
+        }
+        if (ctx.cancelled) {
+            d.broken = true;
+            return;
+        }
+        if (Names.put(s.src, d.src) < 0 || Names.put(s.dst, d.dst) < 0) {
+            ctx.fail(d.src, d.dst, new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(d.src)));
+            d.broken = true;
+            return;
+        }
+        boolean follow = o.dereference() == CopyOptions.Dereference.ALWAYS
+                || (d.parent.isStandIn() && o.dereference() == CopyOptions.Dereference.COMMAND_LINE);
+        int fd = LibC.openat(Fcntl.AT_FDCWD, s.src, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC
+                | (follow ? 0 : Fcntl.O_NOFOLLOW), 0);
+        if (fd < 0) {
+            // Still create the target, as cp does: the directory exists, we just cannot read it.
+            ctx.fail(d.src, d.dst, "open", fd, d.src);
+            if (!makeTarget(d)) d.broken = true;
+            return;
+        }
+        try {
+            boolean otherMount = d.parent.isStandIn() || d.parent.meta == null
+                    || d.meta.mntId() != d.parent.meta.mntId();
+            if (otherMount && refusePseudo(fd, d.src, d.dst)) {
+                d.broken = true;
+                return;
+            }
+            if (!makeTarget(d)) {
+                d.broken = true;
+                return;
+            }
+            List<DirNode> subdirs = new ArrayList<>();
+            List<Entry> entries = new ArrayList<>();
+            readEntries(fd, d, subdirs, entries);
+            submitChildren(d, subdirs, entries);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    /** Refuses a directory or file on a pseudo file system; true when refused (and reported). */
+    private boolean refusePseudo(int fd, byte[] src, byte[] dst) {
+        try (var a = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment sf = a.allocate(Statfs.LAYOUT);
+            if (LibC.fstatfs(fd, sf) != 0) return false;
+            long magic = Statfs.type(sf);
+            if (!Statfs.isPseudo(magic)) return false;
+            ctx.fail(src, dst, "refusing to copy from a pseudo file system: path=" + Names.show(src)
+                    + " file_system=" + Statfs.name(magic) + " reason=its files' sizes do not describe their "
+                    + "content", 0);
+            return true;
+        }
+    }
+
+    /** Creates (or adopts) the target directory; s.dst holds its path. Returns false after reporting a failure. */
+    private boolean makeTarget(DirNode d) {
+        int r = LibC.mkdirat(Fcntl.AT_FDCWD, s.dst, 0700);
+        DirNode p = d.parent;
+        if (r == 0) {
+            d.fresh = true;
+            d.dstDev = p.dstDev;
+            d.setgid = p.setgid;
+            d.newGid = p.setgid ? p.newGid : ctx.egid;
+            d.defaultAcl = p.defaultAcl;
+            if ((ctx.umask & 0700) != 0) LibC.fchmodat(Fcntl.AT_FDCWD, s.dst, 0700);
+            if (p.isStandIn()) {
+                int w = ResumeMarker.write(d.dst, d.meta);
+                if (w < 0) {
+                    ctx.noticeOnce("marker", "resume marker not written: errno=" + Errno.name(w) + " dir="
+                            + Names.show(d.dst) + "; rerunning after an interruption would copy into it");
+                } else {
+                    d.marked = true;
+                }
+            }
+            return true;
+        }
+        if (r != -Errno.EEXIST) {
+            ctx.fail(d.src, d.dst, "mkdir", r, d.dst);
+            return false;
+        }
+        int st = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
+        if (st < 0) {
+            ctx.fail(d.src, d.dst, "statx", st, d.dst);
+            return false;
+        }
+        int mode = Statx.mode(s.statx2);
+        if ((mode & Fcntl.S_IFMT) != Fcntl.S_IFDIR) {
+            ctx.fail(d.src, d.dst, "cannot overwrite non-directory with directory: target=" + Names.show(d.dst), 0);
+            return false;
+        }
+        if (Statx.dev(s.statx2) == d.meta.dev() && Statx.ino(s.statx2) == d.meta.ino()) {
+            ctx.fail(d.src, d.dst, "source and target are the same directory: source=" + Names.show(d.src)
+                    + " target=" + Names.show(d.dst), 0);
+            return false;
+        }
+        d.fresh = false;
+        d.dstDev = Statx.dev(s.statx2);
+        d.setgid = (mode & Fcntl.S_ISGID) != 0;
+        d.newGid = d.setgid ? Statx.gid(s.statx2) : ctx.egid;
+        d.defaultAcl = hasDefaultAcl(s.dst);
+        d.marked = p.isStandIn() && ResumeMarker.matches(d.dst, d.meta);
+        removeStaleTemps(d);
+        return true;
+    }
+
+    private boolean hasDefaultAcl(MemorySegment path) {
+        Names.put(s.xattrName, DEFAULT_ACL);
+        return LibC.lgetxattr(path, s.xattrName, MemorySegment.NULL, 0) > 0;
+    }
+
+    /** Removes temporary files an interrupted earlier run left in an existing target directory. */
+    private void removeStaleTemps(DirNode d) {
+        int fd = LibC.openat(Fcntl.AT_FDCWD, s.dst, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC, 0);
+        if (fd < 0) return;
+        try {
+            while (true) {
+                long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
+                if (n <= 0) return;
+                for (long rec = 0; rec < n; rec += Dirent64.reclen(s.dents, rec)) {
+                    if (Dirent64.type(s.dents, rec) != Dirent64.DT_REG
+                            && Dirent64.type(s.dents, rec) != Dirent64.DT_UNKNOWN) {
+                        continue;
+                    }
+                    byte[] name = Dirent64.nameBytes(s.dents, rec);
+                    if (CopyContext.isStaleTemp(name, ctx.pid)) {
+                        LibC.unlinkat(fd, s.dents.asSlice(rec + Dirent64.OFF_NAME), 0);
+                    }
+                }
+            }
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    private void readEntries(int fd, DirNode d, List<DirNode> subdirs, List<Entry> entries) {
+        int flags = o.dereference() == CopyOptions.Dereference.ALWAYS ? 0 : Fcntl.AT_SYMLINK_NOFOLLOW;
+        while (true) {
+            long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
+            if (n == 0) return;
+            if (n < 0) {
+                ctx.fail(d.src, d.dst, "getdents64", (int) n, d.src);
+                return;
+            }
+            for (long rec = 0; rec < n; rec += Dirent64.reclen(s.dents, rec)) {
+                if (Dirent64.isDotOrDotDot(s.dents, rec)) continue;
+                byte[] name = Dirent64.nameBytes(s.dents, rec);
+                MemorySegment nameSeg = s.dents.asSlice(rec + Dirent64.OFF_NAME);
+                int r = LibC.statx(fd, nameSeg, flags, Meta.MASK, s.statx);
+                if (r < 0) {
+                    byte[] src = Names.join(d.src, name);
+                    ctx.fail(src, Names.join(d.dst, name), "statx", r, src);
+                    continue;
+                }
+                Meta m = Meta.of(s.statx);
+                if (m.isDirectory()) {
+                    subdirs.add(new DirNode(d, Names.join(d.src, name), Names.join(d.dst, name), m));
+                } else {
+                    entries.add(new Entry(d, name, name, m));
+                }
+            }
+        }
+    }
+
+    private void submitChildren(DirNode d, List<DirNode> subdirs, List<Entry> entries) {
+        d.pending.addAndGet(subdirs.size() + entries.size());
+        long bytes = 0;
+        for (Entry e : entries) {
+            if (e.meta().isRegular()) bytes += e.meta().size();
+        }
+        ctx.filesFound.add(entries.size());
+        ctx.bytesFound.add(bytes);
+        for (DirNode sub : subdirs) {
+            if (o.dereference() == CopyOptions.Dereference.ALWAYS && d.hasAncestor(sub.meta.dev(), sub.meta.ino())) {
+                ctx.fail(sub.src, sub.dst, "directory loop through a followed symlink: path=" + Names.show(sub.src),
+                        Errno.ELOOP);
+                childDone(d);
+                continue;
+            }
+            ctx.submitDir(new ListDir(sub));
+        }
+        // Inode order: on a cold cache the inode tables and, mostly, the data are read in disk order.
+        entries.sort(Comparator.comparingLong(e -> e.meta().ino()));
+        List<Entry> batch = new ArrayList<>();
+        long batchBytes = 0;
+        for (Entry e : entries) {
+            long size = e.meta().isRegular() ? e.meta().size() : 0;
+            if (size >= o.splitThreshold()) {
+                ctx.work.submitBatch(new Batch(List.of(e)));
+                continue;
+            }
+            batch.add(e);
+            batchBytes += size;
+            if (batch.size() >= BATCH_ENTRIES || batchBytes >= BATCH_BYTES) {
+                ctx.work.submitBatch(new Batch(batch));
+                batch = new ArrayList<>();
+                batchBytes = 0;
+            }
+        }
+        if (!batch.isEmpty()) ctx.work.submitBatch(new Batch(batch));
+    }
+
+    /**
+     * One entry of {@code d} is finished: when it was the last, the directory gets its attributes (after its
+     * entries, which change its mtime) and its parent hears of it, and so on up.
+     */
+    void childDone(DirNode d) {
+        DirNode n = d;
+        while (n != null) {
+            if (n.pending.decrementAndGet() != 0) return;
+            if (!n.isStandIn() && !n.broken) finishDir(n);
+            n = n.parent;
+        }
+    }
+
+    private void finishDir(DirNode d) {
+        // The resume marker goes first (removing it changes the directory's mtime), and only when all went well:
+        // after failures or a cancel, the same command must still resume here.
+        if (d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled) {
+            int r = ResumeMarker.remove(d.dst, s.tmp);
+            if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
+        }
+        if (Names.put(s.src, d.src) < 0 || Names.put(s.dst, d.dst) < 0) return;
+        Attributes.Failure f = attrs.applyToPath(s.src, s.dst, d.meta, d.parent, d.fresh || o.preserveMode(), 0700);
+        if (f != null) {
+            ctx.fail(d.src, d.dst, f.call(), f.errno(), d.dst);
+            return;
+        }
+        if (o.fsync()) {
+            int fd = LibC.openat(Fcntl.AT_FDCWD, s.dst, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC, 0);
+            int r = fd < 0 ? fd : LibC.fsync(fd);
+            if (fd >= 0) LibC.close(fd);
+            if (r < 0) {
+                ctx.fail(d.src, d.dst, "fsync", r, d.dst);
+                return;
+            }
+        }
+        ctx.directories.increment();
+        if (ctx.events) {
+            ctx.listener.onEntry(new CopyEvent(CopyEvent.Kind.DIRECTORY, CopyEvent.Outcome.COPIED,
+                    Names.show(d.src), Names.show(d.dst), null, 0, 0, false, 1));
+        }
+    }
+
+    // ================================================================== entries
+
+    /** Copies one non-directory entry; tells its directory when done (now, or later for split files and links). */
+    void copyEntry(Entry e) {
+        DirNode dir = e.dir();
+        if (dir.broken || ctx.cancelled) {
+            childDone(dir);
+            return;
+        }
+        LinkGroup group = null;
+        Meta m = e.meta();
+        if (o.preserveHardLinks() && m.nlink() > 1) {
+            LinkGroup mine = new LinkGroup();
+            LinkGroup prev = ctx.links.putIfAbsent(new CopyContext.InodeKey(m.dev(), m.ino()), mine);
+            if (prev == null) {
+                group = mine;
+            } else {
+                byte[] leader = prev.join(e);
+                if (leader == null) return; // queued: the leader's completion hands it back
+                if (leader.length > 0) {
+                    boolean ok = false;
+                    try {
+                        ok = linkTo(e, leader);
+                    } finally {
+                        entryDone(e, null, ok);
+                    }
+                    return;
+                }
+                // the leader failed: this name is copied on its own
+            }
+        }
+        LinkGroup g = group;
+        java.util.concurrent.atomic.AtomicBoolean called = new java.util.concurrent.atomic.AtomicBoolean();
+        Consumer<Boolean> done = ok -> {
+            if (called.compareAndSet(false, true)) entryDone(e, g, ok);
+        };
+        try {
+            switch (m.type()) {
+                case Fcntl.S_IFREG -> copyFile(e, done);
+                case Fcntl.S_IFLNK -> done.accept(copySymlink(e));
+                default -> done.accept(copySpecial(e));
+            }
+        } catch (RuntimeException | Error t) {
+            // Every path of the copy calls done itself; should one not (a bug), the directory must still finish.
+            ctx.fail(e.srcPath(), e.dstPath(), "internal error: " + t, 0);
+            done.accept(false);
+        }
+    }
+
+    private void entryDone(Entry e, LinkGroup group, boolean ok) {
+        if (group != null) {
+            for (Entry f : group.complete(ok ? e.dstPath() : null)) ctx.work.submitUrgent(new One(f));
+        }
+        ctx.entriesDone.increment();
+        childDone(e.dir());
+    }
+
+    /** What to do about a target: decided from its statx (in s.statx2) against the source. */
+    private enum Decision { ABSENT, REPLACE, SKIP_COMPLETE, SKIP_EXISTS, SKIP_NOT_NEWER, FAIL }
+
+    /** Looks at the target in s.dst; reports a failure itself. */
+    private Decision decide(Entry e) {
+        Meta m = e.meta();
+        int r = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
+        if (r == -Errno.ENOENT) return Decision.ABSENT;
+        if (r < 0) {
+            ctx.fail(e.srcPath(), e.dstPath(), "statx", r, e.dstPath());
+            return Decision.FAIL;
+        }
+        int type = Statx.mode(s.statx2) & Fcntl.S_IFMT;
+        if (type == Fcntl.S_IFDIR) {
+            ctx.fail(e.srcPath(), e.dstPath(), "cannot overwrite directory with non-directory: target="
+                    + e.showDst(), Errno.EISDIR);
+            return Decision.FAIL;
+        }
+        if (Statx.dev(s.statx2) == m.dev() && Statx.ino(s.statx2) == m.ino()) {
+            ctx.fail(e.srcPath(), e.dstPath(), "source and target are the same file: source=" + e.showSrc()
+                    + " target=" + e.showDst(), 0);
+            return Decision.FAIL;
+        }
+        if (o.overwrite() == CopyOptions.Overwrite.NEVER) return Decision.SKIP_EXISTS;
+        long mtime = Statx.mtimeNanos(s.statx2);
+        if (o.overwrite() == CopyOptions.Overwrite.UPDATE && mtime >= m.mtime()) return Decision.SKIP_NOT_NEWER;
+        if (o.skipComplete() && type == m.type() && mtime == m.mtime()
+                && (type != Fcntl.S_IFREG || Statx.size(s.statx2) == m.size())) {
+            return Decision.SKIP_COMPLETE;
+        }
+        return Decision.REPLACE;
+    }
+
+    private boolean skipped(Entry e, Decision d) {
+        CopyEvent.Outcome out = switch (d) {
+            case SKIP_COMPLETE -> CopyEvent.Outcome.SKIPPED_COMPLETE;
+            case SKIP_EXISTS -> CopyEvent.Outcome.SKIPPED_EXISTS;
+            default -> CopyEvent.Outcome.SKIPPED_NOT_NEWER;
+        };
+        ctx.skipped.increment();
+        if (e.meta().isRegular()) ctx.bytesAccounted.add(e.meta().size());
+        ctx.event(e.meta().kind(), out, e, null, 0, false, 1);
+        return true;
+    }
+
+    /** Puts the entry's source and target paths into s.src and s.dst; false after reporting a failure. */
+    private boolean paths(Entry e) {
+        if (Names.put(s.src, e.dir().src, e.srcName()) < 0 || Names.put(s.dst, e.dir().dst, e.dstName()) < 0) {
+            ctx.fail(e.srcPath(), e.dstPath(), new ErrnoException("open", Errno.ENAMETOOLONG, e.showSrc()));
+            return false;
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------ regular files
+
+    /** Permission bits to create a file with: the source's, plus owner write where we need it to set xattrs. */
+    private int createMode(Meta m) {
+        int mode = m.permissions() & 0777;
+        if (o.preserveXattrs() && ctx.euid != 0 && (mode & 0200) == 0) mode |= 0200;
+        return mode;
+    }
+
+    private void copyFile(Entry e, Consumer<Boolean> done) {
+        if (!paths(e)) {
+            done.accept(false);
+            return;
+        }
+        Meta m = e.meta();
+        DirNode dir = e.dir();
+        Decision decision = dir.fresh ? Decision.ABSENT : decide(e);
+        switch (decision) {
+            case FAIL -> {
+                done.accept(false);
+                return;
+            }
+            case SKIP_COMPLETE, SKIP_EXISTS, SKIP_NOT_NEWER -> {
+                done.accept(skipped(e, decision));
+                return;
+            }
+            default -> {
+            }
+        }
+        boolean follow = o.dereference() == CopyOptions.Dereference.ALWAYS
+                || (dir.isStandIn() && o.dereference() == CopyOptions.Dereference.COMMAND_LINE);
+        int flags = Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | (follow ? 0 : Fcntl.O_NOFOLLOW);
+        boolean noatime = ctx.euid == 0 || ctx.euid == m.uid();
+        int srcFd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags | (noatime ? Fcntl.O_NOATIME : 0), 0);
+        if (srcFd == -Errno.EPERM && noatime) srcFd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags, 0);
+        if (srcFd < 0) {
+            String call = srcFd == -Errno.ENOENT ? "open (the source vanished)" : srcFd == -Errno.ELOOP
+                    ? "open (the source became a symlink)" : "open";
+            ctx.fail(e.srcPath(), e.dstPath(), call, srcFd, e.srcPath());
+            done.accept(false);
+            return;
+        }
+        Target t;
+        try {
+            t = createTarget(dir, createMode(m));
+        } catch (ErrnoException ex) {
+            LibC.close(srcFd);
+            ctx.fail(e.srcPath(), e.dstPath(), ex);
+            done.accept(false);
+            return;
+        }
+        CopyContext.DevPair pair = new CopyContext.DevPair(m.dev(), dir.dstDev);
+        boolean parallel = !ctx.sequential && ctx.jobs > 1 && m.size() >= o.splitThreshold();
+        if (parallel) {
+            // The job owns both descriptors from here and closes them when its last part is done.
+            SplitJob.start(this, ctx, e, srcFd, t, pair, decision == Decision.REPLACE, done);
+            return;
+        }
+        boolean ok = false;
+        try {
+            DataCopy.Result r = copyData(srcFd, t.fd, m, pair, e);
+            ok = finishFile(e, srcFd, t, decision == Decision.REPLACE, r, 1);
+        } catch (InterruptedIOException ex) {
+            // cancelled: not a failure of this file; the temporary file goes away below
+        } catch (IOException ex) {
+            ctx.fail(e.srcPath(), e.dstPath(), ex instanceof ErrnoException ee ? ee.getMessage() : ex.toString(),
+                    ex instanceof ErrnoException ee ? ee.errno() : 0);
+        } finally {
+            discardIfUnpublished(t, dir);
+            LibC.close(t.fd);
+            LibC.close(srcFd);
+            done.accept(ok);
+        }
+    }
+
+    /** A target file being written: its descriptor and, unless it is unnamed (O_TMPFILE), its temporary name. */
+    static final class Target {
+        final int fd;
+        final byte[] tempName;
+        final int createdMode;
+        boolean published;
+
+        Target(int fd, byte[] tempName, int createdMode) {
+            this.fd = fd;
+            this.tempName = tempName;
+            this.createdMode = createdMode;
+        }
+    }
+
+    /** Creates the file the data goes into: unnamed where the file system can, else under a temporary name. */
+    Target createTarget(DirNode dir, int mode) throws ErrnoException {
+        int access = o.verify() ? Fcntl.O_RDWR : Fcntl.O_WRONLY;
+        if (ctx.tmpfileLinkMode != 2 && !ctx.noTmpfile.contains(dir.dstDev)) {
+            if (Names.put(s.tmp, dir.dst) < 0) {
+                throw new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(dir.dst));
+            }
+            int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_TMPFILE | access | Fcntl.O_CLOEXEC, mode);
+            if (fd >= 0) return new Target(fd, null, mode);
+            if (fd == -Errno.EOPNOTSUPP || fd == -Errno.EISDIR || fd == -Errno.EINVAL) {
+                if (ctx.noTmpfile.add(dir.dstDev)) {
+                    ctx.listener.onNotice("O_TMPFILE unsupported: target_device=" + Storage.showDevice(dir.dstDev)
+                            + " errno=" + Errno.name(fd) + "; writing under temporary names (.jfio-PID-N.part)");
+                }
+            } else {
+                throw new ErrnoException("open(O_TMPFILE)", -fd, Names.show(dir.dst));
+            }
+        }
+        while (true) {
+            byte[] name = ctx.tempName();
+            if (Names.put(s.tmp, dir.dst, name) < 0) {
+                throw new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(dir.dst));
+            }
+            int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_CREAT | Fcntl.O_EXCL | access | Fcntl.O_CLOEXEC,
+                    mode);
+            if (fd >= 0) return new Target(fd, name, mode);
+            if (fd != -Errno.EEXIST) throw new ErrnoException("open", -fd, Names.show(Names.join(dir.dst, name)));
+        }
+    }
+
+    /** Removes the temporary name of a target that never got its final name. */
+    void discardIfUnpublished(Target t, DirNode dir) {
+        if (t.published || t.tempName == null) return;
+        if (Names.put(s.tmp, dir.dst, t.tempName) == 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
+    }
+
+    /** Copies all of a file's data into the target, sparse-aware; single-threaded. */
+    private DataCopy.Result copyData(int srcFd, int dstFd, Meta m, CopyContext.DevPair pair, Entry e)
+            throws IOException {
+        if (m.size() == 0) return new DataCopy.Result(null, 0, false, false);
+        byte[] srcPath = e.srcPath();
+        byte[] dstPath = e.dstPath();
+        if (data.tryReflink(srcFd, dstFd, pair, dstPath)) {
+            return new DataCopy.Result(CopyMethod.REFLINK, 0, false, false);
+        }
+        List<DataCopy.Range> ranges = data.ranges(srcFd, m.size(), m.looksSparse(), srcPath);
+        boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
+        if (sparse) {
+            int r = LibC.ftruncate(dstFd, m.size());
+            if (r < 0) throw new ErrnoException("ftruncate", -r, dstFd, Names.show(dstPath), ErrnoException.NONE,
+                    m.size());
+        }
+        CopyMethod first = data.firstMethod(pair);
+        CopyMethod[] used = new CopyMethod[1];
+        long written = 0;
+        boolean shrank = false;
+        for (DataCopy.Range range : ranges) {
+            long n = data.copyRange(srcFd, dstFd, range.offset(), range.length(), first, pair, srcPath, dstPath,
+                    used);
+            written += n;
+            if (n < range.length()) {
+                shrank = true;
+                if (sparse) LibC.ftruncate(dstFd, range.offset() + n);
+                break;
+            }
+        }
+        return new DataCopy.Result(used[0] != null ? used[0] : first, written, sparse, shrank);
+    }
+
+    /**
+     * Attributes, fsync, verification and the final name: the file is done. s.src/s.dst need not hold its paths.
+     *
+     * @return true when the file is in place
+     */
+    boolean finishFile(Entry e, int srcFd, Target t, boolean replace, DataCopy.Result r, int chunks)
+            throws IOException {
+        Meta m = e.meta();
+        DirNode dir = e.dir();
+        ctx.bytesAccounted.add(Math.max(0, m.size() - r.written()));
+        Attributes.Failure f = attrs.applyToFd(srcFd, t.fd, m, dir, t.createdMode);
+        if (f != null) throw new ErrnoException(f.call(), -f.errno(), t.fd, e.showDst(), ErrnoException.NONE,
+                ErrnoException.NONE);
+        if (o.fsync()) {
+            int rr = LibC.fsync(t.fd);
+            if (rr < 0) throw new ErrnoException("fsync", -rr, t.fd, e.showDst(), ErrnoException.NONE,
+                    ErrnoException.NONE);
+        }
+        if (o.verify()) {
+            // After an fsync the pages can be dropped, so the comparison reads what the device stored.
+            if (o.fsync()) LibC.posixFadvise(t.fd, 0, 0, Fcntl.POSIX_FADV_DONTNEED);
+            long at = data.compare(srcFd, t.fd, m.size(), e.srcPath(), e.dstPath());
+            if (at >= 0) {
+                ctx.fail(e.srcPath(), e.dstPath(), "verification failed: the copy differs from the source: offset="
+                        + at + " path=" + e.showDst(), 0);
+                return false;
+            }
+        }
+        if (Names.put(s.dst, dir.dst, e.dstName()) < 0) {
+            throw new ErrnoException("link", Errno.ENAMETOOLONG, e.showDst());
+        }
+        Decision published = publish(t, dir, replace);
+        if (published == Decision.SKIP_EXISTS) return skipped(e, Decision.SKIP_EXISTS);
+        ctx.files.increment();
+        ctx.event(CopyEvent.Kind.FILE, CopyEvent.Outcome.COPIED, e, r.method(), r.written(), r.sparse(), chunks);
+        return true;
+    }
+
+    /**
+     * Gives the finished target its final name (in s.dst): links the unnamed file, or renames the temporary one.
+     * Never replaces with {@code -n}; otherwise replaces atomically.
+     *
+     * @return {@link Decision#ABSENT} when in place, {@link Decision#SKIP_EXISTS} when {@code -n} found a target
+     */
+    private Decision publish(Target t, DirNode dir, boolean replace) throws ErrnoException {
+        boolean noClobber = o.overwrite() == CopyOptions.Overwrite.NEVER;
+        if (t.tempName == null) {
+            if (!replace) {
+                int r = linkUnnamed(t.fd, s.dst);
+                if (r == 0) {
+                    t.published = true;
+                    return Decision.ABSENT;
+                }
+                if (r != -Errno.EEXIST) throw new ErrnoException("linkat", -r, Names.show(pathOf(s.dst)));
+                if (noClobber) return Decision.SKIP_EXISTS;
+            }
+            // Replace: name it temporarily, then rename over the target (one atomic step for readers).
+            while (true) {
+                byte[] name = ctx.tempName();
+                if (Names.put(s.tmp, dir.dst, name) < 0) throw new ErrnoException("linkat", Errno.ENAMETOOLONG, null);
+                int r = linkUnnamed(t.fd, s.tmp);
+                if (r == -Errno.EEXIST) continue;
+                if (r < 0) throw new ErrnoException("linkat", -r, Names.show(pathOf(s.tmp)));
+                int rr = LibC.renameat2(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, 0);
+                if (rr < 0) {
+                    LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
+                    throw new ErrnoException("rename", -rr, Names.show(pathOf(s.dst)));
+                }
+                t.published = true;
+                return Decision.ABSENT;
+            }
+        }
+        if (Names.put(s.tmp, dir.dst, t.tempName) < 0) throw new ErrnoException("rename", Errno.ENAMETOOLONG, null);
+        int r = LibC.renameat2(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, noClobber ? Fcntl.RENAME_NOREPLACE : 0);
+        if (r == -Errno.EINVAL && noClobber) {
+            // No RENAME_NOREPLACE on this file system: link (which never replaces), then drop the temporary name.
+            r = LibC.linkat(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, 0);
+            if (r == 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
+        }
+        if (r == -Errno.EEXIST && noClobber) return Decision.SKIP_EXISTS;
+        if (r < 0) throw new ErrnoException("rename", -r, Names.show(pathOf(s.dst)));
+        t.published = true;
+        return Decision.ABSENT;
+    }
+
+    /** linkat of an unnamed (O_TMPFILE) file to {@code path}. */
+    private int linkUnnamed(int fd, MemorySegment path) {
+        if (ctx.tmpfileLinkMode == 0) {
+            Names.putAscii(s.aux, "/proc/self/fd/" + fd);
+            return LibC.linkat(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_FDCWD, path, Fcntl.AT_SYMLINK_FOLLOW);
+        }
+        s.empty.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 0);
+        return LibC.linkat(fd, s.empty, Fcntl.AT_FDCWD, path, Fcntl.AT_EMPTY_PATH);
+    }
+
+    private static byte[] pathOf(MemorySegment seg) {
+        return Names.cString(seg, 0, Fcntl.PATH_MAX + 1);
+    }
+
+    // ------------------------------------------------------------------ hard links
+
+    /** Makes {@code e}'s target a hard link to {@code leaderTarget}, the copy of the same source inode. */
+    private boolean linkTo(Entry e, byte[] leaderTarget) {
+        if (!paths(e)) return false;
+        if (Names.put(s.aux, leaderTarget) < 0) return false;
+        boolean replace = false;
+        if (!e.dir().fresh) {
+            int r = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
+            if (r == 0) {
+                int lr = LibC.statx(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx);
+                if (lr == 0 && Statx.dev(s.statx) == Statx.dev(s.statx2) && Statx.ino(s.statx) == Statx.ino(s.statx2)) {
+                    return skipped(e, Decision.SKIP_COMPLETE);
+                }
+                if ((Statx.mode(s.statx2) & Fcntl.S_IFMT) == Fcntl.S_IFDIR) {
+                    ctx.fail(e.srcPath(), e.dstPath(), "cannot overwrite directory with non-directory: target="
+                            + e.showDst(), Errno.EISDIR);
+                    return false;
+                }
+                if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+                if (o.overwrite() == CopyOptions.Overwrite.UPDATE && Statx.mtimeNanos(s.statx2) >= e.meta().mtime()) {
+                    return skipped(e, Decision.SKIP_NOT_NEWER);
+                }
+                replace = true;
+            } else if (r != -Errno.ENOENT) {
+                ctx.fail(e.srcPath(), e.dstPath(), "statx", r, e.dstPath());
+                return false;
+            }
+        }
+        int r = replace ? -Errno.EEXIST : LibC.linkat(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_FDCWD, s.dst, 0);
+        if (r == -Errno.EEXIST) {
+            if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+            r = replaceWith(e, () -> LibC.linkat(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_FDCWD, s.tmp, 0));
+        }
+        if (r < 0) {
+            ctx.fail(e.srcPath(), e.dstPath(), "link", r, e.dstPath());
+            return false;
+        }
+        ctx.hardLinks.increment();
+        ctx.event(e.meta().kind(), CopyEvent.Outcome.HARD_LINKED, e, null, 0, false, 1);
+        return true;
+    }
+
+    /** Creates something under a temporary name in s.tmp with {@code create}, then renames it over s.dst. */
+    private int replaceWith(Entry e, java.util.function.IntSupplier create) {
+        while (true) {
+            if (Names.put(s.tmp, e.dir().dst, ctx.tempName()) < 0) return -Errno.ENAMETOOLONG;
+            int r = create.getAsInt();
+            if (r == -Errno.EEXIST) continue;
+            if (r < 0) return r;
+            r = LibC.renameat2(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, 0);
+            if (r < 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
+            return r;
+        }
+    }
+
+    // ------------------------------------------------------------------ symlinks and special files
+
+    private boolean copySymlink(Entry e) {
+        if (!paths(e)) return false;
+        long n = LibC.readlinkat(Fcntl.AT_FDCWD, s.src, s.aux, Fcntl.PATH_MAX);
+        if (n < 0) {
+            ctx.fail(e.srcPath(), e.dstPath(), "readlink", (int) n, e.srcPath());
+            return false;
+        }
+        s.aux.set(java.lang.foreign.ValueLayout.JAVA_BYTE, n, (byte) 0);
+        Decision d = e.dir().fresh ? Decision.ABSENT : decide(e);
+        if (d == Decision.SKIP_COMPLETE && !sameLinkTarget(n)) d = Decision.REPLACE;
+        if (d == Decision.FAIL) return false;
+        if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
+        int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.symlinkat(s.aux, Fcntl.AT_FDCWD, s.dst);
+        if (r == -Errno.EEXIST) {
+            if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+            r = replaceWith(e, () -> LibC.symlinkat(s.aux, Fcntl.AT_FDCWD, s.tmp));
+        }
+        if (r < 0) {
+            ctx.fail(e.srcPath(), e.dstPath(), "symlink", r, e.dstPath());
+            return false;
+        }
+        Attributes.Failure f = attrs.applyToPath(s.src, s.dst, e.meta(), e.dir(), false, 0777);
+        if (f != null) {
+            ctx.fail(e.srcPath(), e.dstPath(), f.call(), f.errno(), e.dstPath());
+            return false;
+        }
+        ctx.symlinks.increment();
+        ctx.event(CopyEvent.Kind.SYMLINK, CopyEvent.Outcome.COPIED, e, null, 0, false, 1);
+        return true;
+    }
+
+    /** True when the existing target symlink (s.dst) holds the {@code n} bytes now in s.aux. */
+    private boolean sameLinkTarget(long n) {
+        long m = LibC.readlinkat(Fcntl.AT_FDCWD, s.dst, s.tmp, Fcntl.PATH_MAX);
+        return m == n && MemorySegment.mismatch(s.aux, 0, n, s.tmp, 0, n) < 0;
+    }
+
+    private boolean copySpecial(Entry e) {
+        if (!paths(e)) return false;
+        Meta m = e.meta();
+        Decision d = e.dir().fresh ? Decision.ABSENT : decide(e);
+        if (d == Decision.FAIL) return false;
+        if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
+        int mode = createMode(m);
+        int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.mknodat(Fcntl.AT_FDCWD, s.dst, m.type() | mode, m.rdev());
+        if (r == -Errno.EEXIST) {
+            if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+            r = replaceWith(e, () -> LibC.mknodat(Fcntl.AT_FDCWD, s.tmp, m.type() | mode, m.rdev()));
+        }
+        if (r < 0) {
+            ctx.fail(e.srcPath(), e.dstPath(), "mknod", r, e.dstPath());
+            return false;
+        }
+        Attributes.Failure f = attrs.applyToPath(s.src, s.dst, m, e.dir(), false, mode);
+        if (f != null) {
+            ctx.fail(e.srcPath(), e.dstPath(), f.call(), f.errno(), e.dstPath());
+            return false;
+        }
+        ctx.specials.increment();
+        ctx.event(m.kind(), CopyEvent.Outcome.COPIED, e, null, 0, false, 1);
+        return true;
+    }
+
+    // ------------------------------------------------------------------ for split files
+
+    DataCopy data() {
+        return data;
+    }
+
+    Scratch scratch() {
+        return s;
+    }
+}

@@ -1,0 +1,248 @@
+package io.jfio.core.copy;
+
+/**
+ * What a {@link TreeCopy} copies and how. Immutable; build with {@link #builder()} ({@code cp -r}) or
+ * {@link #archive()} ({@code cp -a}).
+ *
+ * @param recursive          copy directories and what they hold ({@code -r}); without it a directory source fails
+ * @param dereference        which symlinks are followed instead of copied as links
+ * @param preserveMode       permission bits, setuid/setgid/sticky included; without it new files get the source's
+ *                           permissions less the umask, like {@code cp}
+ * @param preserveOwnership  owner and group where permitted (as non-root, EPERM is ignored like {@code cp -a})
+ * @param preserveTimestamps access and modification times, to the nanosecond, set after the data
+ * @param preserveHardLinks  sources with several names in the tree get one inode with several names in the copy
+ * @param preserveXattrs     extended attributes (ACLs are the {@code system.posix_acl_*} ones)
+ * @param overwrite          what to do with targets that exist
+ * @param skipComplete       skip a regular file whose target already has the same size and modification time (only
+ *                           meaningful with preserved timestamps: it is how a rerun finishes an interrupted copy)
+ * @param verify             read both sides back after copying and compare them byte for byte; a mismatch fails the
+ *                           file, which is then never put under its final name
+ * @param fsync              fsync each file before it gets its final name, and each directory after its entries
+ * @param jobs               worker threads; 0 chooses (see {@link TreeCopy})
+ * @param reflink            whether to try {@code FICLONE}
+ * @param method             force one data method (for tests and measurements); null chooses per file
+ * @param sequential         true: one worker and no split files; false: parallel even on rotational disks; null:
+ *                           sequential when a source or target device reports {@code queue/rotational = 1}
+ * @param blockSize          bytes per request for the io_uring and read/write methods
+ * @param queueDepth         requests in flight per file for the io_uring method
+ * @param splitThreshold     regular files at least this large are split across workers (when not sequential)
+ * @param chunkSize          the part of a split file one worker copies at a time
+ */
+public record CopyOptions(boolean recursive, Dereference dereference, boolean preserveMode,
+                          boolean preserveOwnership, boolean preserveTimestamps, boolean preserveHardLinks,
+                          boolean preserveXattrs, Overwrite overwrite, boolean skipComplete, boolean verify,
+                          boolean fsync, int jobs, Reflink reflink, CopyMethod method, Boolean sequential,
+                          int blockSize, int queueDepth, long splitThreshold, long chunkSize) {
+
+    /** Default bytes per io_uring or read/write request. */
+    public static final int BLOCK_SIZE_DEFAULT = 1 << 20;
+    /** Default io_uring requests in flight per file. */
+    public static final int QUEUE_DEPTH_DEFAULT = 8;
+    /** Default size from which a file is split across workers. */
+    public static final long SPLIT_THRESHOLD_DEFAULT = 256L << 20;
+    /** Default part of a split file. */
+    public static final long CHUNK_SIZE_DEFAULT = 256L << 20;
+    /** The most worker threads a copy will start. */
+    public static final int MAX_JOBS = 256;
+
+    /** Which symlinks are followed. */
+    public enum Dereference {
+        /** Copy every symlink as a symlink ({@code -P}; the default with {@code -r}). */
+        NEVER,
+        /** Follow symlinks named on the command line, copy the others as links ({@code -H}; default without -r). */
+        COMMAND_LINE,
+        /** Follow every symlink ({@code -L}). */
+        ALWAYS
+    }
+
+    /** What to do when a target exists. */
+    public enum Overwrite {
+        /** Replace it (atomically, by rename), unless it is complete already ({@code skipComplete}). */
+        REPLACE,
+        /** Leave it ({@code -n}). */
+        NEVER,
+        /** Replace it only when the source's modification time is newer ({@code --update}). */
+        UPDATE
+    }
+
+    /** Reflink policy ({@code --reflink}). */
+    public enum Reflink {
+        /** Try it; fall back to copying where the file system cannot. */
+        AUTO,
+        /** Require it: a file that cannot be reflinked fails. */
+        ALWAYS,
+        /** Never: always copy the data. */
+        NEVER
+    }
+
+    public CopyOptions {
+        if (dereference == null) throw new IllegalArgumentException("dereference must be set");
+        if (overwrite == null) throw new IllegalArgumentException("overwrite must be set");
+        if (reflink == null) throw new IllegalArgumentException("reflink must be set");
+        if (jobs < 0 || jobs > MAX_JOBS) {
+            throw new IllegalArgumentException("jobs out of range: jobs=" + jobs + " expected=0.." + MAX_JOBS);
+        }
+        if (blockSize < 4096 || Integer.bitCount(blockSize) != 1 || blockSize > (64 << 20)) {
+            throw new IllegalArgumentException("block size must be a power of two from 4 KiB to 64 MiB: block_size="
+                    + blockSize);
+        }
+        if (queueDepth < 1 || queueDepth > 128) {
+            throw new IllegalArgumentException("queue depth out of range: queue_depth=" + queueDepth
+                    + " expected=1..128");
+        }
+        if (chunkSize < (1 << 20)) {
+            throw new IllegalArgumentException("chunk size below 1 MiB: chunk_size=" + chunkSize);
+        }
+        if (splitThreshold < chunkSize) {
+            throw new IllegalArgumentException("split threshold below chunk size: split_threshold=" + splitThreshold
+                    + " chunk_size=" + chunkSize);
+        }
+        if (method == CopyMethod.REFLINK && reflink == Reflink.NEVER) {
+            throw new IllegalArgumentException("method=reflink contradicts reflink=never");
+        }
+    }
+
+    /** A builder with {@code cp -r}'s defaults when {@code recursive(true)}, plain {@code cp}'s otherwise. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@code cp -a}: recursive, no symlink followed, mode, ownership, timestamps, hard links and xattrs kept. */
+    public static Builder archive() {
+        return new Builder().recursive(true).dereference(Dereference.NEVER).preserveMode(true)
+                .preserveOwnership(true).preserveTimestamps(true).preserveHardLinks(true).preserveXattrs(true);
+    }
+
+    /** Builds {@link CopyOptions}; not thread-safe. */
+    public static final class Builder {
+        private boolean recursive;
+        private Dereference dereference;
+        private boolean preserveMode;
+        private boolean preserveOwnership;
+        private boolean preserveTimestamps;
+        private boolean preserveHardLinks;
+        private boolean preserveXattrs;
+        private Overwrite overwrite = Overwrite.REPLACE;
+        private Boolean skipComplete;
+        private boolean verify;
+        private boolean fsync;
+        private int jobs;
+        private Reflink reflink = Reflink.AUTO;
+        private CopyMethod method;
+        private Boolean sequential;
+        private int blockSize = BLOCK_SIZE_DEFAULT;
+        private int queueDepth = QUEUE_DEPTH_DEFAULT;
+        private long splitThreshold = SPLIT_THRESHOLD_DEFAULT;
+        private long chunkSize = CHUNK_SIZE_DEFAULT;
+
+        private Builder() {
+        }
+
+        public Builder recursive(boolean v) {
+            recursive = v;
+            return this;
+        }
+
+        /** Default: {@link Dereference#NEVER} when recursive, {@link Dereference#COMMAND_LINE} otherwise. */
+        public Builder dereference(Dereference v) {
+            dereference = v;
+            return this;
+        }
+
+        public Builder preserveMode(boolean v) {
+            preserveMode = v;
+            return this;
+        }
+
+        public Builder preserveOwnership(boolean v) {
+            preserveOwnership = v;
+            return this;
+        }
+
+        public Builder preserveTimestamps(boolean v) {
+            preserveTimestamps = v;
+            return this;
+        }
+
+        public Builder preserveHardLinks(boolean v) {
+            preserveHardLinks = v;
+            return this;
+        }
+
+        public Builder preserveXattrs(boolean v) {
+            preserveXattrs = v;
+            return this;
+        }
+
+        public Builder overwrite(Overwrite v) {
+            overwrite = v;
+            return this;
+        }
+
+        /** Default: true when timestamps are preserved (a size and mtime match means a complete earlier copy). */
+        public Builder skipComplete(boolean v) {
+            skipComplete = v;
+            return this;
+        }
+
+        public Builder verify(boolean v) {
+            verify = v;
+            return this;
+        }
+
+        public Builder fsync(boolean v) {
+            fsync = v;
+            return this;
+        }
+
+        public Builder jobs(int v) {
+            jobs = v;
+            return this;
+        }
+
+        public Builder reflink(Reflink v) {
+            reflink = v;
+            return this;
+        }
+
+        public Builder method(CopyMethod v) {
+            method = v;
+            return this;
+        }
+
+        public Builder sequential(Boolean v) {
+            sequential = v;
+            return this;
+        }
+
+        public Builder blockSize(int v) {
+            blockSize = v;
+            return this;
+        }
+
+        public Builder queueDepth(int v) {
+            queueDepth = v;
+            return this;
+        }
+
+        public Builder splitThreshold(long v) {
+            splitThreshold = v;
+            return this;
+        }
+
+        public Builder chunkSize(long v) {
+            chunkSize = v;
+            return this;
+        }
+
+        /** The options; invalid combinations fail with {@link IllegalArgumentException} naming the value. */
+        public CopyOptions build() {
+            Dereference d = dereference != null ? dereference
+                    : recursive ? Dereference.NEVER : Dereference.COMMAND_LINE;
+            boolean skip = skipComplete != null ? skipComplete : preserveTimestamps;
+            return new CopyOptions(recursive, d, preserveMode, preserveOwnership, preserveTimestamps,
+                    preserveHardLinks, preserveXattrs, overwrite, skip, verify, fsync, jobs, reflink, method,
+                    sequential, blockSize, queueDepth, splitThreshold, chunkSize);
+        }
+    }
+}

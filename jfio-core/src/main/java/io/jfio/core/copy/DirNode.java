@@ -1,0 +1,55 @@
+package io.jfio.core.copy;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One directory of the copy: its source and target paths, the source's metadata (applied to the target once
+ * everything inside is done), and what new entries in the target will look like.
+ *
+ * <p>Thread-safe: fields set before the node's children are submitted are read by them afterwards (the scheduler's
+ * lock orders the two); {@link #pending} counts what is still to do inside.
+ */
+final class DirNode {
+    final DirNode parent;
+    final byte[] src;
+    final byte[] dst;
+    /** The source directory's metadata; null for the stand-in parent of a top-level entry. */
+    final Meta meta;
+    /** Entries not yet finished, plus one for the listing itself (or for the top-level entry of a stand-in). */
+    final AtomicInteger pending = new AtomicInteger(1);
+
+    /** We created the target directory in this run: nothing in it can exist yet, so no target needs a stat. */
+    boolean fresh;
+    /** The target directory's device: where new files go. */
+    long dstDev;
+    /** Group a new entry in the target gets (the directory's if it is setgid, else ours). */
+    int newGid;
+    /** Whether new subdirectories inherit setgid. */
+    boolean setgid;
+    /** The target has a default ACL, so new files' modes are not "requested mode less umask". */
+    boolean defaultAcl;
+    /** A top-level directory whose target holds a {@link ResumeMarker} to remove once it is complete. */
+    volatile boolean marked;
+    /** The target directory could not be created or used: nothing inside is attempted, nothing finalized. */
+    volatile boolean broken;
+
+    DirNode(DirNode parent, byte[] src, byte[] dst, Meta meta) {
+        this.parent = parent;
+        this.src = src;
+        this.dst = dst;
+        this.meta = meta;
+    }
+
+    /** True for the stand-in parent of a top-level source, which is not itself copied or finalized. */
+    boolean isStandIn() {
+        return meta == null;
+    }
+
+    /** True when {@code dev/ino} is this directory or one of its ancestors in the source (a symlink loop). */
+    boolean hasAncestor(long dev, long ino) {
+        for (DirNode n = this; n != null; n = n.parent) {
+            if (n.meta != null && n.meta.dev() == dev && n.meta.ino() == ino) return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,81 @@
+package io.jfio.core.copy;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Makes "run the same command again" finish an interrupted copy of a directory. {@code cp -a src dst} copies src
+ * <em>as</em> dst when dst does not exist, but <em>into</em> dst (as dst/src) when it does, so after an interrupted
+ * first run the same command would start a second copy inside the first. When a run creates the top-level target
+ * directory it leaves this marker in it, naming the source's device and inode; a later run that finds the marker
+ * for the same source resumes into the directory instead. The marker is removed once the directory is complete, so
+ * a completed copy behaves exactly like cp afterwards.
+ *
+ * <p>Thread-safe; stateless. The file is {@value #NAME}, one line: {@code jfio-copy dev=D ino=I}.
+ */
+final class ResumeMarker {
+    static final String NAME = ".jfio-copy.resume";
+    private static final byte[] NAME_BYTES = NAME.getBytes(StandardCharsets.US_ASCII);
+
+    private ResumeMarker() {
+    }
+
+    private static byte[] content(Meta source) {
+        return ("jfio-copy dev=" + source.dev() + " ino=" + source.ino() + "\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Writes the marker into the target directory {@code dir}; returns 0 or -errno. */
+    static int write(byte[] dir, Meta source) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
+            if (Names.put(path, dir, NAME_BYTES) < 0) return -Errno.ENAMETOOLONG;
+            int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_TRUNC
+                    | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW, 0600);
+            if (fd < 0) return fd;
+            try {
+                byte[] c = content(source);
+                MemorySegment buf = a.allocate(c.length);
+                MemorySegment.copy(c, 0, buf, JAVA_BYTE, 0, c.length);
+                long n = LibC.write(fd, buf, c.length);
+                return n == c.length ? 0 : n < 0 ? (int) n : -Errno.EIO;
+            } finally {
+                LibC.close(fd);
+            }
+        }
+    }
+
+    /** True when the directory {@code dir} holds a marker for {@code source}. */
+    static boolean matches(byte[] dir, Meta source) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
+            if (Names.put(path, dir, NAME_BYTES) < 0) return false;
+            int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW, 0);
+            if (fd < 0) return false;
+            try {
+                byte[] want = content(source);
+                MemorySegment buf = a.allocate(want.length + 1);
+                long n = LibC.read(fd, buf, want.length + 1);
+                if (n != want.length) return false;
+                byte[] got = new byte[(int) n];
+                MemorySegment.copy(buf, JAVA_BYTE, 0, got, 0, got.length);
+                return Arrays.equals(got, want);
+            } finally {
+                LibC.close(fd);
+            }
+        }
+    }
+
+    /** Removes the marker from {@code dir} (in {@code pathBuf}, a scratch path buffer); returns 0 or -errno. */
+    static int remove(byte[] dir, MemorySegment pathBuf) {
+        if (Names.put(pathBuf, dir, NAME_BYTES) < 0) return -Errno.ENAMETOOLONG;
+        int r = LibC.unlinkat(Fcntl.AT_FDCWD, pathBuf, 0);
+        return r == -Errno.ENOENT ? 0 : r;
+    }
+}

@@ -1,0 +1,403 @@
+package io.jfio.core.copy;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Platform;
+import io.jfio.core.sys.Statfs;
+import io.jfio.core.sys.Statx;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Copies files and directory trees like {@code cp}, as fast as the storage allows and exactly: {@code cp}'s meaning
+ * of sources and target, {@code cp -a}'s attributes, atomic file replacement, and resumable runs.
+ *
+ * <p>Thread-safe: {@link #run()} once, from one thread; {@link #progress()} and {@link #cancel()} from any thread,
+ * at any time.
+ *
+ * <h2>How it works</h2>
+ * <ul>
+ *   <li>Worker threads (platform threads: every system call here may block, and a virtual thread would pin its
+ *       carrier in a native call) take tasks from shared queues: directory listings, batches of up to
+ *       {@value Copier#BATCH_ENTRIES} entries of one directory, parts of large files. Listings go first while
+ *       fewer than {@value Work#ENTRY_HIGH_WATER} entries wait, so totals are known early and memory stays
+ *       bounded.</li>
+ *   <li>Regular files: the data goes by reflink (FICLONE) where the file system can, else copy_file_range (the
+ *       kernel copies; no bytes cross into Java), else io_uring reads and writes, else pread/pwrite; what fails
+ *       between two devices is remembered, so only their first file pays. Holes are found with
+ *       SEEK_DATA/SEEK_HOLE and kept. Files from {@link CopyOptions#splitThreshold()} up are split across
+ *       workers.</li>
+ *   <li>Atomic: a file is written unnamed ({@code O_TMPFILE}; else under {@code .jfio-PID-N.part}), gets its
+ *       attributes, and only then its name ({@code linkat} or {@code rename}). A killed copy leaves no partial
+ *       file under a final name; running it again skips what is complete (same size and mtime) and removes stale
+ *       temporary files of dead runs.</li>
+ *   <li>Directories get their attributes after everything inside them (their mtime, and a read-only mode, would
+ *       not survive the copy otherwise).</li>
+ *   <li>Parallelism: {@link CopyOptions#jobs()}, else {@value #JOBS_PER_CORE} per core (small-file copies spend
+ *       most of their time blocked in the kernel), capped so that the descriptors stay within RLIMIT_NOFILE.
+ *       Sequential (one worker, no split files) where a source or the target device reports
+ *       {@code queue/rotational = 1}, unless {@link CopyOptions#sequential()} says otherwise or jobs are given.</li>
+ * </ul>
+ *
+ * <p>Per-entry problems (EACCES, ENOSPC, a file vanishing, a pseudo file system) are reported to the
+ * {@link CopyListener} and in the {@link CopyResult}; the rest of the copy goes on. Problems with the request
+ * itself (several sources and a target that is not a directory) throw {@link IllegalArgumentException} before
+ * anything is copied.
+ */
+public final class TreeCopy {
+    /** At most this many failures are kept in {@link CopyResult#failures()} (all are counted and reported). */
+    public static final int MAX_FAILURES_KEPT = 10_000;
+    /** Default workers per CPU. */
+    public static final int JOBS_PER_CORE = 4;
+    /**
+     * System property: {@code false} makes the copy write every file under a temporary name and rename it, rather
+     * than writing it unnamed ({@code O_TMPFILE}) and linking it. For measurements and for file systems where
+     * O_TMPFILE is slow.
+     */
+    public static final String TMPFILE_PROP = "jfio.copy.tmpfile";
+    public static final boolean TMPFILE_DEFAULT = true;
+    /** Descriptors one worker may hold at once: source, target, a directory being listed, a spare. */
+    static final int FDS_PER_WORKER = 4;
+
+    private final List<Path> sources;
+    private final Path target;
+    private final CopyContext ctx;
+    private final AtomicBoolean started = new AtomicBoolean();
+
+    private TreeCopy(List<Path> sources, Path target, CopyOptions options, CopyListener listener) {
+        this.sources = List.copyOf(sources);
+        this.target = target;
+        this.ctx = new CopyContext(options, listener);
+    }
+
+    /**
+     * A copy of {@code sources} to {@code target}, with {@code cp}'s meaning: several sources (or a target that is
+     * an existing directory) are copied into {@code target}; one source to a target that is not a directory is
+     * copied as {@code target}.
+     *
+     * @throws IllegalArgumentException if there is no source
+     */
+    public static TreeCopy of(List<Path> sources, Path target, CopyOptions options, CopyListener listener) {
+        Platform.requireSupported();
+        if (sources.isEmpty()) throw new IllegalArgumentException("no source to copy: target=" + target);
+        return new TreeCopy(sources, target, options, listener == null ? CopyListener.NONE : listener);
+    }
+
+    /**
+     * Copies everything; returns when all is done, failed, or cancelled.
+     *
+     * @throws IllegalArgumentException when the request cannot be carried out at all (several sources and the
+     *                                  target is not a directory)
+     * @throws IllegalStateException    when {@link CopyMethod#URING} is forced and io_uring is unavailable
+     */
+    public CopyResult run() {
+        if (!started.compareAndSet(false, true)) throw new IllegalStateException("a TreeCopy runs once");
+        try {
+            List<Work.Task> roots = new ArrayList<>();
+            List<Long> devices = new ArrayList<>();
+            prepare(roots, devices);
+            choose(devices);
+            for (Work.Task t : roots) {
+                if (t instanceof Copier.ListDir) {
+                    ctx.submitDir(t);
+                } else {
+                    ctx.work.submitBatch(t);
+                }
+            }
+            ctx.rootsSubmitted();
+            Thread[] workers = new Thread[ctx.jobs];
+            for (int i = 0; i < workers.length; i++) {
+                workers[i] = Thread.ofPlatform().name("jfio-copy-" + i).daemon(true).start(this::work);
+            }
+            boolean interrupted = false;
+            for (Thread w : workers) {
+                while (true) {
+                    try {
+                        w.join();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                        cancel();
+                    }
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
+        } finally {
+            ctx.closeEngine();
+        }
+        return result();
+    }
+
+    private void work() {
+        try (Copier c = new Copier(ctx)) {
+            while (true) {
+                Work.Task t;
+                try {
+                    t = ctx.work.take();
+                } catch (InterruptedException e) {
+                    cancel();
+                    return;
+                }
+                if (t == null) return;
+                try {
+                    t.run(c);
+                } catch (RuntimeException | Error e) {
+                    ctx.fail(null, null, "internal error: " + e, 0);
+                } finally {
+                    ctx.work.done();
+                }
+            }
+        }
+    }
+
+    /** Stops the copy: workers finish the system call they are in and leave; nothing partial gets a final name. */
+    public void cancel() {
+        ctx.cancelled = true;
+        ctx.work.cancel();
+    }
+
+    /** What has been done so far. */
+    public CopyProgress progress() {
+        return new CopyProgress(ctx.filesFound.sum(), ctx.bytesFound.sum(), ctx.walkComplete, ctx.entriesDone.sum(),
+                ctx.bytesAccounted.sum(), ctx.bytesWritten.sum(), ctx.failureCount.get(),
+                System.nanoTime() - ctx.startNanos);
+    }
+
+    /** Worker threads the copy uses (known once {@link #run()} has started them; 0 before). */
+    public int jobs() {
+        return started.get() ? ctx.jobs : 0;
+    }
+
+    private CopyResult result() {
+        return new CopyResult(ctx.files.sum(), ctx.bytesWritten.sum(), ctx.directories.sum(), ctx.symlinks.sum(),
+                ctx.specials.sum(), ctx.hardLinks.sum(), ctx.skipped.sum(), ctx.failures(), ctx.failureCount.get(),
+                Duration.ofNanos(System.nanoTime() - ctx.startNanos), ctx.cancelled);
+    }
+
+    // ================================================================== the sources and the target
+
+    private void prepare(List<Work.Task> roots, List<Long> devices) {
+        CopyOptions o = ctx.options;
+        boolean tmpfile = Boolean.parseBoolean(System.getProperty(TMPFILE_PROP, Boolean.toString(TMPFILE_DEFAULT)));
+        ctx.tmpfileLinkMode = !tmpfile ? 2 : Files.isDirectory(Path.of("/proc/self/fd")) ? 0 : ctx.euid == 0 ? 1 : 2;
+        byte[] tgt = Names.bytes(target);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
+            MemorySegment sx = a.allocate(Statx.LAYOUT);
+            if (Names.put(path, tgt) < 0) throw new IllegalArgumentException("target path too long: target=" + target);
+            int tr = LibC.statx(Fcntl.AT_FDCWD, path, 0, Meta.MASK, sx);
+            boolean intoDir = tr == 0 && (Statx.mode(sx) & Fcntl.S_IFMT) == Fcntl.S_IFDIR;
+            if (sources.size() > 1 && !intoDir) {
+                throw new IllegalArgumentException((tr == 0 ? "target is not a directory" : "target directory does "
+                        + "not exist") + ": target=" + target + " sources=" + sources.size());
+            }
+            boolean trailingSlash = tgt.length > 1 && tgt[tgt.length - 1] == '/';
+            for (Path source : sources) {
+                byte[] src = Names.bytes(source);
+                if (Names.put(path, src) < 0) {
+                    ctx.fail(src, null, new ErrnoException("statx", Errno.ENAMETOOLONG, source.toString()));
+                    continue;
+                }
+                boolean follow = o.dereference() != CopyOptions.Dereference.NEVER;
+                int r = LibC.statx(Fcntl.AT_FDCWD, path, follow ? 0 : Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, sx);
+                if (r < 0) {
+                    ctx.fail(src, null, "statx", r, src);
+                    continue;
+                }
+                Meta m = Meta.of(sx);
+                // An interrupted "copy src as tgt" left tgt with a marker for this source: finish it, rather than
+                // starting a copy inside it as cp would.
+                boolean resume = intoDir && m.isDirectory() && sources.size() == 1 && ResumeMarker.matches(tgt, m);
+                if (resume) {
+                    ctx.listener.onNotice("resuming an interrupted copy: target=" + target + " marker="
+                            + ResumeMarker.NAME);
+                }
+                byte[] dst = intoDir && !resume ? Names.join(tgt, targetName(source, src)) : tgt;
+                if (m.isDirectory()) {
+                    if (!o.recursive()) {
+                        ctx.fail(src, dst, "omitting directory: -r not given: source=" + source, Errno.EISDIR);
+                        continue;
+                    }
+                    if (intoItself(source, m, dst)) continue;
+                } else {
+                    if (!intoDir && trailingSlash) {
+                        ctx.fail(src, dst, new ErrnoException("copy to a directory", Errno.ENOTDIR, target.toString()));
+                        continue;
+                    }
+                    if (refusePseudo(path, follow, src, dst)) continue;
+                }
+                DirNode standIn = standIn(src, dst, m.isDirectory(), a);
+                if (standIn == null) continue;
+                devices.add(m.dev());
+                devices.add(standIn.dstDev);
+                if (m.isDirectory()) {
+                    roots.add(new Copier.ListDir(new DirNode(standIn, stripSlashes(src), stripSlashes(dst), m)));
+                } else {
+                    ctx.filesFound.increment();
+                    if (m.isRegular()) ctx.bytesFound.add(m.size());
+                    roots.add(new Copier.Batch(List.of(new Entry(standIn, Names.lastComponent(src),
+                            Names.lastComponent(dst), m))));
+                }
+            }
+        }
+    }
+
+    /** The name a source gets inside a target directory: its last component ("." and ".." by their real name). */
+    private static byte[] targetName(Path source, byte[] src) {
+        byte[] last = Names.lastComponent(src);
+        if (Arrays.equals(last, new byte[] {'.', '.'}) || Arrays.equals(last, new byte[] {'.'})) {
+            try {
+                Path real = source.toRealPath();
+                if (real.getFileName() != null) return Names.bytes(real.getFileName());
+            } catch (IOException e) {
+                return last;
+            }
+        }
+        return last;
+    }
+
+    private static byte[] stripSlashes(byte[] p) {
+        int end = p.length;
+        while (end > 1 && p[end - 1] == '/') end--;
+        return Arrays.copyOf(p, end);
+    }
+
+    private static byte[] dirname(byte[] p) {
+        byte[] s = stripSlashes(p);
+        int i = s.length - 1;
+        while (i >= 0 && s[i] != '/') i--;
+        if (i < 0) return new byte[] {'.'};
+        while (i > 0 && s[i - 1] == '/') i--;
+        return i == 0 ? new byte[] {'/'} : Arrays.copyOf(s, i);
+    }
+
+    /**
+     * The stand-in parent of a top-level entry: the directories that hold the source and the target, with what
+     * new entries in the target directory will look like. Null after reporting that the target directory is
+     * missing.
+     */
+    private DirNode standIn(byte[] src, byte[] dst, boolean dir, Arena a) {
+        byte[] dstDir = dirname(dst);
+        DirNode n = new DirNode(null, dir ? dirname(src) : dirname(src), dstDir, null);
+        MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
+        MemorySegment sx = a.allocate(Statx.LAYOUT);
+        if (Names.put(path, dstDir) < 0) {
+            ctx.fail(src, dst, new ErrnoException("statx", Errno.ENAMETOOLONG, Names.show(dstDir)));
+            return null;
+        }
+        int r = LibC.statx(Fcntl.AT_FDCWD, path, 0, Meta.MASK, sx);
+        if (r < 0) {
+            ctx.fail(src, dst, "statx (target directory)", r, dstDir);
+            return null;
+        }
+        if ((Statx.mode(sx) & Fcntl.S_IFMT) != Fcntl.S_IFDIR) {
+            ctx.fail(src, dst, new ErrnoException("statx (target directory)", Errno.ENOTDIR, Names.show(dstDir)));
+            return null;
+        }
+        n.fresh = false;
+        n.dstDev = Statx.dev(sx);
+        n.setgid = (Statx.mode(sx) & Fcntl.S_ISGID) != 0;
+        n.newGid = n.setgid ? Statx.gid(sx) : ctx.egid;
+        MemorySegment name = a.allocateFrom("system.posix_acl_default");
+        n.defaultAcl = LibC.lgetxattr(path, name, MemorySegment.NULL, 0) > 0;
+        return n;
+    }
+
+    /** True (after reporting) when the target lies inside the source directory. */
+    private boolean intoItself(Path source, Meta m, byte[] dst) {
+        Path p = Path.of(new String(dst, java.nio.charset.Charset.forName(System.getProperty("sun.jnu.encoding",
+                "UTF-8")))).toAbsolutePath();
+        while (p != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) p = p.getParent();
+        if (p == null) return false;
+        try {
+            for (Path q = p.toRealPath(); q != null; q = q.getParent()) {
+                long dev = ((Number) Files.getAttribute(q, "unix:dev")).longValue();
+                long ino = ((Number) Files.getAttribute(q, "unix:ino")).longValue();
+                if (dev == m.dev() && ino == m.ino()) {
+                    ctx.fail(Names.bytes(source), dst, "cannot copy a directory into itself: source=" + source
+                            + " target=" + Names.show(dst), Errno.EINVAL);
+                    return true;
+                }
+            }
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /** Refuses a top-level source on procfs, sysfs and the like; true when refused (and reported). */
+    private boolean refusePseudo(MemorySegment path, boolean follow, byte[] src, byte[] dst) {
+        int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_PATH | Fcntl.O_CLOEXEC | (follow ? 0 : Fcntl.O_NOFOLLOW),
+                0);
+        if (fd < 0) return false; // the copy itself will report why it cannot open it
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sf = a.allocate(Statfs.LAYOUT);
+            if (LibC.fstatfs(fd, sf) != 0) return false;
+            long magic = Statfs.type(sf);
+            if (!Statfs.isPseudo(magic)) return false;
+            ctx.fail(src, dst, "refusing to copy from a pseudo file system: path=" + Names.show(src)
+                    + " file_system=" + Statfs.name(magic) + " reason=its files' sizes do not describe their "
+                    + "content", 0);
+            return true;
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    // ================================================================== parallelism
+
+    private void choose(List<Long> devices) {
+        CopyOptions o = ctx.options;
+        if (o.method() == CopyMethod.URING && ctx.uringEngine() == null) {
+            throw new IllegalStateException("method=uring needs io_uring: reason=" + ctx.uringUnavailable());
+        }
+        String why;
+        boolean sequential;
+        if (o.sequential() != null) {
+            sequential = o.sequential();
+            why = sequential ? "sequential requested" : "parallel requested";
+        } else {
+            List<String> spinning = new ArrayList<>();
+            for (long dev : devices) {
+                if (Storage.rotational(dev).orElse(false) && !spinning.contains(Storage.showDevice(dev))) {
+                    spinning.add(Storage.showDevice(dev));
+                }
+            }
+            sequential = !spinning.isEmpty();
+            why = sequential ? "rotational device " + String.join(",", spinning)
+                    + " (queue/rotational=1): sequential avoids seeks" : "no rotational device";
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        int jobs;
+        if (o.jobs() > 0) {
+            jobs = o.jobs();
+            why = "jobs requested" + (sequential ? "; large files not split: " + why : "");
+        } else if (sequential) {
+            jobs = 1;
+        } else {
+            jobs = Math.min(CopyOptions.MAX_JOBS, cores * JOBS_PER_CORE);
+            why = why + ", " + JOBS_PER_CORE + " per CPU (cpus=" + cores + ")";
+        }
+        long limit = Storage.openFileLimit();
+        long budget = (limit - Storage.openFiles() - 32) / FDS_PER_WORKER;
+        if (budget < jobs) {
+            jobs = (int) Math.max(1, budget);
+            why = why + "; capped by RLIMIT_NOFILE=" + limit;
+        }
+        ctx.jobs = jobs;
+        ctx.sequential = sequential;
+        ctx.listener.onNotice("workers=" + jobs + " split_large_files=" + (!sequential && jobs > 1) + " reason="
+                + why);
+    }
+}
