@@ -109,8 +109,11 @@ final class Copier implements AutoCloseable {
         }
         boolean follow = o.dereference() == CopyOptions.Dereference.ALWAYS
                 || (d.parent.isStandIn() && o.dereference() == CopyOptions.Dereference.COMMAND_LINE);
-        int fd = LibC.openat(Fcntl.AT_FDCWD, s.src, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC
-                | (follow ? 0 : Fcntl.O_NOFOLLOW), 0);
+        int flags = Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC | (follow ? 0 : Fcntl.O_NOFOLLOW);
+        // O_NOATIME: listing the directory would otherwise move its atime, which we copy (allowed to the owner).
+        boolean noatime = ctx.euid == 0 || ctx.euid == d.meta.uid();
+        int fd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags | (noatime ? Fcntl.O_NOATIME : 0), 0);
+        if (fd == -Errno.EPERM && noatime) fd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags, 0);
         if (fd < 0) {
             // Still create the target, as cp does: the directory exists, we just cannot read it.
             ctx.fail(d.src, d.dst, "open", fd, d.src);
@@ -619,6 +622,22 @@ final class Copier implements AutoCloseable {
         Meta m = e.meta();
         DirNode dir = e.dir();
         ctx.bytesAccounted.add(Math.max(0, m.size() - r.written()));
+        if (o.verify()) {
+            // Before the attributes: reading the copy would otherwise move the atime just set. After an fsync the
+            // pages can be dropped, so the comparison reads what the device stored.
+            if (o.fsync()) {
+                int rr = LibC.fdatasync(t.fd);
+                if (rr < 0) throw new ErrnoException("fdatasync", -rr, t.fd, e.showDst(), ErrnoException.NONE,
+                        ErrnoException.NONE);
+                LibC.posixFadvise(t.fd, 0, 0, Fcntl.POSIX_FADV_DONTNEED);
+            }
+            long at = data.compare(srcFd, t.fd, m.size(), m.looksSparse(), e.srcPath(), e.dstPath());
+            if (at >= 0) {
+                ctx.fail(e.srcPath(), e.dstPath(), "verification failed: the copy differs from the source: offset="
+                        + at + " path=" + e.showDst(), 0);
+                return false;
+            }
+        }
         Attributes.Failure f = attrs.applyToFd(srcFd, t.fd, m, dir, t.createdMode);
         if (f != null) throw new ErrnoException(f.call(), -f.errno(), t.fd, e.showDst(), ErrnoException.NONE,
                 ErrnoException.NONE);
@@ -626,16 +645,6 @@ final class Copier implements AutoCloseable {
             int rr = LibC.fsync(t.fd);
             if (rr < 0) throw new ErrnoException("fsync", -rr, t.fd, e.showDst(), ErrnoException.NONE,
                     ErrnoException.NONE);
-        }
-        if (o.verify()) {
-            // After an fsync the pages can be dropped, so the comparison reads what the device stored.
-            if (o.fsync()) LibC.posixFadvise(t.fd, 0, 0, Fcntl.POSIX_FADV_DONTNEED);
-            long at = data.compare(srcFd, t.fd, m.size(), e.srcPath(), e.dstPath());
-            if (at >= 0) {
-                ctx.fail(e.srcPath(), e.dstPath(), "verification failed: the copy differs from the source: offset="
-                        + at + " path=" + e.showDst(), 0);
-                return false;
-            }
         }
         if (Names.put(s.dst, dir.dst, e.dstName()) < 0) {
             throw new ErrnoException("link", Errno.ENAMETOOLONG, e.showDst());

@@ -330,16 +330,31 @@ final class DataCopy {
     }
 
     /**
-     * Compares the target with the source byte for byte over {@code [0, size)}, holes included (a hole must read
-     * as zeros on the other side). Returns the first differing offset, or -1 when they are equal.
+     * Compares the target with the source byte for byte over {@code [0, size)}: the source's data ranges are read
+     * on both sides; in the source's holes the target must have no data, or data that reads as zeros.
+     *
+     * @return the first differing offset, or -1 when they are equal
      */
-    long compare(int srcFd, int dstFd, long size, byte[] srcPath, byte[] dstPath) throws IOException {
+    long compare(int srcFd, int dstFd, long size, boolean looksSparse, byte[] srcPath, byte[] dstPath)
+            throws IOException {
+        long pos = 0;
+        for (Range r : ranges(srcFd, size, looksSparse, srcPath)) {
+            long at = holeReadsZero(dstFd, pos, r.offset(), srcPath, dstPath);
+            if (at >= 0) return at;
+            at = compareRange(srcFd, dstFd, r.offset(), r.end(), srcPath, dstPath);
+            if (at >= 0) return at;
+            pos = r.end();
+        }
+        return holeReadsZero(dstFd, pos, size, srcPath, dstPath);
+    }
+
+    private long compareRange(int srcFd, int dstFd, long pos, long end, byte[] srcPath, byte[] dstPath)
+            throws IOException {
         MemorySegment a = s.data();
         MemorySegment b = s.verify();
-        long pos = 0;
-        while (pos < size) {
+        while (pos < end) {
             checkCancelled(srcPath);
-            long want = Math.min(a.byteSize(), size - pos);
+            long want = Math.min(a.byteSize(), end - pos);
             long na = readFully(srcFd, a, want, pos, srcPath);
             long nb = readFully(dstFd, b, want, pos, dstPath);
             if (na != nb) return pos + Math.min(na, nb);
@@ -347,6 +362,31 @@ final class DataCopy {
             if (mm >= 0) return pos + mm;
             if (na < want) return -1; // both ended early: the source shrank, and the copy with it
             pos += na;
+        }
+        return -1;
+    }
+
+    /** Where the target has data inside {@code [from, to)} (a hole of the source), it must be zeros. */
+    private long holeReadsZero(int dstFd, long from, long to, byte[] srcPath, byte[] dstPath) throws IOException {
+        MemorySegment b = s.verify();
+        long pos = from;
+        while (pos < to) {
+            checkCancelled(srcPath);
+            long d = LibC.lseek(dstFd, pos, Fcntl.SEEK_DATA);
+            if (d == -Errno.ENXIO || (d >= 0 && d >= to)) return -1;
+            if (d < 0) d = pos; // no SEEK_DATA: read it all
+            long h = LibC.lseek(dstFd, d, Fcntl.SEEK_HOLE);
+            long end = h < 0 ? to : Math.min(h, to);
+            for (long p = d; p < end; ) {
+                long want = Math.min(b.byteSize(), end - p);
+                long n = readFully(dstFd, b, want, p, dstPath);
+                if (n == 0) return -1;
+                for (long i = 0; i < n; i++) {
+                    if (b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) return p + i;
+                }
+                p += n;
+            }
+            pos = end;
         }
         return -1;
     }

@@ -32,9 +32,29 @@ final class Names {
         }
     }
 
-    /** The bytes of a path the JDK holds as a string. */
+    /**
+     * The bytes of a path. The JDK keeps a path's bytes but shows them as a string decoded with the platform's
+     * charset, replacing what does not decode; where that happened, the path's URI form (which percent-encodes
+     * the raw bytes) gives them back, as an absolute path.
+     */
     static byte[] bytes(Path path) {
-        return path.toString().getBytes(JNU);
+        String s = path.toString();
+        if (s.indexOf('\uFFFD') < 0) return s.getBytes(JNU);
+        String raw = path.toAbsolutePath().toUri().getRawPath();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%' && i + 2 < raw.length()) {
+                out.write(Integer.parseInt(raw.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                out.write((byte) c);
+            }
+        }
+        byte[] b = out.toByteArray();
+        int end = b.length;
+        while (end > 1 && b[end - 1] == '/') end--; // toUri adds a slash to directories
+        return Arrays.copyOf(b, end);
     }
 
     /** The bytes of a path given as a string. */
