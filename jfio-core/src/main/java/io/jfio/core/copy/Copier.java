@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The work of one worker thread: lists directories, copies entries, finishes directories.
@@ -376,20 +375,27 @@ final class Copier implements AutoCloseable {
         }
         LinkGroup g = group;
         java.util.concurrent.atomic.AtomicBoolean called = new java.util.concurrent.atomic.AtomicBoolean();
-        Consumer<Boolean> done = ok -> {
-            if (called.compareAndSet(false, true)) entryDone(e, g, ok);
+        // Runs on whichever worker finishes the entry (for a split file, not this one), with that worker's Copier.
+        Done done = (c, ok) -> {
+            if (called.compareAndSet(false, true)) c.entryDone(e, g, ok);
         };
         try {
             switch (m.type()) {
                 case Fcntl.S_IFREG -> copyFile(e, done);
-                case Fcntl.S_IFLNK -> done.accept(copySymlink(e));
-                default -> done.accept(copySpecial(e));
+                case Fcntl.S_IFLNK -> done.accept(this, copySymlink(e));
+                default -> done.accept(this, copySpecial(e));
             }
         } catch (RuntimeException | Error t) {
             // Every path of the copy calls done itself; should one not (a bug), the directory must still finish.
             ctx.fail(e.srcPath(), e.dstPath(), "internal error: " + t, 0);
-            done.accept(false);
+            done.accept(this, false);
         }
+    }
+
+    /** Finishes an entry: called once, by the worker that finished it, with its own Copier (its own Scratch). */
+    @FunctionalInterface
+    interface Done {
+        void accept(Copier copier, boolean ok);
     }
 
     private void entryDone(Entry e, LinkGroup group, boolean ok) {
@@ -463,9 +469,9 @@ final class Copier implements AutoCloseable {
         return mode;
     }
 
-    private void copyFile(Entry e, Consumer<Boolean> done) {
+    private void copyFile(Entry e, Done done) {
         if (!paths(e)) {
-            done.accept(false);
+            done.accept(this, false);
             return;
         }
         Meta m = e.meta();
@@ -473,11 +479,11 @@ final class Copier implements AutoCloseable {
         Decision decision = dir.fresh ? Decision.ABSENT : decide(e);
         switch (decision) {
             case FAIL -> {
-                done.accept(false);
+                done.accept(this, false);
                 return;
             }
             case SKIP_COMPLETE, SKIP_EXISTS, SKIP_NOT_NEWER -> {
-                done.accept(skipped(e, decision));
+                done.accept(this, skipped(e, decision));
                 return;
             }
             default -> {
@@ -493,7 +499,7 @@ final class Copier implements AutoCloseable {
             String call = srcFd == -Errno.ENOENT ? "open (the source vanished)" : srcFd == -Errno.ELOOP
                     ? "open (the source became a symlink)" : "open";
             ctx.fail(e.srcPath(), e.dstPath(), call, srcFd, e.srcPath());
-            done.accept(false);
+            done.accept(this, false);
             return;
         }
         Target t;
@@ -502,7 +508,7 @@ final class Copier implements AutoCloseable {
         } catch (ErrnoException ex) {
             LibC.close(srcFd);
             ctx.fail(e.srcPath(), e.dstPath(), ex);
-            done.accept(false);
+            done.accept(this, false);
             return;
         }
         CopyContext.DevPair pair = new CopyContext.DevPair(m.dev(), dir.dstDev);
@@ -525,7 +531,7 @@ final class Copier implements AutoCloseable {
             discardIfUnpublished(t, dir);
             LibC.close(t.fd);
             LibC.close(srcFd);
-            done.accept(ok);
+            done.accept(this, ok);
         }
     }
 

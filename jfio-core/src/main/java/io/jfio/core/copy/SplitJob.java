@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /**
  * A large file copied by several workers at once, each taking parts of at most {@code chunkSize} bytes at their own
@@ -25,7 +24,7 @@ final class SplitJob {
     private final Copier.Target target;
     private final CopyContext.DevPair pair;
     private final boolean replace;
-    private final Consumer<Boolean> done;
+    private final Copier.Done done;
     private final List<DataCopy.Range> parts;
     private final boolean sparse;
     private final CopyMethod first;
@@ -36,7 +35,7 @@ final class SplitJob {
     private volatile IOException failure;
 
     private SplitJob(CopyContext ctx, Entry entry, int srcFd, Copier.Target target, CopyContext.DevPair pair,
-                     boolean replace, Consumer<Boolean> done, List<DataCopy.Range> parts, boolean sparse,
+                     boolean replace, Copier.Done done, List<DataCopy.Range> parts, boolean sparse,
                      CopyMethod first) {
         this.ctx = ctx;
         this.entry = entry;
@@ -64,7 +63,7 @@ final class SplitJob {
      * all but the first and copies the first on this worker. Owns {@code srcFd} and the target from here on.
      */
     static void start(Copier c, CopyContext ctx, Entry e, int srcFd, Copier.Target t, CopyContext.DevPair pair,
-                      boolean replace, Consumer<Boolean> done) {
+                      boolean replace, Copier.Done done) {
         Meta m = e.meta();
         SplitJob job;
         try {
@@ -93,7 +92,7 @@ final class SplitJob {
             c.discardIfUnpublished(t, e.dir());
             LibC.close(t.fd);
             LibC.close(srcFd);
-            done.accept(false);
+            done.accept(c, false);
             return;
         }
         if (job.parts.isEmpty()) { // all holes
@@ -145,7 +144,7 @@ final class SplitJob {
             c.discardIfUnpublished(target, entry.dir());
             LibC.close(target.fd);
             LibC.close(srcFd);
-            done.accept(ok);
+            done.accept(c, ok);
         }
     }
 

@@ -1,0 +1,461 @@
+package io.jfio.core.copy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.abort;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.testing.Fds;
+import io.jfio.core.testing.TestSeed;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** {@link TreeCopy} on real trees: exactness against the source and against cp -a, methods, resumption, errors. */
+class TreeCopyTest {
+
+    /** What a copy reported. */
+    record Run(CopyResult result, List<CopyFailure> failures, List<String> notices, List<CopyEvent> events) {
+        CopyEvent event(String suffix) {
+            return events.stream().filter(e -> e.target().endsWith(suffix)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no event for " + suffix + " in " + events));
+        }
+    }
+
+    static Run copy(List<Path> sources, Path target, CopyOptions options) {
+        return copy(sources, target, options, e -> { });
+    }
+
+    static Run copy(List<Path> sources, Path target, CopyOptions options, Consumer<CopyEvent> onEntry) {
+        List<CopyFailure> failures = Collections.synchronizedList(new ArrayList<>());
+        List<String> notices = Collections.synchronizedList(new ArrayList<>());
+        List<CopyEvent> events = Collections.synchronizedList(new ArrayList<>());
+        TreeCopy c = TreeCopy.of(sources, target, options, new CopyListener() {
+            @Override
+            public boolean wantsEntries() {
+                return true;
+            }
+
+            @Override
+            public void onEntry(CopyEvent event) {
+                events.add(event);
+                onEntry.accept(event);
+            }
+
+            @Override
+            public void onFailure(CopyFailure f) {
+                failures.add(f);
+            }
+
+            @Override
+            public void onNotice(String message) {
+                notices.add(message);
+            }
+        });
+        CopyResult r = c.run();
+        return new Run(r, List.copyOf(failures), List.copyOf(notices), List.copyOf(events));
+    }
+
+    static void assertOk(Run r) {
+        assertTrue(r.failures().isEmpty(), "failures: " + r.failures());
+        assertTrue(r.result().ok(), "result: " + r.result());
+    }
+
+    /** The data method, and whether the copy is parallel. */
+    enum Mode {
+        PARALLEL_AUTO(null, 4),
+        SEQUENTIAL_COPY_FILE_RANGE(CopyMethod.COPY_FILE_RANGE, 1),
+        URING(CopyMethod.URING, 3),
+        READ_WRITE(CopyMethod.READ_WRITE, 2);
+
+        final CopyMethod method;
+        final int jobs;
+
+        Mode(CopyMethod method, int jobs) {
+            this.method = method;
+            this.jobs = jobs;
+        }
+    }
+
+    private static boolean haveCp() {
+        try {
+            Process p = new ProcessBuilder("cp", "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+
+    private static void cpArchive(Path src, Path dst) throws Exception {
+        Process p = new ProcessBuilder("cp", "-a", src.toString(), dst.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "cp -a timed out");
+        assertEquals(0, p.exitValue(), "cp -a failed: " + out);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void shouldCopyTheTortureTreeExactlyAsCpArchiveDoes(Mode mode, @TempDir Path dir) throws Exception {
+        TestSeed seed = TestSeed.pick();
+        seed.run(s -> {
+            Path src = dir.resolve("src");
+            TortureTree tree = TortureTree.build(src, s.value());
+            // cp first: it reads the sources without O_NOATIME, so the snapshot taken after it is what both keep
+            boolean cp = mode == Mode.PARALLEL_AUTO && haveCp();
+            Path cpDst = dir.resolve("cp-dst");
+            if (cp) cpArchive(src, cpDst);
+            TreeSnapshot before = TreeSnapshot.take(src);
+
+            Path dst = dir.resolve("dst");
+            CopyOptions.Builder b = CopyOptions.archive().jobs(mode.jobs).sequential(mode.jobs == 1);
+            if (mode.method != null) b.method(mode.method);
+            Run r;
+            try {
+                r = copy(List.of(src), dst, b.build());
+            } catch (IllegalStateException e) {
+                abort("io_uring unavailable: " + e.getMessage());
+                return;
+            }
+            assertOk(r);
+            TreeSnapshot copied = TreeSnapshot.of(dst, before);
+            before.assertCopiedAs(copied, TreeSnapshot.Check.ALL);
+            before.assertSameContent(src, dst);
+            assertEquals(before.nodes.keySet(), TreeSnapshot.names(dst), "the copy holds exactly the source's names");
+            assertFalse(Files.exists(dst.resolve(ResumeMarker.NAME)), "resume marker removed after success");
+            if (mode.method != null) {
+                CopyEvent file = r.event("/block-exact");
+                assertEquals(mode.method, file.method(), file.toString());
+            }
+            CopyEvent sparse = r.event("/sparse-5g");
+            assertTrue(sparse.sparse(), sparse.toString());
+            assertTrue(sparse.bytes() < (1 << 20), "holes not written: " + sparse);
+            if (cp) {
+                // Against cp -a: everything but atimes, which cp itself moved on the source while reading it.
+                TreeSnapshot byCp = TreeSnapshot.of(cpDst, before);
+                byCp.assertCopiedAs(copied, new TreeSnapshot.Check(false, false, true, true));
+            }
+            if (!tree.skipped.isEmpty()) System.out.println("torture tree: not covered here: " + tree.skipped);
+        });
+    }
+
+    @Test
+    void shouldSplitLargeFilesAcrossWorkers(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        byte[] data = new byte[(9 << 20) + 12345];
+        new SplittableRandom(7).nextBytes(data);
+        Files.write(src.resolve("big"), data);
+        try (RandomAccessFile f = new RandomAccessFile(src.resolve("big-sparse").toFile(), "rw")) {
+            f.setLength(64L << 20);
+            for (int i = 0; i < 6; i++) {
+                f.seek(i * (10L << 20) + 777);
+                f.write(data, i * 1000, 3 << 20);
+            }
+        }
+        TreeSnapshot before = TreeSnapshot.take(src);
+        Path dst = dir.resolve("dst");
+        Run r = copy(List.of(src), dst, CopyOptions.archive().jobs(4).sequential(false).splitThreshold(1 << 20)
+                .chunkSize(1 << 20).build());
+        assertOk(r);
+        assertTrue(r.event("/big").chunks() >= 9, r.event("/big").toString());
+        assertTrue(r.event("/big-sparse").chunks() >= 18, r.event("/big-sparse").toString());
+        assertTrue(r.event("/big-sparse").sparse());
+        before.assertCopiedAs(TreeSnapshot.of(dst, before), TreeSnapshot.Check.ALL);
+        before.assertSameContent(src, dst);
+    }
+
+    @Test
+    void shouldNotSplitWhenSequential(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        Files.write(src.resolve("big"), new byte[3 << 20]);
+        Run r = copy(List.of(src), dir.resolve("dst"), CopyOptions.archive().sequential(true).splitThreshold(1 << 20)
+                .chunkSize(1 << 20).build());
+        assertOk(r);
+        assertEquals(1, r.event("/big").chunks());
+        assertTrue(r.notices().stream().anyMatch(n -> n.startsWith("workers=1 split_large_files=false")),
+                r.notices().toString());
+    }
+
+    @Test
+    void shouldSkipCompleteFilesAndReplaceChangedOnesWhenRunAgain(@TempDir Path dir) throws Exception {
+        Path src = dir.resolve("src");
+        TortureTree.build(src, 11);
+        Path dst = Files.createDirectory(dir.resolve("dst"));
+        CopyOptions o = CopyOptions.archive().jobs(3).sequential(false).build();
+        assertOk(copy(List.of(src), dst, o));
+        Files.writeString(src.resolve("small"), "changed content");
+        Files.writeString(src.resolve("new-file"), "new");
+        TreeSnapshot before = TreeSnapshot.take(src);
+        Run again = copy(List.of(src), dst, o); // dst exists: into dst/src, the same target as the first run
+        assertOk(again);
+        assertEquals(2, again.result().files(), "only the changed and the new file are copied: "
+                + again.events().stream().filter(e -> e.outcome() == CopyEvent.Outcome.COPIED
+                && e.kind() == CopyEvent.Kind.FILE).toList());
+        assertTrue(again.result().skipped() > 20);
+        // The first run's readlink moved the source symlinks' atimes after it had copied them; the rerun, finding
+        // the symlinks complete, leaves them.
+        before.assertCopiedAs(TreeSnapshot.of(dst.resolve("src"), before), new TreeSnapshot.Check(true, false, true,
+                true));
+        before.assertSameContent(src, dst.resolve("src"));
+    }
+
+    @Test
+    void shouldFinishAnInterruptedCopyWhenTheSameCommandRunsAgain(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        for (int d = 0; d < 10; d++) {
+            Path sub = Files.createDirectory(src.resolve("d" + d));
+            for (int f = 0; f < 50; f++) Files.writeString(sub.resolve("f" + f), "content " + d + "/" + f);
+        }
+        TreeSnapshot before = TreeSnapshot.take(src);
+        Path dst = dir.resolve("dst");
+        CopyOptions o = CopyOptions.archive().jobs(2).sequential(false).build();
+        AtomicReference<TreeCopy> running = new AtomicReference<>();
+        List<CopyEvent> seen = Collections.synchronizedList(new ArrayList<>());
+        TreeCopy first = TreeCopy.of(List.of(src), dst, o, new CopyListener() {
+            @Override
+            public boolean wantsEntries() {
+                return true;
+            }
+
+            @Override
+            public void onEntry(CopyEvent event) {
+                if (seen.size() == 100) running.get().cancel();
+                seen.add(event);
+            }
+        });
+        running.set(first);
+        CopyResult cancelled = first.run();
+        assertTrue(cancelled.cancelled());
+        assertTrue(cancelled.files() < 500, "cancelled early: " + cancelled);
+        assertTrue(Files.exists(dst.resolve(ResumeMarker.NAME)), "an unfinished copy keeps its resume marker");
+
+        Run again = copy(List.of(src), dst, o); // the same command: dst exists now, but carries the marker
+        assertOk(again);
+        assertTrue(again.notices().stream().anyMatch(n -> n.startsWith("resuming")), again.notices().toString());
+        assertFalse(Files.exists(dst.resolve("src")), "resumed into dst, not into dst/src");
+        assertEquals(cancelled.files(), again.result().skipped(), "what the first run put in place is complete");
+        assertEquals(500 - cancelled.files(), again.result().files());
+        before.assertCopiedAs(TreeSnapshot.of(dst, before), TreeSnapshot.Check.ALL);
+        before.assertSameContent(src, dst);
+        assertEquals(before.nodes.keySet(), TreeSnapshot.names(dst));
+        // and once complete, the same command behaves like cp: a copy inside
+        assertOk(copy(List.of(src), dst, o));
+        assertTrue(Files.isDirectory(dst.resolve("src/d3")));
+    }
+
+    @Test
+    void shouldNeverOverwriteWithNoClobberAndReplaceOnlyOlderWithUpdate(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        Files.writeString(src.resolve("a"), "new a");
+        Files.writeString(src.resolve("b"), "new b");
+        Files.writeString(src.resolve("c"), "new c");
+        Path dst = Files.createDirectories(dir.resolve("dst/src"));
+        Files.writeString(dst.resolve("a"), "old a");
+        Files.writeString(dst.resolve("b"), "newer b");
+        TortureTree.times(dst.resolve("a"), 0, 1_000_000_000L, false);
+        TortureTree.times(dst.resolve("b"), 0, 4_000_000_000_000_000_000L, false);
+
+        Run n = copy(List.of(src), dir.resolve("dst"), CopyOptions.archive().overwrite(CopyOptions.Overwrite.NEVER)
+                .build());
+        assertOk(n);
+        assertEquals("old a", Files.readString(dst.resolve("a")));
+        assertEquals("newer b", Files.readString(dst.resolve("b")));
+        assertEquals("new c", Files.readString(dst.resolve("c")));
+        assertEquals(CopyEvent.Outcome.SKIPPED_EXISTS, n.event("/a").outcome());
+
+        Run u = copy(List.of(src), dir.resolve("dst"), CopyOptions.archive().overwrite(CopyOptions.Overwrite.UPDATE)
+                .build());
+        assertOk(u);
+        assertEquals("new a", Files.readString(dst.resolve("a")), "older target replaced");
+        assertEquals("newer b", Files.readString(dst.resolve("b")), "newer target kept");
+        assertEquals(CopyEvent.Outcome.SKIPPED_NOT_NEWER, u.event("/b").outcome());
+    }
+
+    @Test
+    void shouldFollowCpSemanticsForSourcesAndTarget(@TempDir Path dir) throws Exception {
+        Path a = Files.writeString(dir.resolve("a.txt"), "A");
+        Path b = Files.writeString(dir.resolve("b.txt"), "B");
+        Path d = Files.createDirectory(dir.resolve("d"));
+        CopyOptions plain = CopyOptions.builder().build();
+        assertOk(copy(List.of(a), dir.resolve("renamed.txt"), plain));
+        assertEquals("A", Files.readString(dir.resolve("renamed.txt")));
+        assertOk(copy(List.of(a, b), d, plain));
+        assertEquals("B", Files.readString(d.resolve("b.txt")));
+        assertOk(copy(List.of(a), d.resolve("a.txt"), plain)); // over an existing file: replaced atomically
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> copy(List.of(a, b), dir.resolve("renamed.txt"), plain));
+        assertTrue(e.getMessage().contains("target is not a directory"), e.getMessage());
+        Run noR = copy(List.of(d), dir.resolve("d2"), plain);
+        assertEquals(1, noR.failures().size());
+        assertTrue(noR.failures().get(0).message().contains("omitting directory"), noR.failures().toString());
+        // without -p the mode is the source's less the umask and times are new
+        TortureTree.chmod(a, 0777);
+        assertOk(copy(List.of(a), dir.resolve("plain-mode"), plain));
+        int mode = ((Number) Files.getAttribute(dir.resolve("plain-mode"), "unix:mode")).intValue() & 0777;
+        assertEquals(0777 & ~Storage.umask(), mode);
+    }
+
+    @Test
+    void shouldRefuseToCopyADirectoryIntoItselfOrPseudoFiles(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src/inner"));
+        Run r = copy(List.of(dir.resolve("src")), src, CopyOptions.archive().build());
+        assertEquals(1, r.failures().size());
+        assertTrue(r.failures().get(0).message().contains("into itself"), r.failures().toString());
+        assertFalse(Files.exists(src.resolve("src")));
+
+        assumeTrue(Files.exists(Path.of("/proc/self/status")), "no /proc");
+        Path dst = Files.createDirectory(dir.resolve("out"));
+        Files.writeString(dir.resolve("ok"), "fine");
+        Run p = copy(List.of(Path.of("/proc/self/status"), dir.resolve("ok")), dst, CopyOptions.builder().build());
+        assertEquals(1, p.failures().size(), p.failures().toString());
+        assertTrue(p.failures().get(0).message().contains("file_system=proc"), p.failures().toString());
+        assertEquals("fine", Files.readString(dst.resolve("ok")), "the rest is copied");
+        assertFalse(Files.exists(dst.resolve("status")));
+    }
+
+    @Test
+    void shouldReportAFileThatVanishesAndCopyTheRest(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        for (int i = 0; i < 10; i++) Files.writeString(src.resolve("f" + i), "file " + i);
+        // The listing sorts a directory's files by inode: the one with the highest is copied last.
+        Path victim = null;
+        long maxIno = -1;
+        for (int i = 0; i < 10; i++) {
+            long ino = ((Number) Files.getAttribute(src.resolve("f" + i), "unix:ino")).longValue();
+            if (ino > maxIno) {
+                maxIno = ino;
+                victim = src.resolve("f" + i);
+            }
+        }
+        Path gone = victim;
+        Run r = copy(List.of(src), dir.resolve("dst"), CopyOptions.archive().jobs(1).build(), e -> {
+            if (e.kind() == CopyEvent.Kind.FILE) {
+                try {
+                    Files.deleteIfExists(gone);
+                } catch (IOException ex) {
+                    throw new RuntimeException(ex);
+                }
+            }
+        });
+        assertEquals(1, r.failures().size(), r.failures().toString());
+        CopyFailure f = r.failures().get(0);
+        assertTrue(f.message().contains("vanished") && f.message().contains("errno=ENOENT"), f.toString());
+        assertTrue(f.source().endsWith("/" + gone.getFileName()), f.toString());
+        assertEquals(9, r.result().files());
+        assertFalse(r.result().ok());
+        assertTrue(Files.exists(dir.resolve("dst/.jfio-copy.resume")), "failures keep the resume marker");
+    }
+
+    @Test
+    void shouldReportNoSpaceAndLeaveNoPartialFile(@TempDir Path dir) throws Exception {
+        assumeTrue(LibC.geteuid() == 0, "needs root to mount a small tmpfs");
+        Path mnt = Files.createDirectory(dir.resolve("small"));
+        Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.toString())
+                .redirectErrorStream(true).start();
+        m.getInputStream().readAllBytes();
+        assumeTrue(m.waitFor(30, TimeUnit.SECONDS) && m.exitValue() == 0, "cannot mount a tmpfs here");
+        try {
+            Path src = Files.createDirectory(dir.resolve("src"));
+            Files.write(src.resolve("too-big"), new byte[3 << 20]);
+            Files.writeString(src.resolve("small-1"), "fits");
+            Files.writeString(src.resolve("small-2"), "fits too");
+            Run r = copy(List.of(src.resolve("too-big"), src.resolve("small-1"), src.resolve("small-2")), mnt,
+                    CopyOptions.archive().jobs(1).build());
+            assertEquals(1, r.failures().size(), r.failures().toString());
+            assertTrue(r.failures().get(0).message().contains("errno=ENOSPC"), r.failures().toString());
+            assertFalse(Files.exists(mnt.resolve("too-big")), "no partial file under the final name");
+            assertEquals("fits", Files.readString(mnt.resolve("small-1")));
+            assertEquals("fits too", Files.readString(mnt.resolve("small-2")));
+            try (var s = Files.list(mnt)) {
+                assertEquals(Set.of("small-1", "small-2"), new TreeSet<>(s.map(p -> p.getFileName().toString())
+                        .toList()), "no temporary file left either");
+            }
+        } finally {
+            Process u = new ProcessBuilder("umount", "-l", mnt.toString()).redirectErrorStream(true).start();
+            u.getInputStream().readAllBytes();
+            u.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void shouldNotLeakDescriptors(@TempDir Path dir) throws Exception {
+        Path src = dir.resolve("src");
+        TortureTree.build(src, 3);
+        int[] n = {0};
+        Fds.assertNoLeak("tree copy", () -> {
+            Path dst = dir.resolve("dst" + n[0]++);
+            assertOk(copy(List.of(src), dst, CopyOptions.archive().jobs(4).sequential(false).splitThreshold(1 << 20)
+                    .chunkSize(1 << 20).verify(true).build()));
+        });
+    }
+
+    @Test
+    void shouldFindTheFirstDifferenceWhenVerifying(@TempDir Path dir) throws Exception {
+        byte[] data = new byte[3 << 20];
+        new SplittableRandom(5).nextBytes(data);
+        Path a = dir.resolve("a");
+        Path b = dir.resolve("b");
+        Files.write(a, data);
+        data[(3 << 19) + 17] ^= 1;
+        Files.write(b, data);
+        CopyContext ctx = new CopyContext(CopyOptions.builder().build(), CopyListener.NONE);
+        try (Scratch s = new Scratch(1 << 20)) {
+            DataCopy dc = new DataCopy(ctx, s);
+            int fa = LibC.openat(Fcntl.AT_FDCWD, a.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+            int fb = LibC.openat(Fcntl.AT_FDCWD, b.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+            try {
+                assertEquals((3 << 19) + 17, dc.compare(fa, fb, data.length, false, Names.bytes(a), Names.bytes(b)));
+                assertEquals(-1, dc.compare(fa, fa, data.length, false, Names.bytes(a), Names.bytes(a)));
+            } finally {
+                LibC.close(fa);
+                LibC.close(fb);
+            }
+            // a hole in the source must read as zeros in the copy
+            Path sparse = dir.resolve("sparse");
+            Path dense = dir.resolve("dense");
+            try (RandomAccessFile f = new RandomAccessFile(sparse.toFile(), "rw")) {
+                f.setLength(8 << 20);
+            }
+            byte[] z = new byte[8 << 20];
+            z[5 << 20] = 9;
+            Files.write(dense, z);
+            int fs = LibC.openat(Fcntl.AT_FDCWD, sparse.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+            int fd = LibC.openat(Fcntl.AT_FDCWD, dense.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+            try {
+                assertEquals(5 << 20, dc.compare(fs, fd, 8 << 20, true, Names.bytes(sparse), Names.bytes(dense)));
+            } finally {
+                LibC.close(fs);
+                LibC.close(fd);
+            }
+        }
+    }
+
+    @Test
+    void shouldRecogniseOnlyStaleTemporaryNames() {
+        long me = ProcessHandle.current().pid();
+        assertFalse(CopyContext.isStaleTemp((".jfio-" + me + "-1f.part").getBytes(StandardCharsets.US_ASCII), me));
+        assertTrue(CopyContext.isStaleTemp(".jfio-999999999-1f.part".getBytes(StandardCharsets.US_ASCII), me));
+        assertFalse(CopyContext.isStaleTemp(".jfio-999999999-xyz.part".getBytes(StandardCharsets.US_ASCII), me));
+        assertFalse(CopyContext.isStaleTemp("report.part".getBytes(StandardCharsets.US_ASCII), me));
+        assertFalse(CopyContext.isStaleTemp(".jfio-1-2.txt".getBytes(StandardCharsets.US_ASCII), me));
+    }
+}
