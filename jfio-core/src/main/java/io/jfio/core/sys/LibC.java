@@ -20,6 +20,11 @@ import java.lang.invoke.MethodHandle;
  *
  * <p>Segments passed here must be native (off-heap) segments that stay alive for the call; the linker keeps their
  * arena alive during the call.
+ *
+ * <p>Each handle is built once, in the static initialiser of its own holder class, so it is linked on first use
+ * rather than when this class loads: linking a downcall of a new shape costs 4-10 ms (the linker generates code for
+ * it), and linking all of them up front cost 130-240 ms at every start of the JVM (measured on JDK 25), where a
+ * command uses a dozen.
  */
 public final class LibC {
     private static final long IO_URING_SETUP = 425; // __NR_io_uring_setup, same number on x86_64 and aarch64
@@ -28,93 +33,154 @@ public final class LibC {
     private static final long FSTAT_NR = Platform.isX86() ? 5 : 80; // __NR_fstat; aarch64's is newfstat
 
     // int openat(int dirfd, const char *pathname, int flags, ... /* mode_t mode */)
-    private static final MethodHandle OPENAT = Native.errnoCall("openat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(3));
+    private static final class Openat {
+        static final MethodHandle H = Native.errnoCall("openat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+                Linker.Option.firstVariadicArg(3));
+    }
     // int close(int fd)
-    private static final MethodHandle CLOSE = Native.errnoCall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final class Close {
+        static final MethodHandle H = Native.errnoCall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
     // ssize_t pread(int fd, void *buf, size_t count, off_t offset)
-    private static final MethodHandle PREAD = Native.errnoCall("pread",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final class Pread {
+        static final MethodHandle H = Native.errnoCall("pread",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
     // ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset)
-    private static final MethodHandle PWRITE = Native.errnoCall("pwrite",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final class Pwrite {
+        static final MethodHandle H = Native.errnoCall("pwrite",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
     // ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t offset)
-    private static final MethodHandle PREADV = Native.errnoCall("preadv",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    private static final class Preadv {
+        static final MethodHandle H = Native.errnoCall("preadv",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    }
     // ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset)
-    private static final MethodHandle PWRITEV = Native.errnoCall("pwritev",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    private static final class Pwritev {
+        static final MethodHandle H = Native.errnoCall("pwritev",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    }
     // ssize_t read(int fd, void *buf, size_t count)
-    private static final MethodHandle READ = Native.errnoCall("read",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final class Read {
+        static final MethodHandle H = Native.errnoCall("read",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
     // ssize_t write(int fd, const void *buf, size_t count)
-    private static final MethodHandle WRITE = Native.errnoCall("write",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final class Write {
+        static final MethodHandle H = Native.errnoCall("write",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
     // int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf)
-    private static final MethodHandle STATX = Native.errnoCall("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final class StatxCall {
+        static final MethodHandle H = Native.errnoCall("statx",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    }
     // int posix_fadvise(int fd, off_t offset, off_t len, int advice): returns the error number, leaves errno alone
-    private static final MethodHandle POSIX_FADVISE = Native.plainCall("posix_fadvise",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final class PosixFadvise {
+        static final MethodHandle H = Native.plainCall("posix_fadvise",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
     // int fallocate(int fd, int mode, off_t offset, off_t len)
-    private static final MethodHandle FALLOCATE = Native.errnoCall("fallocate",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final class Fallocate {
+        static final MethodHandle H = Native.errnoCall("fallocate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
     // int ftruncate(int fd, off_t length)
-    private static final MethodHandle FTRUNCATE = Native.errnoCall("ftruncate",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final class Ftruncate {
+        static final MethodHandle H = Native.errnoCall("ftruncate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
     // int fsync(int fd)
-    private static final MethodHandle FSYNC = Native.errnoCall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final class Fsync {
+        static final MethodHandle H = Native.errnoCall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
     // int fdatasync(int fd)
-    private static final MethodHandle FDATASYNC = Native.errnoCall("fdatasync",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final class Fdatasync {
+        static final MethodHandle H = Native.errnoCall("fdatasync",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
     // int sync_file_range(int fd, off64_t offset, off64_t nbytes, unsigned int flags)
-    private static final MethodHandle SYNC_FILE_RANGE = Native.errnoCall("sync_file_range",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final class SyncFileRange {
+        static final MethodHandle H = Native.errnoCall("sync_file_range",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
     // ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out, size_t len, unsigned flags)
-    private static final MethodHandle COPY_FILE_RANGE = Native.errnoCall("copy_file_range",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final class CopyFileRange {
+        static final MethodHandle H = Native.errnoCall("copy_file_range",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
     // ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
-    private static final MethodHandle SENDFILE = Native.errnoCall("sendfile",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final class Sendfile {
+        static final MethodHandle H = Native.errnoCall("sendfile",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
     // ssize_t splice(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out, size_t len, unsigned int flags)
-    private static final MethodHandle SPLICE = Native.errnoCall("splice",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final class Splice {
+        static final MethodHandle H = Native.errnoCall("splice",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
     // off_t lseek(int fd, off_t offset, int whence)
-    private static final MethodHandle LSEEK = Native.errnoCall("lseek",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final class Lseek {
+        static final MethodHandle H = Native.errnoCall("lseek",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    }
     // void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
-    private static final MethodHandle MMAP = Native.errnoCall("mmap",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final class Mmap {
+        static final MethodHandle H = Native.errnoCall("mmap",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
     // int munmap(void *addr, size_t length)
-    private static final MethodHandle MUNMAP = Native.errnoCall("munmap",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final class Munmap {
+        static final MethodHandle H = Native.errnoCall("munmap",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
     // int madvise(void *addr, size_t length, int advice)
-    private static final MethodHandle MADVISE = Native.errnoCall("madvise",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final class Madvise {
+        static final MethodHandle H = Native.errnoCall("madvise",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
     // int mincore(void *addr, size_t length, unsigned char *vec)
-    private static final MethodHandle MINCORE = Native.errnoCall("mincore",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
+    private static final class Mincore {
+        static final MethodHandle H = Native.errnoCall("mincore",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
+    }
     // int eventfd(unsigned int initval, int flags)
-    private static final MethodHandle EVENTFD = Native.errnoCall("eventfd",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final class Eventfd {
+        static final MethodHandle H = Native.errnoCall("eventfd",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
     // int poll(struct pollfd *fds, nfds_t nfds, int timeout)
-    private static final MethodHandle POLL = Native.errnoCall("poll",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final class Poll {
+        static final MethodHandle H = Native.errnoCall("poll",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
     // int pipe2(int pipefd[2], int flags)
-    private static final MethodHandle PIPE2 = Native.errnoCall("pipe2",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final class Pipe2 {
+        static final MethodHandle H = Native.errnoCall("pipe2",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    }
     // int getpagesize(void)
-    private static final MethodHandle GETPAGESIZE = Native.plainCall("getpagesize", FunctionDescriptor.of(JAVA_INT));
+    private static final class Getpagesize {
+        static final MethodHandle H = Native.plainCall("getpagesize", FunctionDescriptor.of(JAVA_INT));
+    }
     // long syscall(long number, ...): every variadic argument passed as a long, because glibc reads each one with
     // va_arg(ap, long); an int would leave the upper half of the register undefined.
-    private static final MethodHandle SYSCALL2 = Native.errnoCall("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle SYSCALL4 = Native.errnoCall("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle SYSCALL6 = Native.errnoCall("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                    JAVA_LONG), Linker.Option.firstVariadicArg(1));
+    private static final class Syscall2 {
+        static final MethodHandle H = Native.errnoCall("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+    }
+    private static final class Syscall4 {
+        static final MethodHandle H = Native.errnoCall("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                Linker.Option.firstVariadicArg(1));
+    }
+    private static final class Syscall6 {
+        static final MethodHandle H = Native.errnoCall("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                        JAVA_LONG), Linker.Option.firstVariadicArg(1));
+    }
 
 
     // ---- metadata, names and links (the tree copy)
@@ -124,82 +190,133 @@ public final class LibC {
 
     // int ioctl(int fd, unsigned long request, ...): the one variadic argument passed as a long (an int or a
     // pointer; the kernel reads it as unsigned long)
-    private static final MethodHandle IOCTL = Native.errnoCall("ioctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
+    private static final class Ioctl {
+        static final MethodHandle H = Native.errnoCall("ioctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
+    }
     // ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
-    private static final MethodHandle FGETXATTR = Native.errnoCall("fgetxattr",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final class Fgetxattr {
+        static final MethodHandle H = Native.errnoCall("fgetxattr",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    }
     // int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
-    private static final MethodHandle FSETXATTR = Native.errnoCall("fsetxattr",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final class Fsetxattr {
+        static final MethodHandle H = Native.errnoCall("fsetxattr",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
     // ssize_t flistxattr(int fd, char *list, size_t size)
-    private static final MethodHandle FLISTXATTR = Native.errnoCall("flistxattr",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final class Flistxattr {
+        static final MethodHandle H = Native.errnoCall("flistxattr",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
     // int fremovexattr(int fd, const char *name)
-    private static final MethodHandle FREMOVEXATTR = Native.errnoCall("fremovexattr",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final class Fremovexattr {
+        static final MethodHandle H = Native.errnoCall("fremovexattr",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
     // ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size): does not follow a symlink
-    private static final MethodHandle LGETXATTR = Native.errnoCall("lgetxattr",
-            FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final class Lgetxattr {
+        static final MethodHandle H = Native.errnoCall("lgetxattr",
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+    }
     // int lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)
-    private static final MethodHandle LSETXATTR = Native.errnoCall("lsetxattr",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final class Lsetxattr {
+        static final MethodHandle H = Native.errnoCall("lsetxattr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
     // ssize_t llistxattr(const char *path, char *list, size_t size)
-    private static final MethodHandle LLISTXATTR = Native.errnoCall("llistxattr",
-            FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final class Llistxattr {
+        static final MethodHandle H = Native.errnoCall("llistxattr",
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
+    }
     // int fchmod(int fd, mode_t mode)
-    private static final MethodHandle FCHMOD = Native.errnoCall("fchmod",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final class Fchmod {
+        static final MethodHandle H = Native.errnoCall("fchmod",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
     // int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
-    private static final MethodHandle FCHMODAT = Native.errnoCall("fchmodat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    private static final class Fchmodat {
+        static final MethodHandle H = Native.errnoCall("fchmodat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    }
     // int fchown(int fd, uid_t owner, gid_t group)
-    private static final MethodHandle FCHOWN = Native.errnoCall("fchown",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final class Fchown {
+        static final MethodHandle H = Native.errnoCall("fchown",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    }
     // int fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)
-    private static final MethodHandle FCHOWNAT = Native.errnoCall("fchownat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final class Fchownat {
+        static final MethodHandle H = Native.errnoCall("fchownat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+    }
     // int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
-    private static final MethodHandle UTIMENSAT = Native.errnoCall("utimensat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final class Utimensat {
+        static final MethodHandle H = Native.errnoCall("utimensat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    }
     // int futimens(int fd, const struct timespec times[2])
-    private static final MethodHandle FUTIMENS = Native.errnoCall("futimens",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final class Futimens {
+        static final MethodHandle H = Native.errnoCall("futimens",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
     // int mkdirat(int dirfd, const char *path, mode_t mode)
-    private static final MethodHandle MKDIRAT = Native.errnoCall("mkdirat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final class Mkdirat {
+        static final MethodHandle H = Native.errnoCall("mkdirat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
     // int unlinkat(int dirfd, const char *path, int flags)
-    private static final MethodHandle UNLINKAT = Native.errnoCall("unlinkat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final class Unlinkat {
+        static final MethodHandle H = Native.errnoCall("unlinkat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
     // int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
-    private static final MethodHandle LINKAT = Native.errnoCall("linkat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final class Linkat {
+        static final MethodHandle H = Native.errnoCall("linkat",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+    }
     // int symlinkat(const char *target, int newdirfd, const char *linkpath)
-    private static final MethodHandle SYMLINKAT = Native.errnoCall("symlinkat",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final class Symlinkat {
+        static final MethodHandle H = Native.errnoCall("symlinkat",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    }
     // ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsiz): no NUL terminator written
-    private static final MethodHandle READLINKAT = Native.errnoCall("readlinkat",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final class Readlinkat {
+        static final MethodHandle H = Native.errnoCall("readlinkat",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    }
     // int getrlimit(int resource, struct rlimit *rlim)
-    private static final MethodHandle GETRLIMIT = Native.errnoCall("getrlimit",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final class Getrlimit {
+        static final MethodHandle H = Native.errnoCall("getrlimit",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
     // int fstatfs(int fd, struct statfs *buf)
-    private static final MethodHandle FSTATFS = Native.errnoCall("fstatfs",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final class Fstatfs {
+        static final MethodHandle H = Native.errnoCall("fstatfs",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
     // int isatty(int fd): 1, or 0 with errno set (ENOTTY, EBADF)
-    private static final MethodHandle ISATTY = Native.errnoCall("isatty", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final class Isatty {
+        static final MethodHandle H = Native.errnoCall("isatty", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
     // uid_t geteuid(void): cannot fail
-    private static final MethodHandle GETEUID = Native.plainCall("geteuid", FunctionDescriptor.of(JAVA_INT));
+    private static final class Geteuid {
+        static final MethodHandle H = Native.plainCall("geteuid", FunctionDescriptor.of(JAVA_INT));
+    }
     // gid_t getegid(void): cannot fail
-    private static final MethodHandle GETEGID = Native.plainCall("getegid", FunctionDescriptor.of(JAVA_INT));
+    private static final class Getegid {
+        static final MethodHandle H = Native.plainCall("getegid", FunctionDescriptor.of(JAVA_INT));
+    }
 
-    private static final int PAGE_SIZE;
+    /** The page size, asked once on first use. */
+    private static final class PageSize {
+        static final int VALUE;
 
-    static {
-        try {
-            PAGE_SIZE = (int) GETPAGESIZE.invokeExact();
-        } catch (Throwable t) {
-            throw new ExceptionInInitializerError(t);
+        static {
+            try {
+                VALUE = (int) Getpagesize.H.invokeExact();
+            } catch (Throwable t) {
+                throw new ExceptionInInitializerError(t);
+            }
         }
     }
 
@@ -216,7 +333,7 @@ public final class LibC {
 
     /** The system page size. */
     public static int pageSize() {
-        return PAGE_SIZE;
+        return PageSize.VALUE;
     }
 
     /**
@@ -234,7 +351,7 @@ public final class LibC {
     public static int openat(int dirfd, MemorySegment path, int flags, int mode) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) OPENAT.invokeExact(cap, dirfd, path, flags, mode), cap);
+            return (int) ret((int) Openat.H.invokeExact(cap, dirfd, path, flags, mode), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -244,7 +361,7 @@ public final class LibC {
     public static int close(int fd) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) CLOSE.invokeExact(cap, fd), cap);
+            return (int) ret((int) Close.H.invokeExact(cap, fd), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -254,7 +371,7 @@ public final class LibC {
     public static long pread(int fd, MemorySegment buf, long count, long offset) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) PREAD.invokeExact(cap, fd, buf, count, offset), cap);
+            return ret((long) Pread.H.invokeExact(cap, fd, buf, count, offset), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -264,7 +381,7 @@ public final class LibC {
     public static long pwrite(int fd, MemorySegment buf, long count, long offset) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) PWRITE.invokeExact(cap, fd, buf, count, offset), cap);
+            return ret((long) Pwrite.H.invokeExact(cap, fd, buf, count, offset), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -274,7 +391,7 @@ public final class LibC {
     public static long preadv(int fd, MemorySegment iov, int iovcnt, long offset) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) PREADV.invokeExact(cap, fd, iov, iovcnt, offset), cap);
+            return ret((long) Preadv.H.invokeExact(cap, fd, iov, iovcnt, offset), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -284,7 +401,7 @@ public final class LibC {
     public static long pwritev(int fd, MemorySegment iov, int iovcnt, long offset) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) PWRITEV.invokeExact(cap, fd, iov, iovcnt, offset), cap);
+            return ret((long) Pwritev.H.invokeExact(cap, fd, iov, iovcnt, offset), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -294,7 +411,7 @@ public final class LibC {
     public static long read(int fd, MemorySegment buf, long count) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) READ.invokeExact(cap, fd, buf, count), cap);
+            return ret((long) Read.H.invokeExact(cap, fd, buf, count), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -304,7 +421,7 @@ public final class LibC {
     public static long write(int fd, MemorySegment buf, long count) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) WRITE.invokeExact(cap, fd, buf, count), cap);
+            return ret((long) Write.H.invokeExact(cap, fd, buf, count), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -315,7 +432,7 @@ public final class LibC {
         if (statBuf.byteSize() < Stat.LAYOUT.byteSize()) throw new IllegalArgumentException("stat buffer too small");
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((long) SYSCALL2.invokeExact(cap, FSTAT_NR, (long) fd, statBuf.address()), cap);
+            return (int) ret((long) Syscall2.H.invokeExact(cap, FSTAT_NR, (long) fd, statBuf.address()), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -326,7 +443,7 @@ public final class LibC {
         if (statxBuf.byteSize() < Statx.LAYOUT.byteSize()) throw new IllegalArgumentException("statx buffer too small");
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) STATX.invokeExact(cap, dirfd, path, flags, mask, statxBuf), cap);
+            return (int) ret((int) StatxCall.H.invokeExact(cap, dirfd, path, flags, mask, statxBuf), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -335,7 +452,7 @@ public final class LibC {
     /** posix_fadvise(2); returns 0 or -errno (the call returns its error rather than setting errno). */
     public static int posixFadvise(int fd, long offset, long len, int advice) {
         try {
-            return -(int) POSIX_FADVISE.invokeExact(fd, offset, len, advice);
+            return -(int) PosixFadvise.H.invokeExact(fd, offset, len, advice);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -345,7 +462,7 @@ public final class LibC {
     public static int fallocate(int fd, int mode, long offset, long len) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FALLOCATE.invokeExact(cap, fd, mode, offset, len), cap);
+            return (int) ret((int) Fallocate.H.invokeExact(cap, fd, mode, offset, len), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -355,7 +472,7 @@ public final class LibC {
     public static int ftruncate(int fd, long length) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FTRUNCATE.invokeExact(cap, fd, length), cap);
+            return (int) ret((int) Ftruncate.H.invokeExact(cap, fd, length), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -365,7 +482,7 @@ public final class LibC {
     public static int fsync(int fd) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FSYNC.invokeExact(cap, fd), cap);
+            return (int) ret((int) Fsync.H.invokeExact(cap, fd), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -375,7 +492,7 @@ public final class LibC {
     public static int fdatasync(int fd) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FDATASYNC.invokeExact(cap, fd), cap);
+            return (int) ret((int) Fdatasync.H.invokeExact(cap, fd), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -385,7 +502,7 @@ public final class LibC {
     public static int syncFileRange(int fd, long offset, long nbytes, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) SYNC_FILE_RANGE.invokeExact(cap, fd, offset, nbytes, flags), cap);
+            return (int) ret((int) SyncFileRange.H.invokeExact(cap, fd, offset, nbytes, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -399,7 +516,7 @@ public final class LibC {
                                      int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) COPY_FILE_RANGE.invokeExact(cap, fdIn, offIn, fdOut, offOut, len, flags), cap);
+            return ret((long) CopyFileRange.H.invokeExact(cap, fdIn, offIn, fdOut, offOut, len, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -409,7 +526,7 @@ public final class LibC {
     public static long sendfile(int outFd, int inFd, MemorySegment offset, long count) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) SENDFILE.invokeExact(cap, outFd, inFd, offset, count), cap);
+            return ret((long) Sendfile.H.invokeExact(cap, outFd, inFd, offset, count), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -419,7 +536,7 @@ public final class LibC {
     public static long splice(int fdIn, MemorySegment offIn, int fdOut, MemorySegment offOut, long len, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) SPLICE.invokeExact(cap, fdIn, offIn, fdOut, offOut, len, flags), cap);
+            return ret((long) Splice.H.invokeExact(cap, fdIn, offIn, fdOut, offOut, len, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -429,7 +546,7 @@ public final class LibC {
     public static long lseek(int fd, long offset, int whence) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) LSEEK.invokeExact(cap, fd, offset, whence), cap);
+            return ret((long) Lseek.H.invokeExact(cap, fd, offset, whence), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -439,7 +556,7 @@ public final class LibC {
     public static long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) MMAP.invokeExact(cap, addr, length, prot, flags, fd, offset), cap);
+            return ret((long) Mmap.H.invokeExact(cap, addr, length, prot, flags, fd, offset), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -449,7 +566,7 @@ public final class LibC {
     public static int munmap(long addr, long length) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) MUNMAP.invokeExact(cap, addr, length), cap);
+            return (int) ret((int) Munmap.H.invokeExact(cap, addr, length), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -459,7 +576,7 @@ public final class LibC {
     public static int madvise(long addr, long length, int advice) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) MADVISE.invokeExact(cap, addr, length, advice), cap);
+            return (int) ret((int) Madvise.H.invokeExact(cap, addr, length, advice), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -469,7 +586,7 @@ public final class LibC {
     public static int mincore(long addr, long length, MemorySegment vec) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) MINCORE.invokeExact(cap, addr, length, vec), cap);
+            return (int) ret((int) Mincore.H.invokeExact(cap, addr, length, vec), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -479,7 +596,7 @@ public final class LibC {
     public static int eventfd(int initval, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) EVENTFD.invokeExact(cap, initval, flags), cap);
+            return (int) ret((int) Eventfd.H.invokeExact(cap, initval, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -492,7 +609,7 @@ public final class LibC {
     public static int poll(MemorySegment fds, long nfds, int timeoutMillis) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) POLL.invokeExact(cap, fds, nfds, timeoutMillis), cap);
+            return (int) ret((int) Poll.H.invokeExact(cap, fds, nfds, timeoutMillis), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -502,7 +619,7 @@ public final class LibC {
     public static int pipe2(MemorySegment fds, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) PIPE2.invokeExact(cap, fds, flags), cap);
+            return (int) ret((int) Pipe2.H.invokeExact(cap, fds, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -512,7 +629,7 @@ public final class LibC {
     public static int ioUringSetup(int entries, MemorySegment params) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((long) SYSCALL2.invokeExact(cap, IO_URING_SETUP, (long) entries, params.address()), cap);
+            return (int) ret((long) Syscall2.H.invokeExact(cap, IO_URING_SETUP, (long) entries, params.address()), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -527,7 +644,7 @@ public final class LibC {
     public static int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((long) SYSCALL6.invokeExact(cap, IO_URING_ENTER, (long) ringFd,
+            return (int) ret((long) Syscall6.H.invokeExact(cap, IO_URING_ENTER, (long) ringFd,
                     Integer.toUnsignedLong(toSubmit), Integer.toUnsignedLong(minComplete),
                     Integer.toUnsignedLong(flags), arg, argSize), cap);
         } catch (Throwable t) {
@@ -539,7 +656,7 @@ public final class LibC {
     public static int ioUringRegister(int ringFd, int opcode, long arg, int nrArgs) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((long) SYSCALL4.invokeExact(cap, IO_URING_REGISTER, (long) ringFd,
+            return (int) ret((long) Syscall4.H.invokeExact(cap, IO_URING_REGISTER, (long) ringFd,
                     Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs)), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
@@ -552,7 +669,7 @@ public final class LibC {
     public static int ioctl(int fd, long request, long arg) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) IOCTL.invokeExact(cap, fd, request, arg), cap);
+            return (int) ret((int) Ioctl.H.invokeExact(cap, fd, request, arg), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -574,7 +691,7 @@ public final class LibC {
     public static long fgetxattr(int fd, MemorySegment name, MemorySegment value, long size) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) FGETXATTR.invokeExact(cap, fd, name, value, size), cap);
+            return ret((long) Fgetxattr.H.invokeExact(cap, fd, name, value, size), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -584,7 +701,7 @@ public final class LibC {
     public static int fsetxattr(int fd, MemorySegment name, MemorySegment value, long size, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FSETXATTR.invokeExact(cap, fd, name, value, size, flags), cap);
+            return (int) ret((int) Fsetxattr.H.invokeExact(cap, fd, name, value, size, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -597,7 +714,7 @@ public final class LibC {
     public static long flistxattr(int fd, MemorySegment list, long size) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) FLISTXATTR.invokeExact(cap, fd, list, size), cap);
+            return ret((long) Flistxattr.H.invokeExact(cap, fd, list, size), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -607,7 +724,7 @@ public final class LibC {
     public static int fremovexattr(int fd, MemorySegment name) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FREMOVEXATTR.invokeExact(cap, fd, name), cap);
+            return (int) ret((int) Fremovexattr.H.invokeExact(cap, fd, name), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -617,7 +734,7 @@ public final class LibC {
     public static long lgetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) LGETXATTR.invokeExact(cap, path, name, value, size), cap);
+            return ret((long) Lgetxattr.H.invokeExact(cap, path, name, value, size), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -627,7 +744,7 @@ public final class LibC {
     public static int lsetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) LSETXATTR.invokeExact(cap, path, name, value, size, flags), cap);
+            return (int) ret((int) Lsetxattr.H.invokeExact(cap, path, name, value, size, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -637,7 +754,7 @@ public final class LibC {
     public static long llistxattr(MemorySegment path, MemorySegment list, long size) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) LLISTXATTR.invokeExact(cap, path, list, size), cap);
+            return ret((long) Llistxattr.H.invokeExact(cap, path, list, size), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -647,7 +764,7 @@ public final class LibC {
     public static int fchmod(int fd, int mode) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FCHMOD.invokeExact(cap, fd, mode), cap);
+            return (int) ret((int) Fchmod.H.invokeExact(cap, fd, mode), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -660,7 +777,7 @@ public final class LibC {
     public static int fchmodat(int dirfd, MemorySegment path, int mode) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FCHMODAT.invokeExact(cap, dirfd, path, mode, 0), cap);
+            return (int) ret((int) Fchmodat.H.invokeExact(cap, dirfd, path, mode, 0), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -670,7 +787,7 @@ public final class LibC {
     public static int fchown(int fd, int uid, int gid) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FCHOWN.invokeExact(cap, fd, uid, gid), cap);
+            return (int) ret((int) Fchown.H.invokeExact(cap, fd, uid, gid), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -680,7 +797,7 @@ public final class LibC {
     public static int fchownat(int dirfd, MemorySegment path, int uid, int gid, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FCHOWNAT.invokeExact(cap, dirfd, path, uid, gid, flags), cap);
+            return (int) ret((int) Fchownat.H.invokeExact(cap, dirfd, path, uid, gid, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -693,7 +810,7 @@ public final class LibC {
     public static int utimensat(int dirfd, MemorySegment path, MemorySegment times, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) UTIMENSAT.invokeExact(cap, dirfd, path, times, flags), cap);
+            return (int) ret((int) Utimensat.H.invokeExact(cap, dirfd, path, times, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -703,7 +820,7 @@ public final class LibC {
     public static int futimens(int fd, MemorySegment times) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FUTIMENS.invokeExact(cap, fd, times), cap);
+            return (int) ret((int) Futimens.H.invokeExact(cap, fd, times), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -713,7 +830,7 @@ public final class LibC {
     public static int mkdirat(int dirfd, MemorySegment path, int mode) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) MKDIRAT.invokeExact(cap, dirfd, path, mode), cap);
+            return (int) ret((int) Mkdirat.H.invokeExact(cap, dirfd, path, mode), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -727,7 +844,7 @@ public final class LibC {
     public static int mknodat(int dirfd, MemorySegment path, int mode, long dev) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((long) SYSCALL4.invokeExact(cap, MKNODAT_NR, (long) dirfd, path.address(),
+            return (int) ret((long) Syscall4.H.invokeExact(cap, MKNODAT_NR, (long) dirfd, path.address(),
                     Integer.toUnsignedLong(mode), dev), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
@@ -738,7 +855,7 @@ public final class LibC {
     public static int unlinkat(int dirfd, MemorySegment path, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) UNLINKAT.invokeExact(cap, dirfd, path, flags), cap);
+            return (int) ret((int) Unlinkat.H.invokeExact(cap, dirfd, path, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -753,7 +870,7 @@ public final class LibC {
     public static int linkat(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath, int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) LINKAT.invokeExact(cap, oldDirfd, oldPath, newDirfd, newPath, flags), cap);
+            return (int) ret((int) Linkat.H.invokeExact(cap, oldDirfd, oldPath, newDirfd, newPath, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -763,7 +880,7 @@ public final class LibC {
     public static int symlinkat(MemorySegment target, int newDirfd, MemorySegment linkPath) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) SYMLINKAT.invokeExact(cap, target, newDirfd, linkPath), cap);
+            return (int) ret((int) Symlinkat.H.invokeExact(cap, target, newDirfd, linkPath), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -776,7 +893,7 @@ public final class LibC {
     public static long readlinkat(int dirfd, MemorySegment path, MemorySegment buf, long size) {
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) READLINKAT.invokeExact(cap, dirfd, path, buf, size), cap);
+            return ret((long) Readlinkat.H.invokeExact(cap, dirfd, path, buf, size), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -790,7 +907,7 @@ public final class LibC {
                                 int flags) {
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((long) SYSCALL6.invokeExact(cap, RENAMEAT2_NR, (long) oldDirfd, oldPath.address(),
+            return (int) ret((long) Syscall6.H.invokeExact(cap, RENAMEAT2_NR, (long) oldDirfd, oldPath.address(),
                     (long) newDirfd, newPath.address(), Integer.toUnsignedLong(flags), 0L), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
@@ -805,7 +922,7 @@ public final class LibC {
         if (size > buf.byteSize()) throw new IllegalArgumentException("getdents64 size exceeds the buffer");
         MemorySegment cap = Native.capture();
         try {
-            return ret((long) SYSCALL4.invokeExact(cap, GETDENTS64_NR, (long) fd, buf.address(), size, 0L), cap);
+            return ret((long) Syscall4.H.invokeExact(cap, GETDENTS64_NR, (long) fd, buf.address(), size, 0L), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -816,7 +933,7 @@ public final class LibC {
         if (rlimit.byteSize() < Rlimit.LAYOUT.byteSize()) throw new IllegalArgumentException("rlimit too small");
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) GETRLIMIT.invokeExact(cap, resource, rlimit), cap);
+            return (int) ret((int) Getrlimit.H.invokeExact(cap, resource, rlimit), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -827,7 +944,7 @@ public final class LibC {
         if (statfs.byteSize() < Statfs.LAYOUT.byteSize()) throw new IllegalArgumentException("statfs too small");
         MemorySegment cap = Native.capture();
         try {
-            return (int) ret((int) FSTATFS.invokeExact(cap, fd, statfs), cap);
+            return (int) ret((int) Fstatfs.H.invokeExact(cap, fd, statfs), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -837,7 +954,7 @@ public final class LibC {
     public static int isatty(int fd) {
         MemorySegment cap = Native.capture();
         try {
-            int r = (int) ISATTY.invokeExact(cap, fd);
+            int r = (int) Isatty.H.invokeExact(cap, fd);
             return r == 1 ? 1 : -Native.errno(cap);
         } catch (Throwable t) {
             throw linkFailure(t);
@@ -847,7 +964,7 @@ public final class LibC {
     /** geteuid(2): the effective user ID. */
     public static int geteuid() {
         try {
-            return (int) GETEUID.invokeExact();
+            return (int) Geteuid.H.invokeExact();
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -856,7 +973,7 @@ public final class LibC {
     /** getegid(2): the effective group ID. */
     public static int getegid() {
         try {
-            return (int) GETEGID.invokeExact();
+            return (int) Getegid.H.invokeExact();
         } catch (Throwable t) {
             throw linkFailure(t);
         }
