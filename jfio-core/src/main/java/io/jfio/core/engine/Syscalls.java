@@ -54,22 +54,32 @@ final class Syscalls {
     private static long once(IoOp op) {
         return switch (op.opcode) {
             case IORING_OP_NOP -> 0;
-            case IORING_OP_READ, IORING_OP_READ_FIXED -> LibC.pread(op.fd, op.buffer, op.len, op.off);
-            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> LibC.pwrite(op.fd, op.buffer, op.len, op.off);
-            case IORING_OP_READV -> LibC.preadv(op.fd, op.buffer, op.len, op.off);
-            case IORING_OP_WRITEV -> LibC.pwritev(op.fd, op.buffer, op.len, op.off);
+            case IORING_OP_READ, IORING_OP_READ_FIXED -> LibC.pread(op.fd, raw(op.buffer), op.len, op.off);
+            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> LibC.pwrite(op.fd, raw(op.buffer), op.len, op.off);
+            case IORING_OP_READV -> LibC.preadv(op.fd, raw(op.buffer), op.len, op.off);
+            case IORING_OP_WRITEV -> LibC.pwritev(op.fd, raw(op.buffer), op.len, op.off);
             case IORING_OP_FSYNC -> (op.opFlags & IORING_FSYNC_DATASYNC) != 0 ? LibC.fdatasync(op.fd)
                     : LibC.fsync(op.fd);
             case IORING_OP_SYNC_FILE_RANGE -> LibC.syncFileRange(op.fd, op.off, Integer.toUnsignedLong(op.len),
                     op.opFlags);
             case IORING_OP_FALLOCATE -> LibC.fallocate(op.fd, op.len, op.off, op.addr);
             case IORING_OP_FADVISE -> LibC.posixFadvise(op.fd, op.off, Integer.toUnsignedLong(op.len), op.opFlags);
-            case IORING_OP_OPENAT -> LibC.openat(op.fd, op.buffer, op.opFlags, op.len);
+            case IORING_OP_OPENAT -> LibC.openat(op.fd, raw(op.buffer), op.opFlags, op.len);
             case IORING_OP_CLOSE -> LibC.close(op.fd);
-            case IORING_OP_STATX -> LibC.statx(op.fd, op.buffer, op.opFlags, op.len, op.buffer2);
+            case IORING_OP_STATX -> LibC.statx(op.fd, raw(op.buffer), op.opFlags, op.len, raw(op.buffer2));
             case IORING_OP_SPLICE -> splice(op);
             default -> -Errno.EOPNOTSUPP;
         };
+    }
+
+    /**
+     * The request's memory as a bare address. The caller's segment may belong to a confined arena of the submitting
+     * thread, and a downcall on a pool thread fails with WrongThreadException when handed such a segment. Liveness
+     * was checked at submission, and {@link IoEngine}'s contract has the submitter keep the memory alive until
+     * completion, as io_uring needs it to.
+     */
+    private static MemorySegment raw(MemorySegment s) {
+        return MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
     }
 
     private static long splice(IoOp op) {

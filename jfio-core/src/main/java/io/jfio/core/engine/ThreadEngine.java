@@ -109,11 +109,25 @@ public final class ThreadEngine extends AbstractEngine {
             } else if (op.opcode == IORING_OP_TIMEOUT) {
                 r = sleep(op.timeoutNanos());
             } else {
-                r = Syscalls.run(op);
+                r = runOne(op);
             }
             long expected = op.expectedTransfer();
             if (r < 0 || (expected >= 0 && r < expected)) failed = true;
             finish(op, r);
+        }
+    }
+
+    /**
+     * Runs one system call. A bug that throws here must not kill the pool thread with the request unfinished: its
+     * waiter would park forever. The request fails with EIO instead and the cause is logged.
+     */
+    private static long runOne(IoOp op) {
+        try {
+            return Syscalls.run(op);
+        } catch (RuntimeException | Error e) {
+            System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR,
+                    "system call threw; failing the request with EIO: " + op, e);
+            return -Errno.EIO;
         }
     }
 
