@@ -688,7 +688,16 @@ public final class JfioFileChannel extends FileChannel {
         ensureOpen();
         if (append) return size();
         synchronized (positionLock) {
-            return position;
+            boolean completed = false;
+            try {
+                // No I/O here, but FileChannel's rule holds for every call: an interrupted caller closes the channel.
+                begin();
+                if (!isOpen()) return 0;
+                completed = true;
+                return position;
+            } finally {
+                end(completed);
+            }
         }
     }
 
@@ -701,10 +710,17 @@ public final class JfioFileChannel extends FileChannel {
         ensureOpen();
         if (newPosition < 0) throw new IllegalArgumentException("Negative position");
         synchronized (positionLock) {
-            ensureOpen();
-            position = newPosition;
+            boolean completed = false;
+            try {
+                begin();
+                if (!isOpen()) return null;
+                position = newPosition;
+                completed = true;
+                return this;
+            } finally {
+                end(completed);
+            }
         }
-        return this;
     }
 
     /** The file's current size. */
