@@ -420,6 +420,34 @@ abstract class JfioFileChannelContract {
     }
 
     @Test
+    void directBuffersOfAConfinedArenaWorkFromVirtualThreads(@TempDir Path dir) throws Exception {
+        // The thread engine hands a virtual thread's request to a pool thread, which may not touch a segment of the
+        // virtual thread's confined arena: the request must go by address, and never hang.
+        Path p = file(dir, "f", bytes("0123456789"));
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicReference<String> got = new AtomicReference<>();
+        Thread t = Thread.ofVirtual().start(() -> {
+            try (FileChannel ch = open(p, READ, WRITE); Arena arena = Arena.ofConfined()) {
+                ByteBuffer b = arena.allocate(4).asByteBuffer();
+                assertEquals(4, ch.read(b, 2));
+                b.flip();
+                assertEquals(4, ch.write(b, 10));
+                ByteBuffer[] two = {arena.allocate(2).asByteBuffer(), arena.allocate(3).asByteBuffer()};
+                assertEquals(5, ch.read(two));
+                got.set(new String(contentOf(two[0].flip()), StandardCharsets.US_ASCII)
+                        + new String(contentOf(two[1].flip()), StandardCharsets.US_ASCII));
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        t.join(10_000);
+        assertFalse(t.isAlive(), "a request on a confined segment hung");
+        if (failure.get() != null) throw new AssertionError(failure.get());
+        assertEquals("01234", got.get());
+        assertEquals("01234567892345", Files.readString(p));
+    }
+
+    @Test
     void vectoredOperationsSpanMoreThanIovMaxBuffersAndTheCopyChunk(@TempDir Path dir) throws IOException {
         RandomGenerator rnd = random(7);
         // 1500 direct buffers (two preadv/pwritev rounds of IOV_MAX) and heap ones whose total exceeds 1 MiB.
