@@ -30,6 +30,8 @@ import java.util.BitSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -76,6 +78,8 @@ public final class UringEngine extends AbstractEngine {
     private final int eventFd;
     private final MemorySegment wakeValue;
     private volatile int sleeping;
+    /** Threads inside {@link #wake()}; the eventfd and wakeValue stay alive until none is. */
+    private final AtomicInteger wakers = new AtomicInteger();
     private volatile boolean closing;
     private volatile boolean terminated;
 
@@ -223,11 +227,20 @@ public final class UringEngine extends AbstractEngine {
 
     /** Wakes the ring thread if it sleeps in io_uring_enter; at most one eventfd write per sleep. */
     private void wake() {
-        if (sleeping == 1 && SLEEPING.compareAndSet(this, 1, 0)) {
-            long w = LibC.write(eventFd, wakeValue, 8);
-            if (w < 0 && w != -Errno.EAGAIN) {
-                LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
+        if (sleeping != 1) return;
+        // Counted before the CAS: shutdown waits for the count to drop to 0 before it closes the eventfd and frees
+        // wakeValue, so a waker that won the CAS never writes to a closed (possibly reused) descriptor, and never
+        // holds wakeValue's arena in its downcall while the ring thread closes that arena.
+        wakers.incrementAndGet();
+        try {
+            if (SLEEPING.compareAndSet(this, 1, 0)) {
+                long w = LibC.write(eventFd, wakeValue, 8);
+                if (w < 0 && w != -Errno.EAGAIN) {
+                    LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
+                }
             }
+        } finally {
+            wakers.decrementAndGet();
         }
     }
 
@@ -235,12 +248,8 @@ public final class UringEngine extends AbstractEngine {
     public void cancel(IoOp op) {
         if (op.state == IoOp.DONE) return;
         op.cancelRequested = true;
-        if (Thread.currentThread() == thread) {
-            cancels.add(op);
-            return;
-        }
         cancels.add(op);
-        wake();
+        if (Thread.currentThread() != thread) wake();
     }
 
     @Override
@@ -251,9 +260,11 @@ public final class UringEngine extends AbstractEngine {
         long r = onRingThread(() -> {
             LibC.ioUringRegister(ring.fd(), IORING_UNREGISTER_BUFFERS, 0, 0); // ENXIO when none: fine
             if (buffers.length == 0) return 0L;
-            MemorySegment iov = arena.allocate(Iovec.SIZE * buffers.length, 8);
-            for (int i = 0; i < buffers.length; i++) Iovec.set(iov, i, buffers[i]);
-            return (long) ring.register(IORING_REGISTER_BUFFERS, iov.address(), buffers.length);
+            try (Arena a = Arena.ofConfined()) { // the kernel copies the iovecs during the call
+                MemorySegment iov = a.allocate(Iovec.SIZE * buffers.length, 8);
+                for (int i = 0; i < buffers.length; i++) Iovec.set(iov, i, buffers[i]);
+                return (long) ring.register(IORING_REGISTER_BUFFERS, iov.address(), buffers.length);
+            }
         });
         ErrnoException.check(r, "io_uring_register(IORING_REGISTER_BUFFERS)", ring.fd(), null);
     }
@@ -276,7 +287,14 @@ public final class UringEngine extends AbstractEngine {
         });
         wake();
         try {
-            return f.get();
+            while (true) {
+                try {
+                    return f.get(100, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    // The ring thread runs its last tasks while shutting down; one queued after that never runs.
+                    if (terminated && !f.isDone()) throw new EngineClosedException(name());
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("interrupted waiting for the ring thread");
@@ -605,6 +623,9 @@ public final class UringEngine extends AbstractEngine {
             terminated = true;
             while ((head = pollAny()) != null) failClosed(head);
             ring.close(); // the kernel cancels whatever is left and releases registered buffers
+            // The ring thread no longer sets sleeping = 1, so no new waker can win the CAS; wait out the ones that
+            // did, which are at most one write(2) away from done.
+            while (wakers.get() != 0) Thread.onSpinWait();
             LibC.close(eventFd);
             arena.close();
         }

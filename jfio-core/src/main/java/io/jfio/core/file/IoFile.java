@@ -267,7 +267,14 @@ public final class IoFile implements AutoCloseable {
         } catch (ClosedChannelException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return engine.submit(op.path(pathString).whenDone(this::release));
+        IoOp tracked = op.path(pathString).whenDone(this::release);
+        try {
+            return engine.submit(tracked);
+        } catch (RuntimeException e) {
+            // Refused before submission (a closed arena, an unsupported opcode): whenDone will never run.
+            if (!tracked.isDone()) release();
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------ reads
@@ -293,7 +300,8 @@ public final class IoFile implements AutoCloseable {
     }
 
     /**
-     * Reads until {@code dst} is full or end of file, looping over short reads.
+     * Reads until {@code dst} is full or end of file, looping over short reads. With O_DIRECT, a read that ends
+     * off the alignment can only have hit end of file, so it ends the loop too (the next read could not be aligned).
      *
      * @return bytes read; less than {@code dst.byteSize()} only at end of file
      */
@@ -304,6 +312,7 @@ public final class IoFile implements AutoCloseable {
             int n = read(dst.asSlice(done, Math.min(size - done, IoOp.MAX_RW)), position + done);
             if (n == 0) break;
             done += n;
+            if (direct && n % offsetAlign != 0) break;
         }
         return done;
     }
@@ -372,7 +381,17 @@ public final class IoFile implements AutoCloseable {
         checkDirect(src, position, src.byteSize());
         IoOp write = IoOp.write(fd, src, position);
         write.link(IoOp.fdatasync(fd).path(pathString));
-        long n = run(write);
+        long n;
+        try {
+            n = run(write);
+        } catch (ErrnoException e) {
+            // A short write cancels the linked sync, and execute reports that cancellation as the chain's failure;
+            // the write's own count says what really happened.
+            boolean shortWrite = e.errno() == Errno.ECANCELED && write.isDone() && write.result() >= 0
+                    && write.result() < src.byteSize();
+            if (!shortWrite) throw e;
+            n = write.result();
+        }
         if (n < src.byteSize()) {
             // A short write cancels the linked sync: finish the rest the long way.
             writeFully(src.asSlice(n), position + n);

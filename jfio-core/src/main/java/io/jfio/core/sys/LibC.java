@@ -25,8 +25,7 @@ public final class LibC {
     private static final long IO_URING_SETUP = 425; // __NR_io_uring_setup, same number on x86_64 and aarch64
     private static final long IO_URING_ENTER = 426; // __NR_io_uring_enter
     private static final long IO_URING_REGISTER = 427; // __NR_io_uring_register
-    // __NR_fstat on x86_64, __NR_fstat (newfstat) on aarch64
-    private static final long FSTAT_NR = Platform.isX86() ? 5 : 80;
+    private static final long FSTAT_NR = Platform.isX86() ? 5 : 80; // __NR_fstat; aarch64's is newfstat
 
     // int openat(int dirfd, const char *pathname, int flags, ... /* mode_t mode */)
     private static final MethodHandle OPENAT = Native.errnoCall("openat",
@@ -98,6 +97,9 @@ public final class LibC {
     // int eventfd(unsigned int initval, int flags)
     private static final MethodHandle EVENTFD = Native.errnoCall("eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    // int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+    private static final MethodHandle POLL = Native.errnoCall("poll",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     // int pipe2(int pipefd[2], int flags)
     private static final MethodHandle PIPE2 = Native.errnoCall("pipe2",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
@@ -401,6 +403,19 @@ public final class LibC {
         MemorySegment cap = Native.capture();
         try {
             return (int) ret((int) EVENTFD.invokeExact(cap, initval, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * poll(2) on {@code nfds} {@code struct pollfd {int fd; short events; short revents;}} (8 bytes each), waiting at
+     * most {@code timeoutMillis} (-1: forever); returns the number of ready descriptors (0 on timeout) or -errno.
+     */
+    public static int poll(MemorySegment fds, long nfds, int timeoutMillis) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) POLL.invokeExact(cap, fds, nfds, timeoutMillis), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
