@@ -20,6 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jfio.core.engine.IoEngine;
+import io.jfio.core.testing.EngineKind;
+import io.jfio.core.testing.Fds;
+import io.jfio.core.testing.TestSeed;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -55,10 +58,10 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,20 +70,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@link java.nio.channels.FileChannel} contract for {@link JfioFileChannel}, run once per engine by the
- * subclasses, each with a fresh engine for the class. The differential test replays a seeded random sequence of
- * operations against a plain JDK channel on a twin file; set {@code -Djfio.test.seed=N} to replay a failure.
+ * subclasses, each with a fresh engine for the class ({@code -Djfio.test.engine} picks one, as for the other
+ * engine tests). The differential test replays a seeded random sequence of operations against a plain JDK channel
+ * on a twin file; {@code -Djfio.test.seed=N} replays a failure.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class JfioFileChannelContract {
-    private static final String SEED_PROP = "jfio.test.seed";
-
     private IoEngine engine;
+
+    /** The engine kind the subclass tests. */
+    protected abstract EngineKind kind();
 
     /** A new engine for this class's tests; closed after them. */
     protected abstract IoEngine newEngine() throws Exception;
 
     @BeforeAll
     void startEngine() throws Exception {
+        assumeTrue(EngineKind.all().anyMatch(k -> k == kind()), "engine not selected by -D" + EngineKind.ENGINE_PROP);
         engine = newEngine();
     }
 
@@ -191,8 +197,9 @@ abstract class JfioFileChannelContract {
 
     @Test
     void randomOperationsMatchPlainFileChannel(@TempDir Path dir) throws Exception {
-        long base = Long.getLong(SEED_PROP, System.nanoTime());
-        int runs = Long.getLong(SEED_PROP) != null ? 1 : 4;
+        // Runs use consecutive seeds from one base, so each run's seed replays just that run.
+        long base = TestSeed.pick().value();
+        int runs = System.getProperty(TestSeed.SEED_PROP) != null ? 1 : 4;
         for (int run = 0; run < runs; run++) {
             long seed = base + run;
             Path runDir = Files.createDirectories(dir.resolve("run" + run));
@@ -208,8 +215,8 @@ abstract class JfioFileChannelContract {
             Thread t = run % 2 == 0 ? Thread.ofPlatform().start(body) : Thread.ofVirtual().start(body);
             t.join();
             if (failure.get() != null) {
-                throw new AssertionError("differential run failed: seed=" + seed + " (replay with -D" + SEED_PROP
-                        + "=" + seed + ")", failure.get());
+                throw new AssertionError("differential run failed: seed=" + seed + " (replay with -D"
+                        + TestSeed.SEED_PROP + "=" + seed + ")", failure.get());
             }
         }
     }
@@ -1100,12 +1107,6 @@ abstract class JfioFileChannelContract {
 
     // ------------------------------------------------------------------ descriptors
 
-    private static long openDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
-    }
-
     /** Exercises every path that opens a descriptor: channels, delegates, transfers, interrupts, failures. */
     private void descriptorWorkload(Path dir, int round) throws Exception {
         Path a = file(dir, "a" + round, randomBytes(random(round), 200_000));
@@ -1139,11 +1140,11 @@ abstract class JfioFileChannelContract {
 
     @Test
     void closesEveryDescriptorItOpens(@TempDir Path dir) throws Exception {
-        // The first round loads classes and lets the JDK open what it keeps open (jars, for instance).
-        descriptorWorkload(dir, 0);
-        long before = openDescriptors();
-        for (int round = 1; round <= 3; round++) descriptorWorkload(dir, round);
-        assertEquals(before, openDescriptors(), "descriptors open before and after");
+        AtomicInteger round = new AtomicInteger();
+        // The first run loads classes and lets the JDK open what it keeps open (jars, for instance).
+        Fds.assertNoLeak("JfioFileChannel", () -> {
+            for (int i = 0; i < 2; i++) descriptorWorkload(dir, round.getAndIncrement());
+        });
     }
 
     @Test
