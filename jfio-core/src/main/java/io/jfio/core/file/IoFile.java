@@ -124,9 +124,9 @@ public final class IoFile implements AutoCloseable {
         for (OpenOption o : options) {
             if (o == StandardOpenOption.READ || o == StandardOpenOption.WRITE) continue;
             if (o == StandardOpenOption.CREATE) {
-                flags |= Fcntl.O_CREAT;
+                if (write) flags |= Fcntl.O_CREAT; // as FileChannel: a file opened only for reading is never created
             } else if (o == StandardOpenOption.CREATE_NEW) {
-                flags |= Fcntl.O_CREAT | Fcntl.O_EXCL;
+                if (write) flags |= Fcntl.O_CREAT | Fcntl.O_EXCL;
             } else if (o == StandardOpenOption.TRUNCATE_EXISTING) {
                 if (write) flags |= Fcntl.O_TRUNC;
             } else if (o == StandardOpenOption.DSYNC) {
@@ -140,7 +140,9 @@ public final class IoFile implements AutoCloseable {
                 direct = true;
             } else if (o == JfioOpenOption.NOATIME) {
                 noatime = true;
-            } else if (o == StandardOpenOption.SPARSE || o == StandardOpenOption.DELETE_ON_CLOSE) {
+            } else if (o == StandardOpenOption.SPARSE) {
+                continue; // a hint; Linux files are sparse wherever nothing was written
+            } else if (o == StandardOpenOption.DELETE_ON_CLOSE) {
                 throw new UnsupportedOperationException("open option not supported by IoFile: " + o);
             } else if (o == StandardOpenOption.APPEND) {
                 throw new UnsupportedOperationException("APPEND is not supported: IoFile I/O is positional");
