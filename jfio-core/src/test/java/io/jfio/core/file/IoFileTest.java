@@ -204,6 +204,22 @@ class IoFileTest {
 
     @ParameterizedTest
     @MethodSource("io.jfio.core.testing.EngineKind#all")
+    void shouldNotCreateAFileOpenedOnlyForReadingAndTreatSparseAsAHint(EngineKind kind) throws Exception {
+        IoEngine e = engine(kind);
+        Path missing = dir.resolve("never-created");
+        ErrnoException ex = assertThrows(ErrnoException.class,
+                () -> IoFile.open(e, missing, Set.of(READ, StandardOpenOption.CREATE), 0644));
+        assertEquals(Errno.ENOENT, ex.errno());
+        assertFalse(Files.exists(missing));
+        try (IoFile f = IoFile.open(e, missing, Set.of(WRITE, StandardOpenOption.CREATE, StandardOpenOption.SPARSE),
+                0644)) {
+            assertTrue(f.isOpen());
+        }
+        assertTrue(Files.exists(missing));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.jfio.core.testing.EngineKind#all")
     void shouldFailOpenOfMissingFileWithEnoent(EngineKind kind) throws Exception {
         IoEngine e = engine(kind);
         Path missing = dir.resolve("missing");
