@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -20,33 +19,55 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Storage {
     private static final Path SYS = Path.of("/sys");
-    private static final ConcurrentHashMap<Long, Optional<Boolean>> ROTATIONAL = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Long, Rotation> ROTATIONAL = new ConcurrentHashMap<>();
 
     private Storage() {
     }
 
     /**
-     * Whether the block device {@code dev} (dev_t encoding) reports {@code queue/rotational = 1}: the device's own
-     * queue, or for a partition its disk's. Empty for devices without a queue (tmpfs, overlayfs, NFS: nothing spins
-     * that we could know of) or where sysfs is not readable.
+     * What sysfs says about a device's rotation.
+     *
+     * @param rotational true when seeks are expensive and the copy should be sequential
+     * @param detail     what was read, for messages: {@code "vda: queue/rotational=1 (virtio_blk: not trusted)"}
      */
-    static Optional<Boolean> rotational(long dev) {
-        return ROTATIONAL.computeIfAbsent(dev, Storage::readRotational);
+    record Rotation(boolean rotational, String detail) {
     }
 
-    private static Optional<Boolean> readRotational(long dev) {
-        long major = ((dev >>> 8) & 0xfffL) | ((dev >>> 32) & 0xfffff000L);
-        long minor = (dev & 0xffL) | ((dev >>> 12) & 0xffffff00L);
-        Path link = SYS.resolve("dev/block/" + major + ":" + minor);
+    /**
+     * Whether the block device {@code dev} (dev_t encoding) is rotational: its {@code queue/rotational}, or for a
+     * partition its disk's. Not rotational for devices without a queue (tmpfs, overlayfs, NFS) or where sysfs
+     * cannot be read. Virtual disks (virtio_blk, Xen's vbd) report 1 because their driver cannot know and 1 is the
+     * kernel's default, not because anything spins (a virtio disk measured here: 29 us random 4 KiB reads, 110k IOPS
+     * at depth 32); their flag is not trusted, and {@code --sequential} is there for the spinning disk behind one.
+     */
+    static Rotation rotation(long dev) {
+        return ROTATIONAL.computeIfAbsent(dev, d -> readRotation(SYS, d));
+    }
+
+    /** {@link #rotation} read from a sysfs tree at {@code sysfs} (a parameter so tests can lay one out). */
+    static Rotation readRotation(Path sysfs, long dev) {
+        String name = showDevice(dev);
+        Path link = sysfs.resolve("dev/block/" + name);
         try {
-            if (!Files.exists(link)) return Optional.empty();
+            if (!Files.exists(link)) return new Rotation(false, name + ": no block device queue");
             Path d = link.toRealPath();
-            Path q = d.resolve("queue/rotational");
-            if (!Files.exists(q) && Files.exists(d.resolve("partition"))) q = d.getParent().resolve("queue/rotational");
-            if (!Files.exists(q)) return Optional.empty();
-            return Optional.of(Files.readString(q, StandardCharsets.US_ASCII).strip().equals("1"));
+            Path disk = d;
+            if (!Files.exists(d.resolve("queue/rotational")) && Files.exists(d.resolve("partition"))) {
+                disk = d.getParent();
+            }
+            Path q = disk.resolve("queue/rotational");
+            if (!Files.exists(q)) return new Rotation(false, name + ": no queue/rotational");
+            boolean flag = Files.readString(q, StandardCharsets.US_ASCII).strip().equals("1");
+            String what = disk.getFileName() + ": queue/rotational=" + (flag ? 1 : 0);
+            if (!flag) return new Rotation(false, what);
+            Path driver = disk.resolve("device/driver");
+            String drv = Files.exists(driver) ? driver.toRealPath().getFileName().toString() : "";
+            if (drv.equals("virtio_blk") || drv.equals("vbd")) {
+                return new Rotation(false, what + " (" + drv + ": a virtual disk's default, not trusted)");
+            }
+            return new Rotation(true, what);
         } catch (IOException | SecurityException e) {
-            return Optional.empty();
+            return new Rotation(false, name + ": sysfs unreadable");
         }
     }
 

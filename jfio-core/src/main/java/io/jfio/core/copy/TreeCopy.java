@@ -369,14 +369,15 @@ public final class TreeCopy {
             why = sequential ? "sequential requested" : "parallel requested";
         } else {
             List<String> spinning = new ArrayList<>();
+            List<String> seen = new ArrayList<>();
             for (long dev : devices) {
-                if (Storage.rotational(dev).orElse(false) && !spinning.contains(Storage.showDevice(dev))) {
-                    spinning.add(Storage.showDevice(dev));
-                }
+                Storage.Rotation r = Storage.rotation(dev);
+                if (!seen.contains(r.detail())) seen.add(r.detail());
+                if (r.rotational() && !spinning.contains(r.detail())) spinning.add(r.detail());
             }
             sequential = !spinning.isEmpty();
-            why = sequential ? "rotational device " + String.join(",", spinning)
-                    + " (queue/rotational=1): sequential avoids seeks" : "no rotational device";
+            why = sequential ? "rotational storage (" + String.join("; ", spinning) + "): sequential avoids seeks"
+                    : "storage not rotational (" + String.join("; ", seen) + ")";
         }
         int cores = Runtime.getRuntime().availableProcessors();
         int jobs;
