@@ -23,6 +23,26 @@ jfio_java_version() {
     return 1
 }
 
+# The version of java binary $1 (real path $2), as jfio_java_version prints it. Asking means starting a JVM (40-80 ms
+# a candidate, at every start of bin/jfio), so when JFIO_JAVA_VERSION_CACHE names a file, answers are kept there, one
+# line per binary ("real-path<TAB>inode:size:mtime<TAB>version"), and reused while the binary is unchanged.
+_jfio_version_of() {
+    local java=$1 real=$2 cache=${JFIO_JAVA_VERSION_CACHE:-} id='' p i v version
+    if [[ -n $cache ]] && id=$(stat -L -c '%i:%s:%.9Y' -- "$real" 2>/dev/null) && [[ -f $cache ]]; then
+        while IFS=$'\t' read -r p i v; do
+            if [[ $p == "$real" && $i == "$id" && -n $v ]]; then
+                printf '%s\n' "$v"
+                return 0
+            fi
+        done <"$cache"
+    fi
+    version=$(jfio_java_version "$java") || return 1
+    if [[ -n $cache && -n $id && -d ${cache%/*} ]]; then
+        { printf '%s\t%s\t%s\n' "$real" "$id" "$version" >>"$cache"; } 2>/dev/null || true
+    fi
+    printf '%s\n' "$version"
+}
+
 # Prints the feature release of version string $1: "1.8.0_392" -> 8 (the old 1.x scheme), "25.0.1" -> 25, "22" -> 22.
 jfio_java_major() {
     if [[ $1 =~ ^1\.([0-9]+) ]]; then
@@ -48,7 +68,7 @@ _jfio_consider() {
     if [[ -n $cached ]]; then
         ok=${cached%%|*} cached=${cached#*|}
         version=${cached%%|*} verdict=${cached#*|}
-    elif ! version=$(jfio_java_version "$java") || ! major=$(jfio_java_major "$version"); then
+    elif ! version=$(_jfio_version_of "$java" "$real") || ! major=$(jfio_java_major "$version"); then
         verdict="cannot tell its version from 'java -version'"
     elif ((major < JFIO_MIN_JAVA)); then
         verdict="version $version (too old)"
