@@ -56,6 +56,12 @@ final class SplitJob {
         public void run(Copier c) {
             job.runPart(c, index);
         }
+
+        /** Cancelled before it ran: counts as done without copying, so the last part still closes the file. */
+        @Override
+        public void abandon(Copier c) {
+            job.runPart(c, index);
+        }
     }
 
     /**

@@ -133,6 +133,13 @@ public final class TreeCopy {
                 }
             }
             if (interrupted) Thread.currentThread().interrupt();
+            // After a cancel, tasks that never ran may hold descriptors (parts of a split file): release them here.
+            List<Work.Task> left = ctx.work.drain();
+            if (!left.isEmpty()) {
+                try (Copier c = new Copier(ctx)) {
+                    for (Work.Task t : left) t.abandon(c);
+                }
+            }
         } finally {
             ctx.closeEngine();
         }

@@ -30,6 +30,13 @@ final class Work {
         default int entryCount() {
             return 0;
         }
+
+        /**
+         * The copy was cancelled before this task ran: release what it holds (a part of a split file holds the
+         * file's descriptors). Called on the thread that runs {@link TreeCopy#run()}, after the workers left.
+         */
+        default void abandon(Copier copier) {
+        }
     }
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -110,6 +117,22 @@ final class Work {
         try {
             cancelled = true;
             ready.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The tasks never handed out (after a cancel), in no particular order; the queues are left empty. */
+    java.util.List<Task> drain() {
+        lock.lock();
+        try {
+            java.util.List<Task> all = new java.util.ArrayList<>(urgent);
+            all.addAll(dirs);
+            all.addAll(batches);
+            urgent.clear();
+            dirs.clear();
+            batches.clear();
+            return all;
         } finally {
             lock.unlock();
         }

@@ -409,6 +409,34 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldReleaseEveryDescriptorWhenCancelledMidway(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        byte[] data = new byte[48 << 20];
+        new SplittableRandom(9).nextBytes(data);
+        Files.write(src.resolve("big"), data);
+        for (int i = 0; i < 300; i++) Files.writeString(src.resolve("small-" + i), "x".repeat(i));
+        SplittableRandom rnd = new SplittableRandom(TestSeed.pick().value());
+        int[] n = {0};
+        Fds.assertNoLeak("cancelled copies", () -> {
+            for (int round = 0; round < 4; round++) {
+                Path dst = dir.resolve("dst" + n[0]++);
+                TreeCopy c = TreeCopy.of(List.of(src), dst, CopyOptions.archive().jobs(3).sequential(false)
+                        .splitThreshold(1 << 20).chunkSize(1 << 20).build(), CopyListener.NONE);
+                Thread t = Thread.ofPlatform().start(c::run);
+                Thread.sleep(rnd.nextInt(30));
+                c.cancel();
+                t.join();
+                if (Files.exists(dst)) {
+                    try (var s = Files.walk(dst)) {
+                        assertTrue(s.noneMatch(p -> p.getFileName().toString().endsWith(".part")),
+                                "no temporary file left");
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
     void shouldFindTheFirstDifferenceWhenVerifying(@TempDir Path dir) throws Exception {
         byte[] data = new byte[3 << 20];
         new SplittableRandom(5).nextBytes(data);
