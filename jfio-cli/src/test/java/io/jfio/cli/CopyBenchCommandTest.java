@@ -1,0 +1,44 @@
+package io.jfio.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code jfio bench copy}: options and usage errors (the benchmark itself is tested in jfio-bench). */
+class CopyBenchCommandTest {
+
+    @Test
+    void shouldRejectBadOptionsWithExitTwo(@TempDir Path dir) {
+        List<List<String>> bad = List.of(
+                List.of("bench", "copy", "--reps", "0"),
+                List.of("bench", "copy", "--tools", "rsync"),
+                List.of("bench", "copy", "--modes", "lukewarm"),
+                List.of("bench", "copy", "--size", "lots"),
+                List.of("bench", "copy", "--dir", dir.resolve("missing").toString(), "--tools", "cp"));
+        for (List<String> args : bad) {
+            CliTest.Run r = CliTest.run(args.toArray(String[]::new));
+            assertEquals(ExitCodes.USAGE, r.exit(), args + ": " + r.err());
+            assertTrue(r.err().startsWith("jfio bench copy: "), args + ": " + r.err());
+        }
+        CliTest.Run none = CliTest.run("bench");
+        assertEquals(ExitCodes.USAGE, none.exit());
+        assertTrue(none.err().contains("missing benchmark") && none.err().contains("copy"), none.err());
+    }
+
+    @Test
+    void shouldParseSizesAndRunJfioTheWayAUserDoes() {
+        assertEquals(4L << 30, CopyBenchCommand.bytes("4g"));
+        assertEquals(512L << 20, CopyBenchCommand.bytes("512M"));
+        assertEquals(1000, CopyBenchCommand.bytes("1000"));
+        assertThrows(IllegalArgumentException.class, () -> CopyBenchCommand.bytes("-1"));
+        List<String> cmd = CopyBenchCommand.jfioCommand();
+        // from test classes there is no jar: this JVM with this class path
+        assertTrue(cmd.get(cmd.size() - 1).equals(Main.class.getName()) || cmd.get(0).endsWith("bin/jfio")
+                || cmd.contains("-jar"), cmd.toString());
+    }
+}
