@@ -28,8 +28,12 @@ final class CopyContext {
     final int umask = Storage.umask();
     final long pid = ProcessHandle.current().pid();
     final long startNanos = System.nanoTime();
-    /** Worker threads of this copy. */
+    /** The most worker threads this copy may use. */
     volatile int jobs = 1;
+    /** Workers start with one per CPU and more are added while the CPUs wait for the disk. */
+    volatile boolean adaptive;
+    /** Worker threads started so far. */
+    volatile int workersStarted;
     /** One worker and no split files (rotational storage, or asked for). */
     volatile boolean sequential;
     /** Directories queued or being listed; the walk is complete when none is. */

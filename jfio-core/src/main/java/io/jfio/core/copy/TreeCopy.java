@@ -58,8 +58,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class TreeCopy {
     /** At most this many failures are kept in {@link CopyResult#failures()} (all are counted and reported). */
     public static final int MAX_FAILURES_KEPT = 10_000;
-    /** Default workers per CPU. */
-    public static final int JOBS_PER_CORE = 4;
+    /** At most this many workers per CPU by default (adaptive parallelism starts with one). */
+    public static final int JOBS_PER_CORE = 8;
     /**
      * System property: {@code false} makes the copy write every file under a temporary name and rename it, rather
      * than writing it unnamed ({@code O_TMPFILE}) and linking it. For measurements and for file systems where
@@ -67,6 +67,10 @@ public final class TreeCopy {
      */
     public static final String TMPFILE_PROP = "jfio.copy.tmpfile";
     public static final boolean TMPFILE_DEFAULT = true;
+    /** How often adaptive parallelism looks at the CPUs. */
+    static final int ADAPT_MILLIS = 40;
+    /** Idle (or waiting for I/O) CPU share from which adaptive parallelism adds workers. */
+    static final int ADAPT_IDLE_PERCENT = 25;
     /** Descriptors one worker may hold at once: source, target, a directory being listed, a spare. */
     static final int FDS_PER_WORKER = 4;
 
@@ -116,23 +120,7 @@ public final class TreeCopy {
                 }
             }
             ctx.rootsSubmitted();
-            Thread[] workers = new Thread[ctx.jobs];
-            for (int i = 0; i < workers.length; i++) {
-                workers[i] = Thread.ofPlatform().name("jfio-copy-" + i).daemon(true).start(this::work);
-            }
-            boolean interrupted = false;
-            for (Thread w : workers) {
-                while (true) {
-                    try {
-                        w.join();
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                        cancel();
-                    }
-                }
-            }
-            if (interrupted) Thread.currentThread().interrupt();
+            if (runWorkers()) Thread.currentThread().interrupt();
             // After a cancel, tasks that never ran may hold descriptors (parts of a split file): release them here.
             List<Work.Task> left = ctx.work.drain();
             if (!left.isEmpty()) {
@@ -144,6 +132,79 @@ public final class TreeCopy {
             ctx.closeEngine();
         }
         return result();
+    }
+
+    /**
+     * Starts the workers and waits for them. With adaptive parallelism it starts one per CPU and, every
+     * {@value #ADAPT_MILLIS} ms while work is queued, adds one per CPU as long as the CPUs are idle or waiting for
+     * the disk at least {@value #ADAPT_IDLE_PERCENT}% of the time, up to the maximum: a copy from the page cache
+     * keeps the CPUs busy with few threads (more only add contention), a copy from disk needs many requests in
+     * flight.
+     *
+     * @return true if this thread was interrupted (and the copy cancelled)
+     */
+    private boolean runWorkers() {
+        List<Thread> workers = new ArrayList<>();
+        int cores = Runtime.getRuntime().availableProcessors();
+        int target = ctx.adaptive ? Math.min(ctx.jobs, cores) : ctx.jobs;
+        for (int i = 0; i < target; i++) workers.add(startWorker(i));
+        CpuIdle idle = ctx.adaptive ? new CpuIdle() : null;
+        boolean interrupted = false;
+        int next = 0;
+        while (next < workers.size()) {
+            Thread w = workers.get(next);
+            try {
+                w.join(idle != null && workers.size() < ctx.jobs ? ADAPT_MILLIS : 0);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                cancel();
+                continue;
+            }
+            if (!w.isAlive()) {
+                next++;
+                continue;
+            }
+            if (idle != null && idle.percent() >= ADAPT_IDLE_PERCENT && ctx.work.hasQueued() && !ctx.cancelled) {
+                int add = Math.min(cores, ctx.jobs - workers.size());
+                for (int i = 0; i < add; i++) workers.add(startWorker(workers.size()));
+                ctx.workersStarted = workers.size();
+            }
+        }
+        if (ctx.adaptive) ctx.listener.onNotice("workers_started=" + workers.size());
+        return interrupted;
+    }
+
+    private Thread startWorker(int i) {
+        return Thread.ofPlatform().name("jfio-copy-" + i).daemon(true).start(this::work);
+    }
+
+    /** How idle the CPUs were since the last call (idle and iowait time from /proc/stat), in percent. */
+    private static final class CpuIdle {
+        private long idle = -1;
+        private long total;
+
+        int percent() {
+            long[] t = read();
+            if (t == null) return 0;
+            long di = t[0] - idle;
+            long dt = t[1] - total;
+            boolean first = idle < 0;
+            idle = t[0];
+            total = t[1];
+            return first || dt <= 0 ? 0 : (int) (100 * di / dt);
+        }
+
+        private static long[] read() {
+            try (var r = Files.newBufferedReader(Path.of("/proc/stat"))) {
+                String[] f = r.readLine().trim().split("\\s+");
+                if (!f[0].equals("cpu") || f.length < 6) return null;
+                long sum = 0;
+                for (int i = 1; i < Math.min(f.length, 9); i++) sum += Long.parseLong(f[i]);
+                return new long[] {Long.parseLong(f[4]) + Long.parseLong(f[5]), sum};
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
     }
 
     private void work() {
@@ -183,7 +244,7 @@ public final class TreeCopy {
 
     /** Worker threads the copy uses (known once {@link #run()} has started them; 0 before). */
     public int jobs() {
-        return started.get() ? ctx.jobs : 0;
+        return started.get() ? ctx.workersStarted : 0;
     }
 
     private CopyResult result() {
@@ -388,6 +449,7 @@ public final class TreeCopy {
         }
         int cores = Runtime.getRuntime().availableProcessors();
         int jobs;
+        boolean adaptive = false;
         if (o.jobs() > 0) {
             jobs = o.jobs();
             why = "jobs requested" + (sequential ? "; large files not split: " + why : "");
@@ -395,7 +457,9 @@ public final class TreeCopy {
             jobs = 1;
         } else {
             jobs = Math.min(CopyOptions.MAX_JOBS, cores * JOBS_PER_CORE);
-            why = why + ", " + JOBS_PER_CORE + " per CPU (cpus=" + cores + ")";
+            adaptive = cores < jobs;
+            why = why + "; from " + Math.min(jobs, cores) + " (one per CPU) up to " + JOBS_PER_CORE
+                    + " per CPU while the CPUs wait for the disk (cpus=" + cores + ")";
         }
         long limit = Storage.openFileLimit();
         long budget = (limit - Storage.openFiles() - 32) / FDS_PER_WORKER;
@@ -404,8 +468,10 @@ public final class TreeCopy {
             why = why + "; capped by RLIMIT_NOFILE=" + limit;
         }
         ctx.jobs = jobs;
+        ctx.adaptive = adaptive;
+        ctx.workersStarted = adaptive ? Math.min(jobs, cores) : jobs;
         ctx.sequential = sequential;
-        ctx.listener.onNotice("workers=" + jobs + " split_large_files=" + (!sequential && jobs > 1) + " reason="
-                + why);
+        ctx.listener.onNotice("workers=" + (adaptive ? Math.min(jobs, cores) + ".." : "") + jobs
+                + " split_large_files=" + (!sequential && jobs > 1) + " reason=" + why);
     }
 }

@@ -122,6 +122,16 @@ final class Work {
         }
     }
 
+    /** True when tasks are waiting to be taken. */
+    boolean hasQueued() {
+        lock.lock();
+        try {
+            return !urgent.isEmpty() || !dirs.isEmpty() || !batches.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The tasks never handed out (after a cancel), in no particular order; the queues are left empty. */
     java.util.List<Task> drain() {
         lock.lock();
