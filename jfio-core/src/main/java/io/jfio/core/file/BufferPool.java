@@ -98,7 +98,9 @@ public final class BufferPool implements AutoCloseable {
     /** Buffers currently handed out. */
     public synchronized int inUse() {
         int n = 0;
-        for (boolean b : out) if (b) n++;
+        for (boolean b : out) {
+            if (b) n++;
+        }
         return n;
     }
 

@@ -215,7 +215,7 @@ public final class Ring implements AutoCloseable {
         try (Arena a = Arena.ofConfined()) {
             int maxOps = 256;
             // struct io_uring_probe { __u8 last_op; __u8 ops_len; __u16 resv; __u32 resv2[3];
-            //                         struct io_uring_probe_op { __u8 op; __u8 resv; __u16 flags; __u32 resv2; } ops[]; }
+            //     struct io_uring_probe_op { __u8 op; __u8 resv; __u16 flags; __u32 resv2; } ops[]; }
             MemorySegment probe = a.allocate(16 + 8L * maxOps, 8);
             BitSet ops = new BitSet();
             if (register(IORING_REGISTER_PROBE, probe.address(), maxOps) < 0) return ops;
