@@ -1,0 +1,507 @@
+package io.jfio.bench.uring;
+
+import io.jfio.bench.BenchFile;
+import io.jfio.bench.Offsets;
+import io.jfio.bench.Stats;
+import io.jfio.bench.SystemInfo;
+import io.jfio.bench.Units;
+import io.jfio.bench.fio.Fio;
+import io.jfio.bench.fio.FioJob;
+import io.jfio.bench.fio.FioResult;
+import io.jfio.core.engine.ThreadEngine;
+import io.jfio.core.engine.UringEngine;
+import io.jfio.core.file.BufferPool;
+import io.jfio.core.file.PageCache;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Platform;
+import io.jfio.core.uring.UringUnavailableException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code jfio bench uring}: 4 KiB random reads of one file at several queue depths, with the page cache hot, cold
+ * and bypassed (O_DIRECT), through jfio's io_uring engine, jfio's thread engine, FileChannel (one thread and many),
+ * RandomAccessFile and mmap; and fio with the same parameters on the same file in the same run as the reference.
+ *
+ * <p>Use {@link #run(UringBenchOptions, PrintWriter, PrintWriter)} from code (the CLI does); {@link #main} is a
+ * stand-alone entry point. Not thread-safe: one run at a time per instance; the run owns its file, engines and
+ * threads and releases all of them, on Ctrl-C and SIGTERM too (shutdown hooks).
+ *
+ * <p>How a cell is measured: an unmeasured warm-up run, then {@code reps} repetitions of {@code duration}; the
+ * reported IOPS is the median repetition, with min and max beside it. Latency is from submission to completion of
+ * each read, over all repetitions. Every read is checked (byte count and the block's stamp), so a fast wrong answer
+ * shows up as errors, not as speed.
+ */
+public final class UringBench {
+    /** Bytes per read. */
+    public static final int BLOCK = BenchFile.BLOCK;
+    /**
+     * jfio's recommended io_uring path, the one the targets are checked with: registered buffers (a
+     * {@link BufferPool} registered with {@link BufferPool#registerWith}, reads as {@code IoOp.readFixed}). The kernel
+     * then neither pins (O_DIRECT) nor maps the user buffer on every request; the plain {@code IoOp.read} row is
+     * printed beside it for comparison.
+     */
+    public static final Method RECOMMENDED = Method.URING_FIXED;
+    /** Residency at least this counts as hot. */
+    static final double HOT_MIN = 0.99;
+    /** Residency at most this counts as cold. */
+    static final double COLD_MAX = 0.01;
+
+    private final UringBenchOptions options;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final List<String> warnings = new ArrayList<>();
+    private final List<CellResult> cells = new ArrayList<>();
+    private BenchFile file;
+    private Offsets offsets;
+    private UringEngine uring;
+    private BufferPool pool;
+    private Optional<Fio> fio = Optional.empty();
+
+    private UringBench(UringBenchOptions options, PrintWriter out, PrintWriter err) {
+        this.options = options;
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * Runs the benchmark: prints progress to {@code err}, then the header, the Markdown table, the fio flags and the
+     * target checks to {@code out}, writes JSON if {@link UringBenchOptions#json()} is set, and returns the result.
+     * The data file is removed before this returns (or by a shutdown hook if the JVM stops first).
+     *
+     * @throws IllegalArgumentException for a directory on tmpfs or without enough free space (the message says why)
+     * @throws IOException              when the file cannot be created or the JSON cannot be written
+     */
+    public static UringBenchResult run(UringBenchOptions options, PrintWriter out, PrintWriter err)
+            throws IOException {
+        Platform.requireSupported();
+        UringBench b = new UringBench(options, out, err);
+        UringBenchResult r = b.execute();
+        out.print(r.markdown());
+        out.flush();
+        if (options.json() != null) {
+            Path parent = options.json().toAbsolutePath().getParent();
+            if (parent != null) Files.createDirectories(parent);
+            Files.writeString(options.json(), r.toJson(), StandardCharsets.UTF_8);
+            err.println("wrote " + options.json());
+            err.flush();
+        }
+        return r;
+    }
+
+    private UringBenchResult execute() throws IOException {
+        long t0 = System.nanoTime();
+        err.printf(Locale.ROOT, "jfio bench uring: %s, %d x %s per cell (warm-up %s), depths %s, modes %s, seed=%d%n",
+                Units.formatSize(options.fileSize()), options.reps(), Units.formatDuration(options.duration()),
+                Units.formatDuration(options.warmup()), options.depths(), options.modeOrder(), options.seed());
+        err.flush();
+        // Refuse tmpfs before anything slow happens (installing fio, creating the file).
+        Files.createDirectories(options.dir());
+        BenchFile.checkFileSystem(options.dir());
+        if (options.fio()) fio = Fio.findOrInstall(options.installFio(), err);
+        Thread fioKiller = new Thread(() -> fio.ifPresent(Fio::destroyRunning), "jfio-bench-fio-stop");
+        Runtime.getRuntime().addShutdownHook(fioKiller);
+        try (BenchFile f = BenchFile.create(options.dir(), options.fileSize(), options.seed(), err)) {
+            file = f;
+            offsets = new Offsets(f.blocks(), BLOCK, options.seed());
+            SystemInfo sys = SystemInfo.collect(f.path());
+            int maxDepth = Math.max(options.fileChannelThreads(), options.depths().get(options.depths().size() - 1));
+            pool = new BufferPool(maxDepth, BLOCK, BLOCK);
+            try {
+                startUring(maxDepth);
+                for (CacheMode mode : options.modeOrder()) runMode(mode);
+            } finally {
+                if (uring != null) uring.close();
+                pool.close();
+            }
+            return new UringBenchResult(options, sys, setupLines(), cells, warnings,
+                    (System.nanoTime() - t0) / 1e9);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(fioKiller);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook runs anyway
+            }
+        }
+    }
+
+    private void startUring(int maxDepth) throws IOException {
+        int entries = Integer.highestOneBit(Math.max(2, maxDepth) * 2 - 1);
+        entries = Math.max(entries, UringEngine.DEFAULT_ENTRIES);
+        try {
+            uring = new UringEngine(entries, io.jfio.core.uring.Ring.DEFAULT_FLAGS);
+            pool.registerWith(uring);
+        } catch (UringUnavailableException e) {
+            warn("io_uring is unavailable here (" + e.getMessage() + "): jfio io_uring rows are skipped");
+            uring = null;
+        }
+    }
+
+    private List<String> setupLines() {
+        List<String> l = new ArrayList<>();
+        l.add(String.format(Locale.ROOT, "file: %s, %s, %d blocks of 4 KiB; offsets: a seeded random permutation of "
+                        + "the blocks (each read once per pass, like fio's random map), the same sequence for every "
+                        + "method; seed=%d", file.path(), Units.formatSize(file.size()), file.blocks(),
+                options.seed()));
+        l.add(String.format(Locale.ROOT, "runs: warm-up %s, then %d x %s per cell; IOPS = median repetition (min – "
+                        + "max, spread = (max-min)/median); latency p50/p99 from submission to completion over all "
+                        + "repetitions (HdrHistogram; fio: --lat_percentiles=1, median repetition)",
+                Units.formatDuration(options.warmup()), options.reps(), Units.formatDuration(options.duration())));
+        if (uring != null) {
+            l.add("jfio io_uring: " + uring + ", registered ring fd=" + uring.registeredRingFd() + ", features=0x"
+                    + Integer.toHexString(uring.features()) + "; one submitting thread (the ring thread): every "
+                    + "completion callback checks its block and submits the next read; recommended path: "
+                    + RECOMMENDED + " (BufferPool.registerWith + IoOp.readFixed), plain IoOp.read shown beside it");
+        }
+        l.add("jfio threads: ThreadEngine(threads = depth), driven by the same completion callbacks");
+        l.add("FileChannel: read(direct ByteBuffer, position), 1 thread and " + options.fileChannelThreads()
+                + " platform threads sharing one channel; O_DIRECT via ExtendedOpenOption.DIRECT, 4 KiB-aligned"
+                + " buffers");
+        l.add("RandomAccessFile: seek + readFully(byte[4096]), 1 thread; mmap: fresh mapping per repetition,"
+                + " MADV_RANDOM (no fault read-ahead), one 4 KiB copy per touch, 1 thread (cold = page faults)");
+        l.add("hot: file read into the page cache, residency >= " + Math.round(HOT_MIN * 100) + "% checked with "
+                + "mincore before every repetition; cold: fdatasync + POSIX_FADV_DONTNEED before every repetition, "
+                + "residency <= " + Math.round(COLD_MAX * 100) + "% checked, each block read at most once, residency"
+                + " after the run shown; direct: O_DIRECT, 4 KiB-aligned buffers from a BufferPool");
+        l.add(fio.map(f -> "fio: " + f.version() + " at " + f.executable() + ": --ioengine=io_uring|psync "
+                + "--rw=randread --bs=4k --iodepth=N --direct=0|1 --time_based --runtime="
+                + options.duration().toMillis() + "ms --randseed=" + options.seed() + " --readonly on the same file;"
+                + " cold: evicted before each run (and --invalidate=1); hot: pre-warmed, --invalidate=0")
+                .orElse(options.fio() ? "fio: not available, no ratios" : "fio: not run (--no-fio)"));
+        return l;
+    }
+
+    private void warn(String w) {
+        warnings.add(w);
+        err.println("WARNING " + w);
+        err.flush();
+    }
+
+    // ------------------------------------------------------------------ one cache mode
+
+    private void runMode(CacheMode mode) throws IOException {
+        err.println("== " + mode);
+        err.flush();
+        if (mode == CacheMode.HOT) {
+            PageCache.Residency r = PageCache.warm(file.path());
+            if (r.fraction() < HOT_MIN) {
+                warn("hot: only " + Units.formatPercent(r.fraction()) + " of the file stayed in the page cache after"
+                        + " warming (memory pressure?)");
+            }
+        } else {
+            PageCache.evict(file.path());
+        }
+        boolean direct = mode == CacheMode.DIRECT;
+        int fd = LibC.openat(Fcntl.AT_FDCWD, file.path().toString(),
+                Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | (direct ? Fcntl.O_DIRECT : 0), 0);
+        if (fd < 0) {
+            warn(mode + ": cannot open the file" + (direct ? " with O_DIRECT" : "") + ": "
+                    + new ErrnoException("open", -fd, file.path().toString()).getMessage() + "; mode skipped");
+            return;
+        }
+        try {
+            for (int depth : options.depths()) {
+                if (uring != null) {
+                    cell(mode, Method.URING, depth, () -> engineWorkload(uring, fd, depth, false, null));
+                    cell(mode, Method.URING_FIXED, depth, () -> engineWorkload(uring, fd, depth, true, null));
+                }
+                cell(mode, Method.THREADS, depth, () -> {
+                    ThreadEngine te = new ThreadEngine(depth);
+                    return engineWorkload(te, fd, depth, false, te);
+                });
+            }
+            cell(mode, Method.FILECHANNEL, 1, () -> new ThreadedWorkload("filechannel", 1,
+                    ThreadedWorkload.fileChannel(file.path(), direct)));
+            int n = options.fileChannelThreads();
+            cell(mode, Method.FILECHANNEL_THREADS, n, () -> new ThreadedWorkload("filechannel", n,
+                    ThreadedWorkload.fileChannel(file.path(), direct)));
+            if (!direct) {
+                cell(mode, Method.RAF, 1, () -> new ThreadedWorkload("raf", 1,
+                        ThreadedWorkload.randomAccessFile(file.path())));
+                cell(mode, Method.MMAP, 1, () -> new ThreadedWorkload("mmap", 1,
+                        ThreadedWorkload.mmap(file.path(), file.size())));
+            }
+        } finally {
+            LibC.close(fd);
+        }
+        if (fio.isPresent()) {
+            for (int depth : options.depths()) fioCell(mode, Method.FIO_URING, depth);
+            fioCell(mode, Method.FIO_PSYNC, 1);
+        }
+    }
+
+    private Workload engineWorkload(io.jfio.core.engine.IoEngine engine, int fd, int depth, boolean fixed,
+                                    AutoCloseable onClose) {
+        MemorySegment[] bufs = new MemorySegment[depth];
+        MemorySegment slab = pool.slab();
+        for (int i = 0; i < depth; i++) bufs[i] = slab.asSlice((long) i * BLOCK, BLOCK);
+        return new EngineWorkload(engine, fd, bufs, fixed, onClose);
+    }
+
+    private interface WorkloadFactory {
+        Workload open() throws IOException;
+    }
+
+    // ------------------------------------------------------------------ one cell
+
+    /** Before a repetition: makes the cache state what the mode promises and returns the residency (NaN: direct). */
+    private double prepare(CacheMode mode, List<String> notes) throws IOException {
+        switch (mode) {
+            case HOT -> {
+                double r = PageCache.residency(file.path()).fraction();
+                if (r < HOT_MIN) r = PageCache.warm(file.path()).fraction();
+                if (r < HOT_MIN) addOnce(notes, "not fully hot: residency " + Units.formatPercent(r));
+                return r;
+            }
+            case COLD -> {
+                PageCache.evict(file.path());
+                double r = PageCache.residency(file.path()).fraction();
+                if (r > COLD_MAX) {
+                    PageCache.evict(file.path());
+                    r = PageCache.residency(file.path()).fraction();
+                }
+                if (r > COLD_MAX) addOnce(notes, "not fully cold: residency " + Units.formatPercent(r));
+                return r;
+            }
+            default -> {
+                return Double.NaN;
+            }
+        }
+    }
+
+    private static void addOnce(List<String> notes, String n) {
+        if (!notes.contains(n)) notes.add(n);
+    }
+
+    private double residencyAfter(CacheMode mode) throws IOException {
+        return mode == CacheMode.DIRECT ? Double.NaN : PageCache.residency(file.path()).fraction();
+    }
+
+    private void cell(CacheMode mode, Method method, int depth, WorkloadFactory factory) {
+        String name = method == Method.FILECHANNEL_THREADS ? "FileChannel " + depth + " threads" : method.label();
+        err.printf(Locale.ROOT, "  %-6s %-26s depth %3d: ", mode, name, depth);
+        err.flush();
+        List<String> notes = new ArrayList<>();
+        long nanos = options.duration().toNanos();
+        boolean onePass = mode == CacheMode.COLD;
+        try (Workload w = factory.open()) {
+            if (!options.warmup().isZero()) {
+                prepare(mode, new ArrayList<>());
+                w.run(offsets.cursor(onePass), options.warmup().toNanos());
+            }
+            double[] iops = new double[options.reps()];
+            Histogram all = Stats.newLatencyHistogram();
+            double before = Double.NaN;
+            double after = Double.NaN;
+            long ops = 0;
+            long errors = 0;
+            for (int r = 0; r < options.reps(); r++) {
+                double b = prepare(mode, notes);
+                Offsets.Cursor cursor = offsets.cursor(onePass);
+                Workload.Rep rep = w.run(cursor, nanos);
+                double a = residencyAfter(mode);
+                before = r == 0 ? b : mode == CacheMode.HOT ? Math.min(before, b) : Math.max(before, b);
+                after = r == 0 ? a : mode == CacheMode.HOT ? Math.min(after, a) : Math.max(after, a);
+                iops[r] = rep.iops();
+                all.add(rep.histogram());
+                ops += rep.ops();
+                errors += rep.errors();
+                if (rep.firstError() != null) addOnce(notes, rep.firstError());
+                if (onePass && cursor.handedOut() >= offsets.length() && rep.nanos() < nanos * 0.95) {
+                    addOnce(notes, "the file ran out of unread blocks before the duration ended: use a larger --size");
+                }
+            }
+            CellResult c = new CellResult(mode, method, depth, iops, Stats.summarize(iops),
+                    Stats.Latency.of(all), before, after, ops, errors, notes);
+            cells.add(c);
+            err.printf(Locale.ROOT, "%s IOPS (%s – %s), p50 %s µs, p99 %s µs%s%s%n", Units.formatCount(c.medianIops()),
+                    Units.formatCount(c.summary().min()), Units.formatCount(c.summary().max()),
+                    Units.formatMicros(c.latency().p50()), Units.formatMicros(c.latency().p99()),
+                    mode == CacheMode.DIRECT ? "" : ", cache " + Units.formatPercent(before) + " → "
+                            + Units.formatPercent(after),
+                    errors > 0 ? ", " + errors + " ERRORS: " + notes : "");
+            err.flush();
+        } catch (IOException | RuntimeException e) {
+            err.println("failed");
+            warn(mode + " " + name + " depth " + depth + " failed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            warn(mode + " " + name + " depth " + depth + " interrupted");
+        }
+    }
+
+    private void fioCell(CacheMode mode, Method method, int depth) {
+        Fio f = fio.orElseThrow();
+        err.printf(Locale.ROOT, "  %-6s %-26s depth %3d: ", mode, method.label(), depth);
+        err.flush();
+        List<String> notes = new ArrayList<>();
+        String engine = method == Method.FIO_URING ? "io_uring" : "psync";
+        double[] iops = new double[options.reps()];
+        double[] p50 = new double[options.reps()];
+        double[] p99 = new double[options.reps()];
+        double[] p999 = new double[options.reps()];
+        double before = Double.NaN;
+        double after = Double.NaN;
+        long ops = 0;
+        try {
+            for (int r = 0; r < options.reps(); r++) {
+                double b = prepare(mode, notes);
+                FioJob job = new FioJob(file.path(), file.size(), engine, depth, mode == CacheMode.DIRECT,
+                        options.duration(), mode != CacheMode.HOT, BLOCK, options.seed());
+                FioResult res = f.run(job);
+                double a = residencyAfter(mode);
+                before = r == 0 ? b : mode == CacheMode.HOT ? Math.min(before, b) : Math.max(before, b);
+                after = r == 0 ? a : mode == CacheMode.HOT ? Math.min(after, a) : Math.max(after, a);
+                iops[r] = res.iops();
+                p50[r] = res.p50Ns();
+                p99[r] = res.p99Ns();
+                p999[r] = res.p999Ns();
+                ops += res.ios();
+                if (r == 0) notes.add("latency: fio " + res.latencyKind() + "_ns");
+            }
+            Stats.Latency lat = new Stats.Latency(ops, Stats.median(p50), Stats.median(p99), Stats.median(p999),
+                    Double.NaN, Double.NaN);
+            CellResult c = new CellResult(mode, method, depth, iops, Stats.summarize(iops), lat, before, after, ops,
+                    0, notes);
+            cells.add(c);
+            err.printf(Locale.ROOT, "%s IOPS (%s – %s), p50 %s µs, p99 %s µs%n", Units.formatCount(c.medianIops()),
+                    Units.formatCount(c.summary().min()), Units.formatCount(c.summary().max()),
+                    Units.formatMicros(lat.p50()), Units.formatMicros(lat.p99()));
+            err.flush();
+        } catch (IOException | RuntimeException e) {
+            err.println("failed");
+            warn(mode + " " + method + " depth " + depth + " failed: " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ stand-alone entry point
+
+    /** Exit codes, as the CLI names them. */
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+    static final int EXIT_ENVIRONMENT = 3;
+
+    /** Runs from the command line; see {@link #usage()}. Exits 0, 1 (failed reads), 2 (usage), 3 (environment). */
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+        int rc = main(args, out, err);
+        out.flush();
+        err.flush();
+        System.exit(rc);
+    }
+
+    /** {@link #main(String[])} without exiting, for tests: returns the exit code. */
+    static int main(String[] args, PrintWriter out, PrintWriter err) {
+        UringBenchOptions o;
+        try {
+            o = parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("jfio bench uring: " + e.getMessage());
+            err.println(usage());
+            return EXIT_USAGE;
+        }
+        if (o == null) {
+            out.println(usage());
+            return EXIT_OK;
+        }
+        try {
+            UringBenchResult r = run(o, out, err);
+            return r.errors() > 0 ? EXIT_FAILED : EXIT_OK;
+        } catch (IllegalArgumentException e) {
+            err.println("jfio bench uring: " + e.getMessage());
+            return EXIT_ENVIRONMENT;
+        } catch (Platform.UnsupportedPlatformException e) {
+            err.println("jfio bench uring: " + e.getMessage());
+            return EXIT_ENVIRONMENT;
+        } catch (IOException e) {
+            err.println("jfio bench uring: " + e.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    /** Usage text of the stand-alone entry point. */
+    static String usage() {
+        return """
+                usage: UringBench [--dir DIR] [--size SIZE] [--duration D] [--warmup D] [--reps N]
+                                  [--depths 1,32,128] [--modes hot,cold,direct] [--fc-threads N]
+                                  [--seed N] [--no-fio] [--no-install] [--json PATH] [--quick]
+                  --dir DIR       where to create the jfio-bench-* data directory (default: .); not tmpfs
+                  --size SIZE     data file size (default 1g; --quick: 256m)
+                  --duration D    one repetition (default 1s; --quick: 250ms)
+                  --warmup D      warm-up before each cell (default: half the duration)
+                  --reps N        repetitions per cell (default 5; --quick: 3)
+                  --depths LIST   queue depths (default 1,32,128)
+                  --modes LIST    cache modes (default hot,cold,direct)
+                  --fc-threads N  threads of the multi-threaded FileChannel row (default 32)
+                  --seed N        offset sequence seed (default: random, printed)
+                  --no-fio        do not run fio
+                  --no-install    do not install fio when it is missing
+                  --json PATH     also write the results as JSON
+                  --quick         shorter defaults for a first look""";
+    }
+
+    /** Parses the stand-alone arguments; returns null for --help. */
+    static UringBenchOptions parse(String[] args) {
+        UringBenchOptions.Builder b = UringBenchOptions.builder();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String v = null;
+            int eq = a.indexOf('=');
+            if (a.startsWith("--") && eq > 0) {
+                v = a.substring(eq + 1);
+                a = a.substring(0, eq);
+            }
+            switch (a) {
+                case "-h", "--help" -> {
+                    return null;
+                }
+                case "--no-fio" -> b.fio(false);
+                case "--no-install" -> b.installFio(false);
+                case "--quick" -> b.quick(true);
+                case "--dir", "--size", "--duration", "--warmup", "--reps", "--depths", "--modes", "--fc-threads",
+                     "--seed", "--json" -> {
+                    if (v == null) {
+                        if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value");
+                        v = args[++i];
+                    }
+                    apply(b, a, v);
+                }
+                default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+            }
+        }
+        return b.build();
+    }
+
+    private static void apply(UringBenchOptions.Builder b, String opt, String v) {
+        try {
+            switch (opt) {
+                case "--dir" -> b.dir(Path.of(v));
+                case "--size" -> b.fileSize(Units.parseSize(v));
+                case "--duration" -> b.duration(Units.parseDuration(v));
+                case "--warmup" -> b.warmup(Units.parseDuration(v));
+                case "--reps" -> b.reps(Integer.parseInt(v));
+                case "--depths" -> b.depths(UringBenchOptions.parseDepths(v));
+                case "--modes" -> b.modes(UringBenchOptions.parseModes(v));
+                case "--fc-threads" -> b.fileChannelThreads(Integer.parseInt(v));
+                case "--seed" -> b.seed(Long.parseLong(v));
+                case "--json" -> b.json(Path.of(v));
+                default -> throw new IllegalArgumentException("unknown option " + opt);
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid value for " + opt + ": '" + v + "'");
+        }
+    }
+}
