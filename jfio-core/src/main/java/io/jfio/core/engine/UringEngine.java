@@ -76,6 +76,8 @@ public final class UringEngine extends AbstractEngine {
     private final int eventFd;
     private final MemorySegment wakeValue;
     private volatile int sleeping;
+    /** Threads inside {@link #wake()}; shutdown waits for them before closing the eventfd. */
+    private final AtomicInteger wakers = new AtomicInteger();
     private volatile boolean closing;
     private volatile boolean terminated;
 
@@ -221,12 +223,26 @@ public final class UringEngine extends AbstractEngine {
         }
     }
 
-    /** Wakes the ring thread if it sleeps in io_uring_enter; at most one eventfd write per sleep. */
+    /**
+     * Wakes the ring thread if it sleeps in io_uring_enter; at most one eventfd write per sleep.
+     *
+     * <p>A waker can race with shutdown: without care it could write after the ring thread closed the eventfd (into
+     * whatever file reused the descriptor number) or while the arena holding {@code wakeValue} is being closed
+     * (which then fails). So wakers announce themselves in {@code wakers} before checking {@code terminated}, and
+     * shutdown sets {@code terminated} before waiting for {@code wakers} to drain: with both accesses volatile,
+     * either the waker sees {@code terminated} and skips the write, or shutdown sees the waker and waits for it.
+     */
     private void wake() {
         if (sleeping == 1 && SLEEPING.compareAndSet(this, 1, 0)) {
-            long w = LibC.write(eventFd, wakeValue, 8);
-            if (w < 0 && w != -Errno.EAGAIN) {
-                LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
+            wakers.incrementAndGet();
+            try {
+                if (terminated) return;
+                long w = LibC.write(eventFd, wakeValue, 8);
+                if (w < 0 && w != -Errno.EAGAIN) {
+                    LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
+                }
+            } finally {
+                wakers.decrementAndGet();
             }
         }
     }
@@ -605,6 +621,7 @@ public final class UringEngine extends AbstractEngine {
             terminated = true;
             while ((head = pollAny()) != null) failClosed(head);
             ring.close(); // the kernel cancels whatever is left and releases registered buffers
+            while (wakers.get() != 0) Thread.onSpinWait(); // see wake(): no write may follow the close
             LibC.close(eventFd);
             arena.close();
         }
