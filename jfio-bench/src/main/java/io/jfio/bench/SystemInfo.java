@@ -23,9 +23,11 @@ import java.util.Map;
  * @param cpuModel     the first CPU's model name
  * @param cpus         processors available to the JVM
  * @param jdk          JDK version and VM
+ * @param loadAverage  /proc/loadavg's 1, 5 and 15 minute load averages when collected
  */
 public record SystemInfo(String kernel, String fileSystem, String device, String rotational, String scheduler,
-                         String readAheadKb, String memTotal, String cpuModel, int cpus, String jdk) {
+                         String readAheadKb, String memTotal, String cpuModel, int cpus, String jdk,
+                         String loadAverage) {
     private static final String UNKNOWN = "unknown";
 
     /** Collects the facts for a benchmark file or directory at {@code path}. */
@@ -89,7 +91,23 @@ public record SystemInfo(String kernel, String fileSystem, String device, String
         String jdk = Runtime.version() + " (" + System.getProperty("java.vm.name") + ", "
                 + System.getProperty("java.vendor") + ")";
         return new SystemInfo(kernel, fs, device, rot, sched, ra, mem, cpu, Runtime.getRuntime().availableProcessors(),
-                jdk);
+                jdk, loadAverageNow());
+    }
+
+    /** The 1, 5 and 15 minute load averages from /proc/loadavg, e.g. {@code "0.12 0.30 0.25"}. */
+    public static String loadAverageNow() {
+        String l = read(Path.of("/proc/loadavg"));
+        String[] p = l.split("\\s+");
+        return p.length >= 3 ? p[0] + " " + p[1] + " " + p[2] : l;
+    }
+
+    /** The 1 minute load average, NaN if unknown. */
+    public static double load1() {
+        try {
+            return Double.parseDouble(loadAverageNow().split(" ")[0]);
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
     }
 
     private static String read(Path p) {
@@ -116,7 +134,8 @@ public record SystemInfo(String kernel, String fileSystem, String device, String
                         + readAheadKb,
                 "memory: " + memTotal,
                 "cpu: " + cpuModel + " x " + cpus,
-                "jdk: " + jdk);
+                "jdk: " + jdk,
+                "load average at start: " + loadAverage);
     }
 
     /** The facts as a JSON-ready map. */
@@ -132,6 +151,7 @@ public record SystemInfo(String kernel, String fileSystem, String device, String
         m.put("cpu_model", cpuModel);
         m.put("cpus", cpus);
         m.put("jdk", jdk);
+        m.put("load_average_at_start", loadAverage);
         return m;
     }
 

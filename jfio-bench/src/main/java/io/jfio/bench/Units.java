@@ -73,7 +73,7 @@ public final class Units {
 
     /** {@code 1.0 GiB}, {@code 16 MiB}, {@code 4 KiB}, {@code 100 B}. */
     public static String formatSize(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
         double v = bytes;
         int u = 0;
         while (v >= 1024 && u < units.length - 1) {

@@ -1,6 +1,7 @@
 package io.jfio.bench.uring;
 
 import io.jfio.bench.BenchFile;
+import io.jfio.bench.CpuUsage;
 import io.jfio.bench.Offsets;
 import io.jfio.bench.Stats;
 import io.jfio.bench.SystemInfo;
@@ -57,6 +58,8 @@ public final class UringBench {
     static final double HOT_MIN = 0.99;
     /** Residency at most this counts as cold. */
     static final double COLD_MAX = 0.01;
+    /** Average CPUs used by others (or stolen) during the run beyond which the result carries a warning. */
+    static final double OTHERS_MAX = 0.25;
 
     private final UringBenchOptions options;
     private final PrintWriter out;
@@ -68,6 +71,8 @@ public final class UringBench {
     private UringEngine uring;
     private BufferPool pool;
     private Optional<Fio> fio = Optional.empty();
+    private CpuUsage cpuStart;
+    private CpuUsage.Delta cpu;
 
     private UringBench(UringBenchOptions options, PrintWriter out, PrintWriter err) {
         this.options = options;
@@ -106,6 +111,7 @@ public final class UringBench {
                 Units.formatSize(options.fileSize()), options.reps(), Units.formatDuration(options.duration()),
                 Units.formatDuration(options.warmup()), options.depths(), options.modeOrder(), options.seed());
         err.flush();
+        checkLoad("start");
         // Refuse tmpfs before anything slow happens (installing fio, creating the file).
         Files.createDirectories(options.dir());
         BenchFile.checkFileSystem(options.dir());
@@ -120,12 +126,23 @@ public final class UringBench {
             pool = new BufferPool(maxDepth, BLOCK, BLOCK);
             try {
                 startUring(maxDepth);
+                cpuStart = CpuUsage.now();
                 for (CacheMode mode : options.modeOrder()) runMode(mode);
+                cpu = CpuUsage.now().since(cpuStart);
             } finally {
                 if (uring != null) uring.close();
                 pool.close();
             }
-            return new UringBenchResult(options, sys, setupLines(), cells, warnings,
+            List<String> setup = setupLines();
+            if (cpu != null) {
+                setup.add("cpu use while measuring: " + cpu.describe());
+                if (cpu.others() > OTHERS_MAX || cpu.steal() > OTHERS_MAX) {
+                    warn(String.format(Locale.ROOT, "other processes (%.2f CPUs) or the hypervisor (steal %.2f CPUs)"
+                            + " took CPU time during the measurements: expect noisy numbers", cpu.others(),
+                            cpu.steal()));
+                }
+            }
+            return new UringBenchResult(options, sys, setup, cells, warnings,
                     (System.nanoTime() - t0) / 1e9);
         } finally {
             try {
@@ -182,6 +199,16 @@ public final class UringBench {
         return l;
     }
 
+    /** Warns when other processes keep the CPUs busy: the numbers are then noisy and the ratios suspect. */
+    private void checkLoad(String when) {
+        double load = SystemInfo.load1();
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (load > 0.5 * cpus) {
+            warn(String.format(Locale.ROOT, "the 1-minute load average at the %s of the run was %.2f on %d CPUs: "
+                    + "other processes competed for the CPUs, so expect noisy numbers", when, load, cpus));
+        }
+    }
+
     private void warn(String w) {
         warnings.add(w);
         err.println("WARNING " + w);
@@ -190,6 +217,11 @@ public final class UringBench {
 
     // ------------------------------------------------------------------ one cache mode
 
+    /**
+     * Runs every cell of one cache mode, grouped by depth. The cells of a group run interleaved, repetition by
+     * repetition (jfio, then fio, then jfio again...), so that a slow drift of the device (a virtual disk shares its
+     * host) weighs on all of them alike and their ratios stay fair.
+     */
     private void runMode(CacheMode mode) throws IOException {
         err.println("== " + mode);
         err.flush();
@@ -211,34 +243,53 @@ public final class UringBench {
             return;
         }
         try {
-            for (int depth : options.depths()) {
-                if (uring != null) {
-                    cell(mode, Method.URING, depth, () -> engineWorkload(uring, fd, depth, false, null));
-                    cell(mode, Method.URING_FIXED, depth, () -> engineWorkload(uring, fd, depth, true, null));
+            int fcThreads = options.fileChannelThreads();
+            List<Integer> groups = new ArrayList<>(options.depths());
+            if (!groups.contains(1)) groups.add(0, 1);
+            if (!groups.contains(fcThreads)) groups.add(fcThreads);
+            groups.sort(null);
+            for (int depth : groups) {
+                List<CellRun> group = new ArrayList<>();
+                if (options.depths().contains(depth)) {
+                    if (uring != null) {
+                        add(group, mode, Method.URING, depth, () -> engineWorkload(uring, fd, depth, false, null));
+                        add(group, mode, Method.URING_FIXED, depth,
+                                () -> engineWorkload(uring, fd, depth, true, null));
+                    }
+                    add(group, mode, Method.THREADS, depth, () -> {
+                        ThreadEngine te = new ThreadEngine(depth);
+                        return engineWorkload(te, fd, depth, false, te);
+                    });
+                    if (fio.isPresent() && options.methods().contains(Method.FIO_URING)) {
+                        group.add(new FioRun(mode, Method.FIO_URING, depth));
+                    }
                 }
-                cell(mode, Method.THREADS, depth, () -> {
-                    ThreadEngine te = new ThreadEngine(depth);
-                    return engineWorkload(te, fd, depth, false, te);
-                });
-            }
-            cell(mode, Method.FILECHANNEL, 1, () -> new ThreadedWorkload("filechannel", 1,
-                    ThreadedWorkload.fileChannel(file.path(), direct)));
-            int n = options.fileChannelThreads();
-            cell(mode, Method.FILECHANNEL_THREADS, n, () -> new ThreadedWorkload("filechannel", n,
-                    ThreadedWorkload.fileChannel(file.path(), direct)));
-            if (!direct) {
-                cell(mode, Method.RAF, 1, () -> new ThreadedWorkload("raf", 1,
-                        ThreadedWorkload.randomAccessFile(file.path())));
-                cell(mode, Method.MMAP, 1, () -> new ThreadedWorkload("mmap", 1,
-                        ThreadedWorkload.mmap(file.path(), file.size())));
+                if (depth == 1) {
+                    add(group, mode, Method.FILECHANNEL, 1, () -> new ThreadedWorkload("filechannel", 1,
+                            ThreadedWorkload.fileChannel(file.path(), direct)));
+                    if (!direct) {
+                        add(group, mode, Method.RAF, 1, () -> new ThreadedWorkload("raf", 1,
+                                ThreadedWorkload.randomAccessFile(file.path())));
+                        add(group, mode, Method.MMAP, 1, () -> new ThreadedWorkload("mmap", 1,
+                                ThreadedWorkload.mmap(file.path(), file.size())));
+                    }
+                    if (fio.isPresent() && options.methods().contains(Method.FIO_PSYNC)) {
+                        group.add(new FioRun(mode, Method.FIO_PSYNC, 1));
+                    }
+                }
+                if (depth == fcThreads) {
+                    add(group, mode, Method.FILECHANNEL_THREADS, fcThreads, () -> new ThreadedWorkload(
+                            "filechannel", fcThreads, ThreadedWorkload.fileChannel(file.path(), direct)));
+                }
+                runGroup(mode, depth, group);
             }
         } finally {
             LibC.close(fd);
         }
-        if (fio.isPresent()) {
-            for (int depth : options.depths()) fioCell(mode, Method.FIO_URING, depth);
-            fioCell(mode, Method.FIO_PSYNC, 1);
-        }
+    }
+
+    private void add(List<CellRun> group, CacheMode mode, Method method, int depth, WorkloadFactory factory) {
+        if (options.methods().contains(method)) group.add(new JavaRun(mode, method, depth, factory));
     }
 
     private Workload engineWorkload(io.jfio.core.engine.IoEngine engine, int fd, int depth, boolean fixed,
@@ -251,6 +302,42 @@ public final class UringBench {
 
     private interface WorkloadFactory {
         Workload open() throws IOException;
+    }
+
+    private void runGroup(CacheMode mode, int depth, List<CellRun> group) {
+        if (group.isEmpty()) return;
+        err.printf(Locale.ROOT, "  %s depth %d: %d cells x %d reps ", mode, depth, group.size(), options.reps());
+        err.flush();
+        try {
+            for (CellRun c : group) c.guard(c::start);
+            for (int r = 0; r < options.reps(); r++) {
+                for (CellRun c : group) {
+                    int rep = r;
+                    c.guard(() -> c.rep(rep));
+                }
+                err.print('.');
+                err.flush();
+            }
+        } finally {
+            for (CellRun c : group) c.stopQuietly();
+        }
+        err.println();
+        for (CellRun c : group) {
+            if (c.failure != null) {
+                warn(mode + " " + c.name() + " depth " + c.depth + " failed: " + c.failure);
+                continue;
+            }
+            CellResult res = c.result();
+            cells.add(res);
+            err.printf(Locale.ROOT, "    %-26s %s IOPS (%s – %s), p50 %s µs, p99 %s µs%s%s%n", c.name(),
+                    Units.formatCount(res.medianIops()), Units.formatCount(res.summary().min()),
+                    Units.formatCount(res.summary().max()), Units.formatMicros(res.latency().p50()),
+                    Units.formatMicros(res.latency().p99()),
+                    mode == CacheMode.DIRECT ? "" : ", cache " + Units.formatPercent(res.residencyBefore()) + " → "
+                            + Units.formatPercent(res.residencyAfter()),
+                    res.errors() > 0 ? ", " + res.errors() + " ERRORS: " + res.notes() : "");
+        }
+        err.flush();
     }
 
     // ------------------------------------------------------------------ one cell
@@ -288,100 +375,164 @@ public final class UringBench {
         return mode == CacheMode.DIRECT ? Double.NaN : PageCache.residency(file.path()).fraction();
     }
 
-    private void cell(CacheMode mode, Method method, int depth, WorkloadFactory factory) {
-        String name = method == Method.FILECHANNEL_THREADS ? "FileChannel " + depth + " threads" : method.label();
-        err.printf(Locale.ROOT, "  %-6s %-26s depth %3d: ", mode, name, depth);
-        err.flush();
-        List<String> notes = new ArrayList<>();
-        long nanos = options.duration().toNanos();
-        boolean onePass = mode == CacheMode.COLD;
-        try (Workload w = factory.open()) {
-            if (!options.warmup().isZero()) {
-                prepare(mode, new ArrayList<>());
-                w.run(offsets.cursor(onePass), options.warmup().toNanos());
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /** One cell being measured: started (and warmed up), then one repetition at a time, then stopped. */
+    private abstract class CellRun {
+        final CacheMode mode;
+        final Method method;
+        final int depth;
+        final List<String> notes = new ArrayList<>();
+        final double[] iops = new double[options.reps()];
+        double before = Double.NaN;
+        double after = Double.NaN;
+        long ops;
+        Throwable failure;
+
+        CellRun(CacheMode mode, Method method, int depth) {
+            this.mode = mode;
+            this.method = method;
+            this.depth = depth;
+        }
+
+        String name() {
+            return method == Method.FILECHANNEL_THREADS ? "FileChannel " + depth + " threads" : method.label();
+        }
+
+        /** Runs a step unless the cell already failed; a failure ends the cell, not the benchmark. */
+        void guard(Step s) {
+            if (failure != null) return;
+            try {
+                s.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (failure == null) failure = e;
+            } catch (Exception e) {
+                if (failure == null) failure = e;
             }
-            double[] iops = new double[options.reps()];
-            Histogram all = Stats.newLatencyHistogram();
-            double before = Double.NaN;
-            double after = Double.NaN;
-            long ops = 0;
-            long errors = 0;
-            for (int r = 0; r < options.reps(); r++) {
-                double b = prepare(mode, notes);
-                Offsets.Cursor cursor = offsets.cursor(onePass);
-                Workload.Rep rep = w.run(cursor, nanos);
-                double a = residencyAfter(mode);
-                before = r == 0 ? b : mode == CacheMode.HOT ? Math.min(before, b) : Math.max(before, b);
-                after = r == 0 ? a : mode == CacheMode.HOT ? Math.min(after, a) : Math.max(after, a);
-                iops[r] = rep.iops();
-                all.add(rep.histogram());
-                ops += rep.ops();
-                errors += rep.errors();
-                if (rep.firstError() != null) addOnce(notes, rep.firstError());
-                if (onePass && cursor.handedOut() >= offsets.length() && rep.nanos() < nanos * 0.95) {
-                    addOnce(notes, "the file ran out of unread blocks before the duration ended: use a larger --size");
-                }
+        }
+
+        /** Stops the cell whether or not it failed; a failure to stop is recorded like any other. */
+        void stopQuietly() {
+            try {
+                stop();
+            } catch (Exception e) {
+                if (failure == null) failure = e;
             }
-            CellResult c = new CellResult(mode, method, depth, iops, Stats.summarize(iops),
-                    Stats.Latency.of(all), before, after, ops, errors, notes);
-            cells.add(c);
-            err.printf(Locale.ROOT, "%s IOPS (%s – %s), p50 %s µs, p99 %s µs%s%s%n", Units.formatCount(c.medianIops()),
-                    Units.formatCount(c.summary().min()), Units.formatCount(c.summary().max()),
-                    Units.formatMicros(c.latency().p50()), Units.formatMicros(c.latency().p99()),
-                    mode == CacheMode.DIRECT ? "" : ", cache " + Units.formatPercent(before) + " → "
-                            + Units.formatPercent(after),
-                    errors > 0 ? ", " + errors + " ERRORS: " + notes : "");
-            err.flush();
-        } catch (IOException | RuntimeException e) {
-            err.println("failed");
-            warn(mode + " " + name + " depth " + depth + " failed: " + e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            warn(mode + " " + name + " depth " + depth + " interrupted");
+        }
+
+        abstract void start() throws Exception;
+
+        abstract void rep(int r) throws Exception;
+
+        abstract void stop() throws Exception;
+
+        abstract CellResult result();
+
+        void residency(int r, double b, double a) {
+            boolean hot = mode == CacheMode.HOT;
+            before = r == 0 ? b : hot ? Math.min(before, b) : Math.max(before, b);
+            after = r == 0 ? a : hot ? Math.min(after, a) : Math.max(after, a);
         }
     }
 
-    private void fioCell(CacheMode mode, Method method, int depth) {
-        Fio f = fio.orElseThrow();
-        err.printf(Locale.ROOT, "  %-6s %-26s depth %3d: ", mode, method.label(), depth);
-        err.flush();
-        List<String> notes = new ArrayList<>();
-        String engine = method == Method.FIO_URING ? "io_uring" : "psync";
-        double[] iops = new double[options.reps()];
-        double[] p50 = new double[options.reps()];
-        double[] p99 = new double[options.reps()];
-        double[] p999 = new double[options.reps()];
-        double before = Double.NaN;
-        double after = Double.NaN;
-        long ops = 0;
-        try {
-            for (int r = 0; r < options.reps(); r++) {
-                double b = prepare(mode, notes);
-                FioJob job = new FioJob(file.path(), file.size(), engine, depth, mode == CacheMode.DIRECT,
-                        options.duration(), mode != CacheMode.HOT, BLOCK, options.seed());
-                FioResult res = f.run(job);
-                double a = residencyAfter(mode);
-                before = r == 0 ? b : mode == CacheMode.HOT ? Math.min(before, b) : Math.max(before, b);
-                after = r == 0 ? a : mode == CacheMode.HOT ? Math.min(after, a) : Math.max(after, a);
-                iops[r] = res.iops();
-                p50[r] = res.p50Ns();
-                p99[r] = res.p99Ns();
-                p999[r] = res.p999Ns();
-                ops += res.ios();
-                if (r == 0) notes.add("latency: fio " + res.latencyKind() + "_ns");
+    /** A Java method: a {@link Workload} run in this JVM. */
+    private final class JavaRun extends CellRun {
+        private final WorkloadFactory factory;
+        private final Histogram all = Stats.newLatencyHistogram();
+        private Workload workload;
+        private long errors;
+
+        JavaRun(CacheMode mode, Method method, int depth, WorkloadFactory factory) {
+            super(mode, method, depth);
+            this.factory = factory;
+        }
+
+        private boolean onePass() {
+            return mode == CacheMode.COLD;
+        }
+
+        @Override
+        void start() throws Exception {
+            workload = factory.open();
+            if (!options.warmup().isZero()) {
+                prepare(mode, new ArrayList<>());
+                workload.run(offsets.cursor(onePass()), options.warmup().toNanos());
             }
+        }
+
+        @Override
+        void rep(int r) throws Exception {
+            long nanos = options.duration().toNanos();
+            double b = prepare(mode, notes);
+            Offsets.Cursor cursor = offsets.cursor(onePass());
+            Workload.Rep rep = workload.run(cursor, nanos);
+            residency(r, b, residencyAfter(mode));
+            iops[r] = rep.iops();
+            all.add(rep.histogram());
+            ops += rep.ops();
+            errors += rep.errors();
+            if (rep.firstError() != null) addOnce(notes, rep.firstError());
+            if (onePass() && cursor.handedOut() >= offsets.length() && rep.nanos() < nanos * 0.95) {
+                addOnce(notes, "the file ran out of unread blocks before the duration ended: use a larger --size");
+            }
+        }
+
+        @Override
+        void stop() throws Exception {
+            if (workload != null) workload.close();
+            workload = null;
+        }
+
+        @Override
+        CellResult result() {
+            return new CellResult(mode, method, depth, iops, Stats.summarize(iops), Stats.Latency.of(all), before,
+                    after, ops, errors, notes);
+        }
+    }
+
+    /** fio with the same parameters, one process per repetition. */
+    private final class FioRun extends CellRun {
+        private final double[] p50 = new double[options.reps()];
+        private final double[] p99 = new double[options.reps()];
+        private final double[] p999 = new double[options.reps()];
+
+        FioRun(CacheMode mode, Method method, int depth) {
+            super(mode, method, depth);
+        }
+
+        @Override
+        void start() {
+        }
+
+        @Override
+        void rep(int r) throws Exception {
+            double b = prepare(mode, notes);
+            FioJob job = new FioJob(file.path(), file.size(), method == Method.FIO_URING ? "io_uring" : "psync",
+                    depth, mode == CacheMode.DIRECT, options.duration(), mode != CacheMode.HOT, BLOCK,
+                    options.seed());
+            FioResult res = fio.orElseThrow().run(job);
+            residency(r, b, residencyAfter(mode));
+            iops[r] = res.iops();
+            p50[r] = res.p50Ns();
+            p99[r] = res.p99Ns();
+            p999[r] = res.p999Ns();
+            ops += res.ios();
+            if (!res.latencyKind().equals("lat")) addOnce(notes, "latency: fio's " + res.latencyKind() + "_ns");
+        }
+
+        @Override
+        void stop() {
+        }
+
+        @Override
+        CellResult result() {
             Stats.Latency lat = new Stats.Latency(ops, Stats.median(p50), Stats.median(p99), Stats.median(p999),
                     Double.NaN, Double.NaN);
-            CellResult c = new CellResult(mode, method, depth, iops, Stats.summarize(iops), lat, before, after, ops,
-                    0, notes);
-            cells.add(c);
-            err.printf(Locale.ROOT, "%s IOPS (%s – %s), p50 %s µs, p99 %s µs%n", Units.formatCount(c.medianIops()),
-                    Units.formatCount(c.summary().min()), Units.formatCount(c.summary().max()),
-                    Units.formatMicros(lat.p50()), Units.formatMicros(lat.p99()));
-            err.flush();
-        } catch (IOException | RuntimeException e) {
-            err.println("failed");
-            warn(mode + " " + method + " depth " + depth + " failed: " + e.getMessage());
+            return new CellResult(mode, method, depth, iops, Stats.summarize(iops), lat, before, after, ops, 0,
+                    notes);
         }
     }
 
@@ -437,7 +588,7 @@ public final class UringBench {
         return """
                 usage: UringBench [--dir DIR] [--size SIZE] [--duration D] [--warmup D] [--reps N]
                                   [--depths 1,32,128] [--modes hot,cold,direct] [--fc-threads N]
-                                  [--seed N] [--no-fio] [--no-install] [--json PATH] [--quick]
+                                  [--methods LIST] [--seed N] [--no-fio] [--no-install] [--json PATH] [--quick]
                   --dir DIR       where to create the jfio-bench-* data directory (default: .); not tmpfs
                   --size SIZE     data file size (default 1g; --quick: 256m)
                   --duration D    one repetition (default 1s; --quick: 250ms)
@@ -445,6 +596,8 @@ public final class UringBench {
                   --reps N        repetitions per cell (default 5; --quick: 3)
                   --depths LIST   queue depths (default 1,32,128)
                   --modes LIST    cache modes (default hot,cold,direct)
+                  --methods LIST  methods (default all): uring,uring_fixed,threads,filechannel,
+                                  filechannel_threads,raf,mmap,fio_uring,fio_psync (fio = both fio rows)
                   --fc-threads N  threads of the multi-threaded FileChannel row (default 32)
                   --seed N        offset sequence seed (default: random, printed)
                   --no-fio        do not run fio
@@ -472,7 +625,7 @@ public final class UringBench {
                 case "--no-install" -> b.installFio(false);
                 case "--quick" -> b.quick(true);
                 case "--dir", "--size", "--duration", "--warmup", "--reps", "--depths", "--modes", "--fc-threads",
-                     "--seed", "--json" -> {
+                     "--seed", "--json", "--methods" -> {
                     if (v == null) {
                         if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value");
                         v = args[++i];
@@ -498,6 +651,7 @@ public final class UringBench {
                 case "--fc-threads" -> b.fileChannelThreads(Integer.parseInt(v));
                 case "--seed" -> b.seed(Long.parseLong(v));
                 case "--json" -> b.json(Path.of(v));
+                case "--methods" -> b.methods(UringBenchOptions.parseMethods(v));
                 default -> throw new IllegalArgumentException("unknown option " + opt);
             }
         } catch (NumberFormatException e) {

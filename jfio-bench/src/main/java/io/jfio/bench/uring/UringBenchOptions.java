@@ -32,10 +32,11 @@ import java.util.TreeSet;
  * @param seed               seed of the offset sequence (and fio's --randseed)
  * @param fileChannelThreads threads of the multi-threaded FileChannel row
  * @param quick              shorter defaults (for a first look, not for numbers to quote)
+ * @param methods            methods to run (fio's rows need {@code fio} as well)
  */
 public record UringBenchOptions(Path dir, long fileSize, Duration duration, Duration warmup, int reps,
                                 List<Integer> depths, Set<CacheMode> modes, boolean fio, boolean installFio,
-                                Path json, long seed, int fileChannelThreads, boolean quick) {
+                                Path json, long seed, int fileChannelThreads, boolean quick, Set<Method> methods) {
     /** Default data file size. */
     public static final long SIZE_DEFAULT = 1L << 30;
     /** Default data file size with --quick. */
@@ -73,6 +74,8 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
         depths = List.copyOf(new TreeSet<>(depths));
         if (modes.isEmpty()) throw new IllegalArgumentException("at least one cache mode is needed");
         modes = Set.copyOf(EnumSet.copyOf(modes));
+        if (methods.isEmpty()) throw new IllegalArgumentException("at least one method is needed");
+        methods = Set.copyOf(EnumSet.copyOf(methods));
         if (fileChannelThreads < 1 || fileChannelThreads > 1024) {
             throw new IllegalArgumentException("FileChannel threads out of range 1..1024: threads="
                     + fileChannelThreads);
@@ -105,6 +108,9 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
         m.put("seed", seed);
         m.put("filechannel_threads", fileChannelThreads);
         m.put("quick", quick);
+        List<Object> me = new ArrayList<>();
+        for (Method x : EnumSet.copyOf(methods)) me.add(x.name().toLowerCase(java.util.Locale.ROOT));
+        m.put("methods", me);
         return m;
     }
 
@@ -128,6 +134,7 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
         private Long seed;
         private int fileChannelThreads = FILECHANNEL_THREADS_DEFAULT;
         private boolean quick;
+        private Set<Method> methods = EnumSet.allOf(Method.class);
 
         private Builder() {
         }
@@ -197,6 +204,11 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
             return this;
         }
 
+        public Builder methods(Set<Method> v) {
+            methods = EnumSet.copyOf(v);
+            return this;
+        }
+
         /** The options; throws {@link IllegalArgumentException} naming the first invalid value. */
         public UringBenchOptions build() {
             Duration d = duration != null ? duration : quick ? DURATION_QUICK : DURATION_DEFAULT;
@@ -204,7 +216,7 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
             long s = seed != null ? seed : new SplittableRandom().nextLong() & 0x7fff_ffff_ffffL;
             return new UringBenchOptions(dir, fileSize != null ? fileSize : quick ? SIZE_QUICK : SIZE_DEFAULT, d, w,
                     reps != null ? reps : quick ? REPS_QUICK : REPS_DEFAULT, depths, modes, fio, installFio, json,
-                    s, fileChannelThreads, quick);
+                    s, fileChannelThreads, quick, methods);
         }
     }
 
@@ -227,6 +239,30 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
         Set<CacheMode> m = EnumSet.noneOf(CacheMode.class);
         for (String p : s.split(",")) {
             if (!p.isBlank()) m.add(CacheMode.parse(p));
+        }
+        return m;
+    }
+
+    /**
+     * Parses a comma-separated method list: {@code uring, uring_fixed, threads, filechannel, filechannel_threads,
+     * raf, mmap, fio_uring, fio_psync}, or {@code fio} for both fio rows.
+     */
+    public static Set<Method> parseMethods(String s) {
+        Set<Method> m = EnumSet.noneOf(Method.class);
+        for (String p : s.split(",")) {
+            String t = p.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+            if (t.isEmpty()) continue;
+            if (t.equals("FIO")) {
+                m.add(Method.FIO_URING);
+                m.add(Method.FIO_PSYNC);
+                continue;
+            }
+            try {
+                m.add(Method.valueOf(t));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("invalid method '" + p.trim() + "': expected uring, uring_fixed,"
+                        + " threads, filechannel, filechannel_threads, raf, mmap, fio_uring, fio_psync or fio");
+            }
         }
         return m;
     }

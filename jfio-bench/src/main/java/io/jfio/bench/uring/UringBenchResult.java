@@ -156,6 +156,15 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
         for (String l : setup) sb.append("- ").append(l).append('\n');
         sb.append('\n');
         sb.append(table());
+        boolean first = true;
+        for (CellResult c : sortedCells()) {
+            for (String n : c.notes()) {
+                if (first) sb.append('\n');
+                first = false;
+                sb.append("note: ").append(c.mode()).append(' ').append(c.method()).append(" depth ")
+                        .append(c.depth()).append(": ").append(n).append('\n');
+            }
+        }
         List<String> flags = flags();
         sb.append('\n');
         if (flags.isEmpty()) {
