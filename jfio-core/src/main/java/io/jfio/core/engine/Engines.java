@@ -2,7 +2,6 @@ package io.jfio.core.engine;
 
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Platform;
-import io.jfio.core.uring.UringUnavailableException;
 import java.util.Locale;
 
 /**
@@ -24,12 +23,13 @@ public final class Engines {
 
     /** The configured choice, validated: {@code auto}, {@code uring} or {@code threads}. */
     public static String configured() {
-        String v = System.getProperty(ENGINE_PROP, ENGINE_DEFAULT).trim().toLowerCase(Locale.ROOT);
+        String raw = System.getProperty(ENGINE_PROP, ENGINE_DEFAULT);
+        String v = raw.trim().toLowerCase(Locale.ROOT);
         return switch (v) {
             case "auto", "uring", "threads" -> v;
             case "io_uring", "iouring" -> "uring";
             case "thread" -> "threads";
-            default -> throw new IllegalArgumentException("invalid -D" + ENGINE_PROP + "=" + v
+            default -> throw new IllegalArgumentException("invalid -D" + ENGINE_PROP + "=" + raw
                     + ": expected auto, uring or threads");
         };
     }
@@ -37,15 +37,23 @@ public final class Engines {
     /**
      * A new engine as configured.
      *
-     * @throws UringUnavailableException if {@code uring} is forced and io_uring cannot be used
+     * In {@code auto} mode any failure to bring up io_uring (not only its absence: also ENOMEM or a failed mmap
+     * of the rings) falls back to the thread engine, and {@link #fallbackReason()} says why.
+     *
+     * @throws ErrnoException if {@code uring} is forced and io_uring cannot be used
      */
     public static IoEngine create() throws ErrnoException {
         Platform.requireSupported();
         String choice = configured();
-        if (choice.equals("threads")) return new ThreadEngine();
+        if (choice.equals("threads")) {
+            fallbackReason = null;
+            return new ThreadEngine();
+        }
         try {
-            return new UringEngine();
-        } catch (UringUnavailableException e) {
+            UringEngine e = new UringEngine();
+            fallbackReason = null;
+            return e;
+        } catch (ErrnoException e) {
             if (choice.equals("uring")) throw e;
             fallbackReason = e.getMessage();
             return new ThreadEngine();
@@ -62,7 +70,7 @@ public final class Engines {
         }
     }
 
-    /** Why {@code auto} fell back to the thread engine, or null if it did not. */
+    /** Why the last {@code auto} {@link #create()} fell back to the thread engine, or null if it did not. */
     public static String fallbackReason() {
         return fallbackReason;
     }

@@ -30,6 +30,8 @@ import java.util.BitSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -251,12 +253,8 @@ public final class UringEngine extends AbstractEngine {
     public void cancel(IoOp op) {
         if (op.state == IoOp.DONE) return;
         op.cancelRequested = true;
-        if (Thread.currentThread() == thread) {
-            cancels.add(op);
-            return;
-        }
         cancels.add(op);
-        wake();
+        if (Thread.currentThread() != thread) wake();
     }
 
     @Override
@@ -267,9 +265,11 @@ public final class UringEngine extends AbstractEngine {
         long r = onRingThread(() -> {
             LibC.ioUringRegister(ring.fd(), IORING_UNREGISTER_BUFFERS, 0, 0); // ENXIO when none: fine
             if (buffers.length == 0) return 0L;
-            MemorySegment iov = arena.allocate(Iovec.SIZE * buffers.length, 8);
-            for (int i = 0; i < buffers.length; i++) Iovec.set(iov, i, buffers[i]);
-            return (long) ring.register(IORING_REGISTER_BUFFERS, iov.address(), buffers.length);
+            try (Arena a = Arena.ofConfined()) { // the kernel copies the iovecs during the call
+                MemorySegment iov = a.allocate(Iovec.SIZE * buffers.length, 8);
+                for (int i = 0; i < buffers.length; i++) Iovec.set(iov, i, buffers[i]);
+                return (long) ring.register(IORING_REGISTER_BUFFERS, iov.address(), buffers.length);
+            }
         });
         ErrnoException.check(r, "io_uring_register(IORING_REGISTER_BUFFERS)", ring.fd(), null);
     }
@@ -292,7 +292,14 @@ public final class UringEngine extends AbstractEngine {
         });
         wake();
         try {
-            return f.get();
+            while (true) {
+                try {
+                    return f.get(100, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    // The ring thread runs its last tasks while shutting down; one queued after that never runs.
+                    if (terminated && !f.isDone()) throw new EngineClosedException(name());
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("interrupted waiting for the ring thread");

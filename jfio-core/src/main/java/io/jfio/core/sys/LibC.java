@@ -25,8 +25,7 @@ public final class LibC {
     private static final long IO_URING_SETUP = 425; // __NR_io_uring_setup, same number on x86_64 and aarch64
     private static final long IO_URING_ENTER = 426; // __NR_io_uring_enter
     private static final long IO_URING_REGISTER = 427; // __NR_io_uring_register
-    // __NR_fstat on x86_64, __NR_fstat (newfstat) on aarch64
-    private static final long FSTAT_NR = Platform.isX86() ? 5 : 80;
+    private static final long FSTAT_NR = Platform.isX86() ? 5 : 80; // __NR_fstat; aarch64's is newfstat
 
     // int openat(int dirfd, const char *pathname, int flags, ... /* mode_t mode */)
     private static final MethodHandle OPENAT = Native.errnoCall("openat",
