@@ -544,7 +544,10 @@ public final class UringBench {
     static final int EXIT_USAGE = 2;
     static final int EXIT_ENVIRONMENT = 3;
 
-    /** Runs from the command line; see {@link #usage()}. Exits 0, 1 (failed reads), 2 (usage), 3 (environment). */
+    /**
+     * Runs from the command line; see {@link #usage()}. Exits 0, 1 (failed reads), 2 (usage, unusable --dir), 3
+     * (not Linux).
+     */
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
@@ -572,8 +575,9 @@ public final class UringBench {
             UringBenchResult r = run(o, out, err);
             return r.errors() > 0 ? EXIT_FAILED : EXIT_OK;
         } catch (IllegalArgumentException e) {
+            // An unusable --dir (tmpfs, too little space): bad input, and the message says what to do.
             err.println("jfio bench uring: " + e.getMessage());
-            return EXIT_ENVIRONMENT;
+            return EXIT_USAGE;
         } catch (Platform.UnsupportedPlatformException e) {
             err.println("jfio bench uring: " + e.getMessage());
             return EXIT_ENVIRONMENT;
