@@ -55,6 +55,15 @@ public final class UringEngine extends AbstractEngine {
     public static final int DEFAULT_ENTRIES = 256;
     /** CQEs kept free for cancellations, linked timeouts and the wake-up read. */
     private static final int RESERVED = 16;
+    /**
+     * System property: how many requests submitted by completion callbacks may wait while the ring thread goes on
+     * running the callbacks of the same batch of completions, before it pushes them into the kernel with an
+     * io_uring_enter of their own. Without this, a batch of 31 completions was resubmitted only after all 31
+     * callbacks ran; requests then travel in convoys and the device idles between them (jfio-bench uring, O_DIRECT,
+     * depth 32 on a virtio disk: 1.26x to 1.34x the IOPS with 1 to 8, for at most one extra syscall per 8 requests).
+     */
+    public static final String SUBMIT_BATCH_PROP = "jfio.uring.submitBatch";
+    public static final int SUBMIT_BATCH_DEFAULT = 8;
 
     private static final long WAKE_UD = -1L;
     private static final long INTERNAL_UD = -2L;
@@ -104,6 +113,7 @@ public final class UringEngine extends AbstractEngine {
     private int[] cqeRes;
     private Throwable fatal;
 
+    private final int submitBatch = submitBatch();
     private final int setupFlags;
     private final int features;
     private final int sqEntries;
@@ -151,6 +161,19 @@ public final class UringEngine extends AbstractEngine {
         this.sqEntries = r.sq().entries();
         this.cqEntries = r.cq().entries();
         this.registeredRing = r.registeredRingFd();
+    }
+
+    private static int submitBatch() {
+        String v = System.getProperty(SUBMIT_BATCH_PROP);
+        if (v == null || v.isBlank()) return SUBMIT_BATCH_DEFAULT;
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < 1) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("invalid -D" + SUBMIT_BATCH_PROP + "=" + v + ": expected a positive"
+                    + " integer");
+        }
     }
 
     // ------------------------------------------------------------------ public surface
@@ -565,8 +588,19 @@ public final class UringEngine extends AbstractEngine {
                 slots[slot] = null;
                 freeSlots[freeCount++] = slot;
                 finish(op, cqeRes[i]);
+                if (local.size() >= submitBatch && !closing) submitEarly();
             }
         }
+    }
+
+    /**
+     * Pushes requests that callbacks submitted into the kernel now, instead of after the remaining completions of
+     * this batch ran their callbacks: the device gets them sooner.
+     */
+    private void submitEarly() {
+        place();
+        int n = sq.publish();
+        if (n > 0) enter(n, 0);
     }
 
     private void finish(IoOp op, long res) {
