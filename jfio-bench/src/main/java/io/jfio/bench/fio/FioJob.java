@@ -21,9 +21,11 @@ import java.util.List;
  *                   warmed cache
  * @param blockSize  bytes per read
  * @param seed       {@code --randseed}, for a reproducible offset sequence
+ * @param fadviseHint {@code --fadvise_hint}: let fio advise POSIX_FADV_RANDOM (its default); false for the
+ *                   cross-check of Java paths that cannot give the hint (FileChannel, RandomAccessFile)
  */
 public record FioJob(Path file, long size, String ioengine, int depth, boolean direct, Duration runtime,
-                     boolean invalidate, int blockSize, long seed) {
+                     boolean invalidate, int blockSize, long seed, boolean fadviseHint) {
 
     /** The command line, starting with {@code fio}'s path. */
     public List<String> command(Path fio) {
@@ -39,6 +41,7 @@ public record FioJob(Path file, long size, String ioengine, int depth, boolean d
         c.add("--iodepth=" + depth);
         c.add("--direct=" + (direct ? 1 : 0));
         c.add("--invalidate=" + (invalidate ? 1 : 0));
+        c.add("--fadvise_hint=" + (fadviseHint ? 1 : 0));
         c.add("--time_based");
         c.add("--runtime=" + runtime.toMillis() + "ms");
         c.add("--randseed=" + seed);
@@ -50,7 +53,8 @@ public record FioJob(Path file, long size, String ioengine, int depth, boolean d
 
     /** A short description, e.g. {@code io_uring depth=32 direct=1 runtime=2s}. */
     public String describe() {
-        return ioengine + " depth=" + depth + " direct=" + (direct ? 1 : 0) + " runtime="
+        return ioengine + " depth=" + depth + " direct=" + (direct ? 1 : 0) + " fadvise_hint="
+                + (fadviseHint ? 1 : 0) + " runtime="
                 + Units.formatDuration(runtime);
     }
 }

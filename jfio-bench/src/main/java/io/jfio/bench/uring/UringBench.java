@@ -13,6 +13,7 @@ import io.jfio.core.engine.ThreadEngine;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.file.BufferPool;
 import io.jfio.core.file.PageCache;
+import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
@@ -181,10 +182,11 @@ public final class UringBench {
                     + "completion callback checks its block and submits the next read; recommended path: "
                     + RECOMMENDED + " (BufferPool.registerWith + IoOp.readFixed), plain IoOp.read shown beside it");
         }
-        l.add("jfio threads: ThreadEngine(threads = depth), driven by the same completion callbacks");
+        l.add("jfio threads: ThreadEngine(threads = depth), driven by the same completion callbacks; both jfio "
+                + "engines read through one descriptor advised POSIX_FADV_RANDOM (buffered modes)");
         l.add("FileChannel: read(direct ByteBuffer, position), 1 thread and " + options.fileChannelThreads()
-                + " platform threads sharing one channel; O_DIRECT via ExtendedOpenOption.DIRECT, 4 KiB-aligned"
-                + " buffers");
+                + " platform threads sharing one channel (no read-ahead hint: the JDK has no fadvise); O_DIRECT via"
+                + " ExtendedOpenOption.DIRECT, 4 KiB-aligned buffers");
         l.add("RandomAccessFile: seek + readFully(byte[4096]), 1 thread; mmap: fresh mapping per repetition,"
                 + " MADV_RANDOM (no fault read-ahead), one 4 KiB copy per touch, 1 thread (cold = page faults)");
         l.add("hot: file read into the page cache, residency >= " + Math.round(HOT_MIN * 100) + "% checked with "
@@ -243,6 +245,13 @@ public final class UringBench {
             return;
         }
         try {
+            if (!direct) {
+                // Random reads want no read-ahead: jfio's engines give the hint (IoFile.advise(RANDOM) does the same),
+                // as fio does by default (--fadvise_hint=1). Without it, once part of the file is cached, the
+                // kernel's context read-ahead takes cached neighbours for a sequential stream and reads ahead.
+                int r = LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM);
+                if (r != 0) warn(mode + ": posix_fadvise(RANDOM) failed: errno=" + Errno.name(Math.abs(r)));
+            }
             int fcThreads = options.fileChannelThreads();
             List<Integer> groups = new ArrayList<>(options.depths());
             if (!groups.contains(1)) groups.add(0, 1);
@@ -510,9 +519,12 @@ public final class UringBench {
         @Override
         void rep(int r) throws Exception {
             double b = prepare(mode, notes);
-            FioJob job = new FioJob(file.path(), file.size(), method == Method.FIO_URING ? "io_uring" : "psync",
-                    depth, mode == CacheMode.DIRECT, options.duration(), mode != CacheMode.HOT, BLOCK,
-                    options.seed());
+            // fio io_uring keeps fio's default POSIX_FADV_RANDOM hint, as jfio's engines give it; fio psync, the
+            // cross-check of FileChannel, goes without, as FileChannel has no way to give it.
+            boolean uringJob = method == Method.FIO_URING;
+            FioJob job = new FioJob(file.path(), file.size(), uringJob ? "io_uring" : "psync", depth,
+                    mode == CacheMode.DIRECT, options.duration(), mode != CacheMode.HOT, BLOCK, options.seed(),
+                    uringJob);
             FioResult res = fio.orElseThrow().run(job);
             residency(r, b, residencyAfter(mode));
             iops[r] = res.iops();

@@ -63,12 +63,13 @@ class FioResultTest {
     @Test
     void jobCommandCarriesTheSameParametersAsTheJavaCell() {
         FioJob j = new FioJob(Path.of("/data/f"), 1L << 30, "io_uring", 32, true, Duration.ofMillis(1500), true,
-                4096, 7);
+                4096, 7, true);
         List<String> c = j.command(Path.of("/usr/bin/fio"));
         assertEquals("/usr/bin/fio", c.get(0));
         for (String arg : List.of("--filename=/data/f", "--readonly", "--size=1073741824", "--ioengine=io_uring",
                 "--rw=randread", "--bs=4096", "--iodepth=32", "--direct=1", "--invalidate=1", "--time_based",
-                "--runtime=1500ms", "--randseed=7", "--lat_percentiles=1", "--output-format=json")) {
+                "--runtime=1500ms", "--randseed=7", "--fadvise_hint=1", "--lat_percentiles=1",
+                "--output-format=json")) {
             assertTrue(c.contains(arg), arg + " missing from " + c);
         }
     }
