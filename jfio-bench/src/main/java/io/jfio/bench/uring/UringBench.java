@@ -205,7 +205,7 @@ public final class UringBench {
     private void checkLoad(String when) {
         double load = SystemInfo.load1();
         int cpus = Runtime.getRuntime().availableProcessors();
-        if (load > 0.5 * cpus) {
+        if (load >= cpus) {
             warn(String.format(Locale.ROOT, "the 1-minute load average at the %s of the run was %.2f on %d CPUs: "
                     + "other processes competed for the CPUs, so expect noisy numbers", when, load, cpus));
         }
