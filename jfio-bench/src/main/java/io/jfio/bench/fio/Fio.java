@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * when it is missing and that is possible (root, Debian-like system), and runs {@link FioJob}s.
  *
  * <p>Thread-safe for {@link #run} from one thread at a time; {@link #destroyRunning()} may be called from any thread
- * (a shutdown hook) to stop the fio process in flight.
+ * (a shutdown hook) to stop the fio process in flight and keep new ones from starting.
  */
 public final class Fio {
     private static final Path APT_GET = Path.of("/usr/bin/apt-get");
@@ -25,6 +25,7 @@ public final class Fio {
     private final Path executable;
     private final String version;
     private volatile Process running;
+    private boolean stopped;
 
     private Fio(Path executable, String version) {
         this.executable = executable;
@@ -145,8 +146,13 @@ public final class Fio {
      */
     public FioResult run(FioJob job) throws IOException {
         List<String> cmd = job.command(executable);
-        Process p = new ProcessBuilder(cmd).start();
-        running = p;
+        Process p;
+        synchronized (this) {
+            // A shutdown hook may have stopped us while the benchmark thread went on: start nothing new then.
+            if (stopped) throw new java.io.InterruptedIOException("fio stopped: the JVM is shutting down");
+            p = new ProcessBuilder(cmd).start();
+            running = p;
+        }
         try {
             CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
             String out = drain(p.getInputStream());
@@ -187,8 +193,9 @@ public final class Fio {
         }
     }
 
-    /** Stops the fio process in flight, if any (for a shutdown hook). */
-    public void destroyRunning() {
+    /** Stops the fio process in flight, if any, and refuses to start another (for a shutdown hook). */
+    public synchronized void destroyRunning() {
+        stopped = true;
         Process p = running;
         if (p != null) p.destroyForcibly();
     }
