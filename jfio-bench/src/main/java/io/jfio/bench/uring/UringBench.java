@@ -18,7 +18,6 @@ import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Platform;
-import io.jfio.core.uring.UringUnavailableException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -70,6 +69,7 @@ public final class UringBench {
     private BenchFile file;
     private Offsets offsets;
     private UringEngine uring;
+    private boolean registered;
     private BufferPool pool;
     private Optional<Fio> fio = Optional.empty();
     private CpuUsage cpuStart;
@@ -159,10 +159,17 @@ public final class UringBench {
         entries = Math.max(entries, UringEngine.DEFAULT_ENTRIES);
         try {
             uring = new UringEngine(entries, io.jfio.core.uring.Ring.DEFAULT_FLAGS);
-            pool.registerWith(uring);
-        } catch (UringUnavailableException e) {
+        } catch (ErrnoException e) {
+            // Engines.create() falls back to the thread engine on the same errors; here the rows just go.
             warn("io_uring is unavailable here (" + e.getMessage() + "): jfio io_uring rows are skipped");
             uring = null;
+            return;
+        }
+        try {
+            pool.registerWith(uring);
+            registered = true;
+        } catch (IOException e) {
+            warn("registering buffers failed (" + e.getMessage() + "): the readFixed rows are skipped");
         }
     }
 
@@ -262,8 +269,10 @@ public final class UringBench {
                 if (options.depths().contains(depth)) {
                     if (uring != null) {
                         add(group, mode, Method.URING, depth, () -> engineWorkload(uring, fd, depth, false, null));
-                        add(group, mode, Method.URING_FIXED, depth,
-                                () -> engineWorkload(uring, fd, depth, true, null));
+                        if (registered) {
+                            add(group, mode, Method.URING_FIXED, depth,
+                                    () -> engineWorkload(uring, fd, depth, true, null));
+                        }
                     }
                     add(group, mode, Method.THREADS, depth, () -> {
                         ThreadEngine te = new ThreadEngine(depth);
