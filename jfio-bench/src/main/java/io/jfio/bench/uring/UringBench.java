@@ -69,6 +69,7 @@ public final class UringBench {
     private BenchFile file;
     private Offsets offsets;
     private UringEngine uring;
+    private String uringDescription;
     private boolean registered;
     private BufferPool pool;
     private Optional<Fio> fio = Optional.empty();
@@ -159,6 +160,7 @@ public final class UringBench {
         entries = Math.max(entries, UringEngine.DEFAULT_ENTRIES);
         try {
             uring = new UringEngine(entries, io.jfio.core.uring.Ring.DEFAULT_FLAGS);
+            uringDescription = uring.toString(); // before close() adds " closed"
         } catch (ErrnoException e) {
             // Engines.create() falls back to the thread engine on the same errors; here the rows just go.
             warn("io_uring is unavailable here (" + e.getMessage() + "): jfio io_uring rows are skipped");
@@ -184,8 +186,10 @@ public final class UringBench {
                         + "repetitions (HdrHistogram; fio: --lat_percentiles=1, median repetition)",
                 Units.formatDuration(options.warmup()), options.reps(), Units.formatDuration(options.duration())));
         if (uring != null) {
-            l.add("jfio io_uring: " + uring + ", registered ring fd=" + uring.registeredRingFd() + ", features=0x"
-                    + Integer.toHexString(uring.features()) + "; one submitting thread (the ring thread): every "
+            l.add("jfio io_uring: " + uringDescription + ", registered ring fd=" + uring.registeredRingFd()
+                    + ", features=0x" + Integer.toHexString(uring.features()) + ", submit early every "
+                    + Integer.getInteger(UringEngine.SUBMIT_BATCH_PROP, UringEngine.SUBMIT_BATCH_DEFAULT)
+                    + " callback submissions; one submitting thread (the ring thread): every "
                     + "completion callback checks its block and submits the next read; recommended path: "
                     + RECOMMENDED + " (BufferPool.registerWith + IoOp.readFixed), plain IoOp.read shown beside it");
         }
@@ -202,8 +206,10 @@ public final class UringBench {
                 + " after the run shown; direct: O_DIRECT, 4 KiB-aligned buffers from a BufferPool");
         l.add(fio.map(f -> "fio: " + f.version() + " at " + f.executable() + ": --ioengine=io_uring|psync "
                 + "--rw=randread --bs=4k --iodepth=N --direct=0|1 --time_based --runtime="
-                + options.duration().toMillis() + "ms --randseed=" + options.seed() + " --readonly on the same file;"
-                + " cold: evicted before each run (and --invalidate=1); hot: pre-warmed, --invalidate=0")
+                + options.duration().toMillis() + "ms --randseed=" + options.seed() + " --readonly on the same file,"
+                + " interleaved with the jfio cells rep by rep; io_uring with fio's default --fadvise_hint=1"
+                + " (POSIX_FADV_RANDOM, as jfio), psync with --fadvise_hint=0 (as FileChannel); cold: evicted before"
+                + " each run (and --invalidate=1); hot: pre-warmed, --invalidate=0")
                 .orElse(options.fio() ? "fio: not available, no ratios" : "fio: not run (--no-fio)"));
         return l;
     }

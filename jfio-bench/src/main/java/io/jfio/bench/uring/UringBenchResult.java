@@ -114,8 +114,17 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
                 CacheMode.DIRECT, jfio, Method.FIO_URING, TARGET_DEPTH, 0.95));
         out.add(ratioCheck("hot page cache, depth " + TARGET_DEPTH + ": " + jfio + " >= 0.9 x fio io_uring",
                 CacheMode.HOT, jfio, Method.FIO_URING, TARGET_DEPTH, 0.9));
-        out.add(ratioCheck("cold buffered, depth " + TARGET_DEPTH + ": " + jfio + " >= 3 x FileChannel 1 thread",
-                CacheMode.COLD, jfio, Method.FILECHANNEL, 1, 3.0));
+        Check fc = ratioCheck("cold buffered, depth " + TARGET_DEPTH + ": " + jfio + " >= 3 x FileChannel 1 thread",
+                CacheMode.COLD, jfio, Method.FILECHANNEL, 1, 3.0);
+        // How much depth can buy on this device at all: fio's own depth-32 over depth-1 ratio, for the reader.
+        Optional<CellResult> fd = cell(CacheMode.COLD, Method.FIO_URING, TARGET_DEPTH);
+        Optional<CellResult> f1 = cell(CacheMode.COLD, Method.FIO_PSYNC, 1);
+        if (fc.status() != Status.SKIP && fd.isPresent() && f1.isPresent()) {
+            fc = new Check(fc.name(), fc.status(), fc.ratio(), fc.needed(), fc.detail() + String.format(Locale.ROOT,
+                    "; for reference fio io_uring depth %d / fio psync depth 1 = %.2fx on this device",
+                    TARGET_DEPTH, fd.get().medianIops() / f1.get().medianIops()));
+        }
+        out.add(fc);
         return out;
     }
 
