@@ -34,10 +34,17 @@ class EngineChoiceTest {
     }
 
     @Test
-    void autoDoesNotFallBackFromOtherErrorsBecauseEnginesCreateDoesNot() {
+    void autoFallsBackFromAnyErrnoFailureOfTheSetupAsEnginesCreateDoes() {
         EngineChoice c = EngineChoice.decide("auto", BROKEN);
+        assertEquals("threads", c.selected());
+        assertTrue(c.reason().contains("ENOMEM"), c.reason());
+    }
+
+    @Test
+    void autoReportsAnErrorForAFailureThatIsNotAnErrno() {
+        EngineChoice c = EngineChoice.decide("auto", UringProbe.failed(new IllegalStateException("ring thread died")));
         assertNull(c.selected());
-        assertTrue(c.error().contains("ENOMEM"), c.error());
+        assertTrue(c.error().contains("ring thread died"), c.error());
     }
 
     @Test

@@ -41,7 +41,12 @@ abstract class AbstractEngine implements IoEngine {
             last = o;
         }
         markChain(op);
-        enqueue(op);
+        try {
+            enqueue(op);
+        } catch (EngineClosedException e) {
+            refuse(op);
+            throw e;
+        }
         boolean interrupted = false;
         for (IoOp o = op; o != null; o = o.next) {
             while (o.state != IoOp.DONE) {
@@ -75,6 +80,7 @@ abstract class AbstractEngine implements IoEngine {
             markChain(op);
             enqueue(op);
         } catch (EngineClosedException e) {
+            refuse(op);
             for (IoOp o = op; o != null; o = o.next) o.future.completeExceptionally(e);
         }
         return op.future;
@@ -87,7 +93,13 @@ abstract class AbstractEngine implements IoEngine {
         try {
             enqueue(op);
         } catch (EngineClosedException e) {
+            refuse(op);
             throw new IllegalStateException(e.getMessage(), e);
         }
+    }
+
+    /** A chain refused at submission never reaches the kernel: its whenDone actions run now (see IoOp#refuse). */
+    private static void refuse(IoOp head) {
+        for (IoOp o = head; o != null; o = o.next) o.refuse();
     }
 }

@@ -397,6 +397,25 @@ public final class IoOp {
         }
     }
 
+    /**
+     * Ends a request that the engine refused at submission (it was closed): the request never started, so its
+     * {@link #whenDone} action runs now, as for any request that is over, and it is done with -ECANCELED. Neither its
+     * callback nor its future is told: the submitter gets the refusal as an exception.
+     */
+    void refuse() {
+        closedByEngine = true;
+        result = -Errno.ECANCELED;
+        Runnable done = whenDone;
+        if (done != null) {
+            try {
+                done.run();
+            } catch (RuntimeException e) {
+                System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR, "whenDone failed: " + this, e);
+            }
+        }
+        state = DONE;
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("IoOp[").append(name());

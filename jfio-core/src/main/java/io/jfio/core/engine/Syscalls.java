@@ -16,9 +16,12 @@ import static io.jfio.core.uring.UringConstants.IORING_OP_SYNC_FILE_RANGE;
 import static io.jfio.core.uring.UringConstants.IORING_OP_WRITE;
 import static io.jfio.core.uring.UringConstants.IORING_OP_WRITEV;
 import static io.jfio.core.uring.UringConstants.IORING_OP_WRITE_FIXED;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +33,9 @@ import java.lang.foreign.MemorySegment;
  * result in the io_uring convention: {@code >= 0} or {@code -errno}.
  */
 final class Syscalls {
+    /** How often a request waiting on a pipe or socket checks whether it was cancelled. */
+    static final int CANCEL_CHECK_MILLIS = 20;
+
     private Syscalls() {
     }
 
@@ -54,22 +60,62 @@ final class Syscalls {
     private static long once(IoOp op) {
         return switch (op.opcode) {
             case IORING_OP_NOP -> 0;
-            case IORING_OP_READ, IORING_OP_READ_FIXED -> LibC.pread(op.fd, op.buffer, op.len, op.off);
-            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> LibC.pwrite(op.fd, op.buffer, op.len, op.off);
-            case IORING_OP_READV -> LibC.preadv(op.fd, op.buffer, op.len, op.off);
-            case IORING_OP_WRITEV -> LibC.pwritev(op.fd, op.buffer, op.len, op.off);
+            case IORING_OP_READ, IORING_OP_READ_FIXED -> readWrite(op, false);
+            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> readWrite(op, true);
+            case IORING_OP_READV -> LibC.preadv(op.fd, raw(op.buffer), op.len, op.off);
+            case IORING_OP_WRITEV -> LibC.pwritev(op.fd, raw(op.buffer), op.len, op.off);
             case IORING_OP_FSYNC -> (op.opFlags & IORING_FSYNC_DATASYNC) != 0 ? LibC.fdatasync(op.fd)
                     : LibC.fsync(op.fd);
             case IORING_OP_SYNC_FILE_RANGE -> LibC.syncFileRange(op.fd, op.off, Integer.toUnsignedLong(op.len),
                     op.opFlags);
             case IORING_OP_FALLOCATE -> LibC.fallocate(op.fd, op.len, op.off, op.addr);
             case IORING_OP_FADVISE -> LibC.posixFadvise(op.fd, op.off, Integer.toUnsignedLong(op.len), op.opFlags);
-            case IORING_OP_OPENAT -> LibC.openat(op.fd, op.buffer, op.opFlags, op.len);
+            case IORING_OP_OPENAT -> LibC.openat(op.fd, raw(op.buffer), op.opFlags, op.len);
             case IORING_OP_CLOSE -> LibC.close(op.fd);
-            case IORING_OP_STATX -> LibC.statx(op.fd, op.buffer, op.opFlags, op.len, op.buffer2);
+            case IORING_OP_STATX -> LibC.statx(op.fd, raw(op.buffer), op.opFlags, op.len, raw(op.buffer2));
             case IORING_OP_SPLICE -> splice(op);
             default -> -Errno.EOPNOTSUPP;
         };
+    }
+
+    /**
+     * The request's memory as a segment of the global scope: the caller's segment may belong to a confined arena
+     * of the submitting thread, which a pool thread may not pass to a downcall (WrongThreadException). Like the
+     * kernel with io_uring we use the address: liveness was checked at submission, and the {@link IoEngine}
+     * contract forbids freeing the memory before the request completes.
+     */
+    private static MemorySegment raw(MemorySegment s) {
+        return s == null ? null : MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
+    }
+
+    private static long readWrite(IoOp op, boolean write) {
+        MemorySegment buf = raw(op.buffer);
+        long r = write ? LibC.pwrite(op.fd, buf, op.len, op.off) : LibC.pread(op.fd, buf, op.len, op.off);
+        return r == -Errno.ESPIPE ? stream(op, write) : r;
+    }
+
+    /**
+     * A read or write of a pipe, FIFO, socket or character device, which have no offset (pread says ESPIPE):
+     * io_uring ignores the offset of such files, and so do we. Such a request may wait for a peer forever, so it
+     * waits in poll(2) in slices of {@link #CANCEL_CHECK_MILLIS}, checking for cancellation between them; once the
+     * descriptor is ready, the read or write itself runs (and reports EOF, EPIPE or EBADF if that is what is ready).
+     * A second reader that drains the data first can still leave this one blocked in read(2), uncancellable.
+     */
+    private static long stream(IoOp op, boolean write) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment pollfd = a.allocate(8, 4); // struct pollfd { int fd; short events; short revents; }
+            pollfd.set(JAVA_INT, 0, op.fd);
+            pollfd.set(JAVA_SHORT, 4, (short) (write ? Fcntl.POLLOUT : Fcntl.POLLIN));
+            while (true) {
+                if (op.cancelRequested) return -Errno.ECANCELED;
+                pollfd.set(JAVA_SHORT, 6, (short) 0);
+                int n = LibC.poll(pollfd, 1, CANCEL_CHECK_MILLIS);
+                if (n == 0 || n == -Errno.EINTR) continue;
+                if (n < 0) return n;
+                MemorySegment buf = raw(op.buffer);
+                return write ? LibC.write(op.fd, buf, op.len) : LibC.read(op.fd, buf, op.len);
+            }
+        }
     }
 
     private static long splice(IoOp op) {

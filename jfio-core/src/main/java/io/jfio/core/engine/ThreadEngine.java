@@ -4,6 +4,8 @@ import static io.jfio.core.uring.UringConstants.IORING_OP_TIMEOUT;
 
 import io.jfio.core.sys.Errno;
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread-safe; any thread may submit. Queue depth is emulated by the pool size: {@code threads} requests run at
  * once, the rest wait in an unbounded queue. A blocking call from a platform thread runs the system call on the
  * calling thread itself (no hand-off); from a virtual thread it is handed to the pool so that the carrier is not
- * blocked in the kernel. Cancellation and linked timeouts can only stop a request that has not started.
+ * blocked in the kernel. Cancellation, linked timeouts and {@link #close()} stop a request that has not started,
+ * a timer, and a read or write of a pipe or socket that is waiting for its peer (it waits in poll(2) in short
+ * slices); a read or write of a regular file, once started, runs to completion.
  */
 public final class ThreadEngine extends AbstractEngine {
     /** Default pool size: enough threads to keep a queue depth of 32 busy. */
@@ -32,6 +36,10 @@ public final class ThreadEngine extends AbstractEngine {
     private final ThreadPoolExecutor pool;
     private final ScheduledExecutorService timers;
     private final ThreadGroupMarker marker = new ThreadGroupMarker();
+    /** Chains handed to the pool and not finished yet: what close() must cancel. */
+    private final Set<IoOp> live = ConcurrentHashMap.newKeySet();
+    /** Timers not fired yet; whoever removes one (the timer, cancel or close) completes it. */
+    private final Set<IoOp> pendingTimers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** A pool of {@link #DEFAULT_THREADS} threads. */
@@ -84,10 +92,18 @@ public final class ThreadEngine extends AbstractEngine {
             }
         }
         if (head.opcode == IORING_OP_TIMEOUT && head.next == null) {
-            ScheduledFuture<?> unused = timers.schedule(() -> finish(head, 0), head.timeoutNanos(),
-                    TimeUnit.NANOSECONDS);
+            pendingTimers.add(head);
+            try {
+                ScheduledFuture<?> unused = timers.schedule(() -> {
+                    if (pendingTimers.remove(head)) finish(head, 0);
+                }, head.timeoutNanos(), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                pendingTimers.remove(head);
+                throw new EngineClosedException(name());
+            }
             return;
         }
+        live.add(head);
         Thread me = Thread.currentThread();
         if (head.waiter == me && !me.isVirtual()) {
             runChain(head);
@@ -96,11 +112,28 @@ public final class ThreadEngine extends AbstractEngine {
         try {
             pool.execute(() -> runChain(head));
         } catch (RejectedExecutionException e) {
+            live.remove(head);
             throw new EngineClosedException(name());
         }
     }
 
     private void runChain(IoOp head) {
+        try {
+            if (closed) {
+                // Still queued when the engine closed: it never started, so it fails as the contract says.
+                for (IoOp op = head; op != null; op = op.next) {
+                    op.closedByEngine = true;
+                    finish(op, -Errno.ECANCELED);
+                }
+            } else {
+                runOps(head);
+            }
+        } finally {
+            live.remove(head);
+        }
+    }
+
+    private void runOps(IoOp head) {
         boolean failed = false;
         for (IoOp op = head; op != null; op = op.next) {
             long r;
@@ -109,11 +142,25 @@ public final class ThreadEngine extends AbstractEngine {
             } else if (op.opcode == IORING_OP_TIMEOUT) {
                 r = sleep(op.timeoutNanos());
             } else {
-                r = Syscalls.run(op);
+                r = runGuarded(op);
             }
             long expected = op.expectedTransfer();
             if (r < 0 || (expected >= 0 && r < expected)) failed = true;
             finish(op, r);
+        }
+    }
+
+    /**
+     * Runs the system call; an exception (a bug, never a failed call, which is -errno) must still complete the
+     * request, or its waiter would wait forever: it completes with -EIO and is logged.
+     */
+    private static long runGuarded(IoOp op) {
+        try {
+            return Syscalls.run(op);
+        } catch (RuntimeException | Error e) {
+            System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR,
+                    "system call threw; failing the request with EIO: " + op, e);
+            return -Errno.EIO;
         }
     }
 
@@ -139,6 +186,7 @@ public final class ThreadEngine extends AbstractEngine {
     @Override
     public void cancel(IoOp op) {
         op.cancelRequested = true;
+        if (pendingTimers.remove(op)) finish(op, -Errno.ECANCELED);
     }
 
     @Override
@@ -156,13 +204,23 @@ public final class ThreadEngine extends AbstractEngine {
         return closed;
     }
 
-    /** Stops accepting requests, lets queued and running ones finish, then stops the threads. Idempotent. */
+    /**
+     * Stops accepting requests; queued ones fail with {@link EngineClosedException}, timers and requests waiting on a
+     * pipe or socket are cancelled, reads and writes of files already running finish; then stops the threads.
+     * Idempotent.
+     */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
+        for (IoOp head : live) {
+            for (IoOp op = head; op != null; op = op.next) op.cancelRequested = true;
+        }
+        for (IoOp timer : pendingTimers) {
+            if (pendingTimers.remove(timer)) finish(timer, -Errno.ECANCELED);
+        }
         pool.shutdown();
-        timers.shutdown();
+        timers.shutdownNow();
         try {
             boolean done = pool.awaitTermination(60, TimeUnit.SECONDS);
             if (!done) throw new IllegalStateException("thread engine did not drain within 60 s");

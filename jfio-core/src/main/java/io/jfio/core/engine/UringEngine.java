@@ -87,7 +87,7 @@ public final class UringEngine extends AbstractEngine {
     private final int eventFd;
     private final MemorySegment wakeValue;
     private volatile int sleeping;
-    /** Threads inside {@link #wake()}; shutdown waits for them before closing the eventfd. */
+    /** Threads inside {@link #wake()}; the eventfd and wakeValue stay alive until none is. */
     private final AtomicInteger wakers = new AtomicInteger();
     private volatile boolean closing;
     private volatile boolean terminated;
@@ -248,27 +248,22 @@ public final class UringEngine extends AbstractEngine {
         }
     }
 
-    /**
-     * Wakes the ring thread if it sleeps in io_uring_enter; at most one eventfd write per sleep.
-     *
-     * <p>A waker can race with shutdown: without care it could write after the ring thread closed the eventfd (into
-     * whatever file reused the descriptor number) or while the arena holding {@code wakeValue} is being closed
-     * (which then fails). So wakers announce themselves in {@code wakers} before checking {@code terminated}, and
-     * shutdown sets {@code terminated} before waiting for {@code wakers} to drain: with both accesses volatile,
-     * either the waker sees {@code terminated} and skips the write, or shutdown sees the waker and waits for it.
-     */
+    /** Wakes the ring thread if it sleeps in io_uring_enter; at most one eventfd write per sleep. */
     private void wake() {
-        if (sleeping == 1 && SLEEPING.compareAndSet(this, 1, 0)) {
-            wakers.incrementAndGet();
-            try {
-                if (terminated) return;
+        if (sleeping != 1) return;
+        // Counted before the CAS: shutdown waits for the count to drop to 0 before it closes the eventfd and frees
+        // wakeValue, so a waker that won the CAS never writes to a closed (possibly reused) descriptor, and never
+        // holds wakeValue's arena in its downcall while the ring thread closes that arena.
+        wakers.incrementAndGet();
+        try {
+            if (SLEEPING.compareAndSet(this, 1, 0)) {
                 long w = LibC.write(eventFd, wakeValue, 8);
                 if (w < 0 && w != -Errno.EAGAIN) {
                     LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
                 }
-            } finally {
-                wakers.decrementAndGet();
             }
+        } finally {
+            wakers.decrementAndGet();
         }
     }
 
@@ -662,7 +657,9 @@ public final class UringEngine extends AbstractEngine {
             terminated = true;
             while ((head = pollAny()) != null) failClosed(head);
             ring.close(); // the kernel cancels whatever is left and releases registered buffers
-            while (wakers.get() != 0) Thread.onSpinWait(); // see wake(): no write may follow the close
+            // The ring thread no longer sets sleeping = 1, so no new waker can win the CAS; wait out the ones that
+            // did, which are at most one write(2) away from done.
+            while (wakers.get() != 0) Thread.onSpinWait();
             LibC.close(eventFd);
             arena.close();
         }

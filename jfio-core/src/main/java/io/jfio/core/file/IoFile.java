@@ -6,12 +6,15 @@ import io.jfio.core.engine.IoOp;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.Iovec;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Stat;
 import io.jfio.core.sys.Statx;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.OpenOption;
@@ -39,6 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class IoFile implements AutoCloseable {
     private static final long CLOSED = 1L << 62;
+    /** Most segments one vectored request takes: the kernel's IOV_MAX (UIO_MAXIOV in linux/uio.h). */
+    public static final int IOV_MAX = 1024;
 
     private final int fd;
     private final Path path;
@@ -49,11 +54,12 @@ public final class IoFile implements AutoCloseable {
     private final int offsetAlign;
     private final boolean readable;
     private final boolean writable;
+    private final boolean append;
     /** Requests in flight (low bits) and the closed flag; the descriptor is closed when both say so. */
     private final AtomicLong state = new AtomicLong();
 
-    private IoFile(int fd, Path path, IoEngine engine, boolean direct, boolean readable, boolean writable)
-            throws ErrnoException {
+    private IoFile(int fd, Path path, IoEngine engine, boolean direct, boolean readable, boolean writable,
+                   boolean append) throws ErrnoException {
         this.fd = fd;
         this.path = path;
         this.pathString = path.toString();
@@ -61,6 +67,7 @@ public final class IoFile implements AutoCloseable {
         this.direct = direct;
         this.readable = readable;
         this.writable = writable;
+        this.append = append;
         if (direct) {
             FileStat st = statFd(fd, pathString);
             // Without STATX_DIOALIGN (kernel < 6.1, or a file system that does not say) page alignment is the
@@ -93,18 +100,33 @@ public final class IoFile implements AutoCloseable {
      */
     public static IoFile open(IoEngine engine, Path path, Set<? extends OpenOption> options, int mode)
             throws IOException {
+        return open(engine, path, options, mode, false);
+    }
+
+    /**
+     * {@link #open(IoEngine, Path, Set, int)}, with O_APPEND when {@code append} is true. Package-private because it
+     * changes what every write means: on an O_APPEND descriptor Linux appends whatever offset a pwrite or an io_uring
+     * write names (pwrite(2), BUGS), which is right for {@link JfioFileChannel}'s append mode and wrong for the
+     * positional API of this class.
+     */
+    static IoFile open(IoEngine engine, Path path, Set<? extends OpenOption> options, int mode, boolean append)
+            throws IOException {
         boolean read = options.contains(StandardOpenOption.READ);
         boolean write = options.contains(StandardOpenOption.WRITE);
         if (!read && !write) read = true;
         int flags = Fcntl.O_CLOEXEC | (read && write ? Fcntl.O_RDWR : write ? Fcntl.O_WRONLY : Fcntl.O_RDONLY);
+        if (append) {
+            if (!write) throw new IllegalArgumentException("append mode needs WRITE");
+            flags |= Fcntl.O_APPEND;
+        }
         boolean direct = false;
         boolean noatime = false;
         for (OpenOption o : options) {
             if (o == StandardOpenOption.READ || o == StandardOpenOption.WRITE) continue;
             if (o == StandardOpenOption.CREATE) {
-                flags |= Fcntl.O_CREAT;
+                if (write) flags |= Fcntl.O_CREAT; // as FileChannel: a file opened only for reading is never created
             } else if (o == StandardOpenOption.CREATE_NEW) {
-                flags |= Fcntl.O_CREAT | Fcntl.O_EXCL;
+                if (write) flags |= Fcntl.O_CREAT | Fcntl.O_EXCL;
             } else if (o == StandardOpenOption.TRUNCATE_EXISTING) {
                 if (write) flags |= Fcntl.O_TRUNC;
             } else if (o == StandardOpenOption.DSYNC) {
@@ -118,7 +140,9 @@ public final class IoFile implements AutoCloseable {
                 direct = true;
             } else if (o == JfioOpenOption.NOATIME) {
                 noatime = true;
-            } else if (o == StandardOpenOption.SPARSE || o == StandardOpenOption.DELETE_ON_CLOSE) {
+            } else if (o == StandardOpenOption.SPARSE) {
+                continue; // a hint; Linux files are sparse wherever nothing was written
+            } else if (o == StandardOpenOption.DELETE_ON_CLOSE) {
                 throw new UnsupportedOperationException("open option not supported by IoFile: " + o);
             } else if (o == StandardOpenOption.APPEND) {
                 throw new UnsupportedOperationException("APPEND is not supported: IoFile I/O is positional");
@@ -134,7 +158,7 @@ public final class IoFile implements AutoCloseable {
             throw new ErrnoException(call, -fd, p);
         }
         try {
-            return new IoFile(fd, path, engine, direct, read, write);
+            return new IoFile(fd, path, engine, direct, read, write, append);
         } catch (IOException | RuntimeException e) {
             LibC.close(fd);
             throw e;
@@ -176,6 +200,26 @@ public final class IoFile implements AutoCloseable {
 
     public boolean isOpen() {
         return (state.get() & CLOSED) == 0;
+    }
+
+    /** Something to do with the raw descriptor while it is guaranteed open. */
+    interface DescriptorAction<T> {
+        T run(int fd) throws IOException;
+    }
+
+    /**
+     * Runs {@code action} with the descriptor held open: a concurrent {@link #close()} defers closing it until the
+     * action returns, so the number cannot be reused for another file under the action.
+     *
+     * @throws ClosedChannelException if the file is already closed
+     */
+    <T> T withDescriptor(DescriptorAction<T> action) throws IOException {
+        acquire();
+        try {
+            return action.run(fd);
+        } finally {
+            release();
+        }
     }
 
     // ------------------------------------------------------------------ checks
@@ -225,7 +269,14 @@ public final class IoFile implements AutoCloseable {
         } catch (ClosedChannelException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return engine.submit(op.path(pathString).whenDone(this::release));
+        IoOp tracked = op.path(pathString).whenDone(this::release);
+        try {
+            return engine.submit(tracked);
+        } catch (RuntimeException e) {
+            // Refused before submission (a closed arena, an unsupported opcode): whenDone will never run.
+            if (!tracked.isDone()) release();
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------ reads
@@ -251,7 +302,8 @@ public final class IoFile implements AutoCloseable {
     }
 
     /**
-     * Reads until {@code dst} is full or end of file, looping over short reads.
+     * Reads until {@code dst} is full or end of file, looping over short reads. With O_DIRECT, a read that ends
+     * off the alignment can only have hit end of file, so it ends the loop too (the next read could not be aligned).
      *
      * @return bytes read; less than {@code dst.byteSize()} only at end of file
      */
@@ -262,6 +314,7 @@ public final class IoFile implements AutoCloseable {
             int n = read(dst.asSlice(done, Math.min(size - done, IoOp.MAX_RW)), position + done);
             if (n == 0) break;
             done += n;
+            if (direct && n % offsetAlign != 0) break;
         }
         return done;
     }
@@ -330,11 +383,120 @@ public final class IoFile implements AutoCloseable {
         checkDirect(src, position, src.byteSize());
         IoOp write = IoOp.write(fd, src, position);
         write.link(IoOp.fdatasync(fd).path(pathString));
-        long n = run(write);
+        long n;
+        try {
+            n = run(write);
+        } catch (ErrnoException e) {
+            // A short write cancels the linked sync, and execute reports that cancellation as the chain's failure;
+            // the write's own count says what really happened.
+            boolean shortWrite = e.errno() == Errno.ECANCELED && write.isDone() && write.result() >= 0
+                    && write.result() < src.byteSize();
+            if (!shortWrite) throw e;
+            n = write.result();
+        }
         if (n < src.byteSize()) {
             // A short write cancels the linked sync: finish the rest the long way.
             writeFully(src.asSlice(n), position + n);
             datasync();
+        }
+    }
+
+    // ------------------------------------------------------------------ vectored I/O
+
+    /**
+     * Reads into {@code dsts}, in order, at {@code position} with one preadv request.
+     *
+     * <p>The segments must be native, writable, at most {@link #IOV_MAX} of them, and stay alive until this returns
+     * (the request reaches them by address, so it cannot keep them alive itself). With O_DIRECT each segment's
+     * address and length must be aligned.
+     *
+     * @return bytes read: possibly fewer than the segments hold, filling them in order; 0 at or past end of file
+     */
+    public long readv(MemorySegment[] dsts, long position) throws IOException {
+        checkReadable();
+        checkPosition(position);
+        return vectored(dsts, position, true);
+    }
+
+    /**
+     * Writes {@code srcs}, in order, at {@code position} with one pwritev request; the segments as for
+     * {@link #readv}, but they may be read-only.
+     *
+     * @return bytes written, possibly fewer than the segments hold
+     */
+    public long writev(MemorySegment[] srcs, long position) throws IOException {
+        checkWritable();
+        checkPosition(position);
+        return vectored(srcs, position, false);
+    }
+
+    private long vectored(MemorySegment[] bufs, long position, boolean read) throws IOException {
+        if (bufs.length > IOV_MAX) {
+            throw new IllegalArgumentException("too many segments for one request: count=" + bufs.length
+                    + " max=" + IOV_MAX);
+        }
+        long total = 0;
+        for (MemorySegment b : bufs) {
+            if (!b.isNative()) {
+                // Its address() is an offset into a Java array, which the kernel would treat as a pointer.
+                throw new IllegalArgumentException("vectored I/O needs native segments, not heap segments");
+            }
+            if (read && b.isReadOnly()) throw new IllegalArgumentException("read into a read-only segment");
+            checkDirect(b, position, b.byteSize());
+            total += b.byteSize();
+        }
+        if (total == 0) return 0;
+        MemorySegment iov = TempBuffers.take(Iovec.SIZE * bufs.length);
+        try {
+            for (int i = 0; i < bufs.length; i++) Iovec.set(iov, i, bufs[i]);
+            return run(read ? IoOp.readv(fd, iov, bufs.length, position)
+                    : IoOp.writev(fd, iov, bufs.length, position));
+        } finally {
+            // The iovec holds bare addresses: keep the segments' arenas reachable until the kernel is done.
+            Reference.reachabilityFence(bufs);
+            TempBuffers.give(iov);
+        }
+    }
+
+    // ------------------------------------------------------------------ in-kernel copy
+
+    /**
+     * Copies up to {@code length} bytes from this file at {@code position} to {@code target} at
+     * {@code targetPosition} inside the kernel, with one copy_file_range(2) call: no data passes through user
+     * space, and file systems with shared extents (XFS, Btrfs) may clone instead of copying.
+     *
+     * <p>Runs on the calling thread, not on the engine: io_uring has no copy_file_range operation. The kernel may
+     * copy fewer bytes than asked; callers loop. EINTR is retried.
+     *
+     * @return bytes copied; 0 at or past the end of this file
+     * @throws ErrnoException EXDEV (no cross-file-system copy here), EINVAL (overlapping ranges of one file, or a
+     *                        file system without support), EOPNOTSUPP, ENOSYS (kernel before 4.5), EBADF (target in
+     *                        append mode), ...
+     */
+    public long copyRange(long position, IoFile target, long targetPosition, long length) throws IOException {
+        checkReadable();
+        target.checkWritable();
+        checkPosition(position);
+        checkPosition(targetPosition);
+        if (length < 0) throw new IllegalArgumentException("negative length: length=" + length);
+        if (length == 0) return 0;
+        acquire();
+        try {
+            target.acquire();
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment offIn = a.allocateFrom(ValueLayout.JAVA_LONG, position);
+                MemorySegment offOut = a.allocateFrom(ValueLayout.JAVA_LONG, targetPosition);
+                long r;
+                do {
+                    r = LibC.copyFileRange(fd, offIn, target.fd, offOut, length, 0);
+                } while (r == -Errno.EINTR);
+                return ErrnoException.check(r, "copy_file_range(to=" + target.pathString + " to_offset="
+                        + targetPosition + ")", fd, pathString, position, length);
+            } finally {
+                target.release();
+            }
+        } finally {
+            release();
         }
     }
 
@@ -439,6 +601,21 @@ public final class IoFile implements AutoCloseable {
 
     public boolean isDirect() {
         return direct;
+    }
+
+    /** True when the file was opened for reading. */
+    public boolean isReadable() {
+        return readable;
+    }
+
+    /** True when the file was opened for writing. */
+    public boolean isWritable() {
+        return writable;
+    }
+
+    /** True when the descriptor has O_APPEND (only files opened by {@link JfioFileChannel} in append mode). */
+    boolean isAppend() {
+        return append;
     }
 
     /** The raw descriptor, for calls this class does not wrap. Valid while the file is open. */

@@ -71,6 +71,11 @@ public final class Fcntl {
     public static final int S_IFLNK = 0120000;                             // S_IFLNK
     public static final int S_IFIFO = 0010000;                             // S_IFIFO
 
+    public static final int POLLIN = 0x001;                                // POLLIN in asm-generic/poll.h
+    public static final int POLLOUT = 0x004;                               // POLLOUT
+    public static final int POLLERR = 0x008;                               // POLLERR
+    public static final int POLLHUP = 0x010;                               // POLLHUP
+
     private Fcntl() {
     }
 }

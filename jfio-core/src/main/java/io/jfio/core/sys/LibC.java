@@ -97,6 +97,9 @@ public final class LibC {
     // int eventfd(unsigned int initval, int flags)
     private static final MethodHandle EVENTFD = Native.errnoCall("eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    // int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+    private static final MethodHandle POLL = Native.errnoCall("poll",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     // int pipe2(int pipefd[2], int flags)
     private static final MethodHandle PIPE2 = Native.errnoCall("pipe2",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
@@ -400,6 +403,19 @@ public final class LibC {
         MemorySegment cap = Native.capture();
         try {
             return (int) ret((int) EVENTFD.invokeExact(cap, initval, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * poll(2) on {@code nfds} {@code struct pollfd {int fd; short events; short revents;}} (8 bytes each), waiting at
+     * most {@code timeoutMillis} (-1: forever); returns the number of ready descriptors (0 on timeout) or -errno.
+     */
+    public static int poll(MemorySegment fds, long nfds, int timeoutMillis) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) POLL.invokeExact(cap, fds, nfds, timeoutMillis), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }

@@ -1,0 +1,48 @@
+package io.jfio.core.testing;
+
+import static org.junit.jupiter.api.Assumptions.abort;
+
+import io.jfio.core.engine.IoEngine;
+import io.jfio.core.engine.ThreadEngine;
+import io.jfio.core.engine.UringEngine;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.uring.Ring;
+import io.jfio.core.uring.UringUnavailableException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The engines every engine-level and file-level test runs on. Each {@link #create()} makes a fresh engine that the
+ * test closes. {@code -Djfio.test.engine=uring|threads} restricts a run to one of them.
+ *
+ * <p>Thread-safe; stateless.
+ */
+public enum EngineKind {
+    URING,
+    THREADS;
+
+    /** System property restricting the parameterized tests to one engine. */
+    public static final String ENGINE_PROP = "jfio.test.engine";
+
+    /** A new engine of this kind; on a system without io_uring the calling test is skipped. */
+    public IoEngine create() throws ErrnoException {
+        return this == URING ? uring(UringEngine.DEFAULT_ENTRIES) : new ThreadEngine();
+    }
+
+    /** A new io_uring engine with {@code entries} SQ entries (CQ four times that); skips without io_uring. */
+    public static UringEngine uring(int entries) throws ErrnoException {
+        try {
+            return new UringEngine(entries, Ring.DEFAULT_FLAGS);
+        } catch (UringUnavailableException e) {
+            return abort("io_uring unavailable on this system: " + e.getMessage());
+        }
+    }
+
+    /** The kinds to test, for {@code @MethodSource("io.jfio.core.testing.EngineKind#all")}. */
+    public static Stream<EngineKind> all() {
+        String only = System.getProperty(ENGINE_PROP, "").trim().toLowerCase(Locale.ROOT);
+        if (only.isEmpty() || only.equals("all")) return Arrays.stream(values());
+        return Arrays.stream(values()).filter(k -> k.name().toLowerCase(Locale.ROOT).startsWith(only));
+    }
+}
