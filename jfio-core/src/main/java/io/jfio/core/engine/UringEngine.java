@@ -65,6 +65,13 @@ public final class UringEngine extends AbstractEngine {
     public static final String SUBMIT_BATCH_PROP = "jfio.uring.submitBatch";
     public static final int SUBMIT_BATCH_DEFAULT = 8;
 
+    /**
+     * System property: whether a blocking call from a platform thread runs its system calls on the calling thread
+     * ({@code true}, the default) or goes through the ring like every other request ({@code false}, to measure the
+     * ring's round trip). Virtual threads and asynchronous requests always use the ring.
+     */
+    public static final String INLINE_PLATFORM_PROP = "jfio.uring.inlinePlatform";
+
     private static final long WAKE_UD = -1L;
     private static final long INTERNAL_UD = -2L;
     private static final AtomicInteger RING_IDS = new AtomicInteger();
@@ -114,6 +121,7 @@ public final class UringEngine extends AbstractEngine {
     private Throwable fatal;
 
     private final int submitBatch = submitBatch();
+    private final boolean inlinePlatform;
     private final int setupFlags;
     private final int features;
     private final int sqEntries;
@@ -132,6 +140,15 @@ public final class UringEngine extends AbstractEngine {
      * @throws io.jfio.core.uring.UringUnavailableException if io_uring cannot be used here
      */
     public UringEngine(int entries, int setupFlags) throws ErrnoException {
+        this(entries, setupFlags, !"false".equalsIgnoreCase(System.getProperty(INLINE_PLATFORM_PROP, "true").trim()));
+    }
+
+    /**
+     * Like {@link #UringEngine(int, int)}, choosing explicitly whether a blocking call from a platform thread runs
+     * its system calls on the calling thread ({@code inlinePlatform}) or goes through the ring.
+     */
+    public UringEngine(int entries, int setupFlags, boolean inlinePlatform) throws ErrnoException {
+        this.inlinePlatform = inlinePlatform;
         if (entries < 2 || Integer.bitCount(entries) != 1 || entries > 32768) {
             throw new IllegalArgumentException("entries must be a power of two in 2..32768: entries=" + entries);
         }
@@ -203,6 +220,11 @@ public final class UringEngine extends AbstractEngine {
         return cqEntries;
     }
 
+    /** True when blocking calls from platform threads run their system calls on the calling thread. */
+    public boolean inlinePlatform() {
+        return inlinePlatform;
+    }
+
     /** True when io_uring_enter uses a registered ring descriptor. */
     public boolean registeredRingFd() {
         return registeredRing;
@@ -234,9 +256,18 @@ public final class UringEngine extends AbstractEngine {
                 throw new IllegalArgumentException("a timeout cannot have a linked timeout");
             }
         }
-        if (Thread.currentThread() == thread) {
+        Thread me = Thread.currentThread();
+        if (me == thread) {
             if (closing) throw new EngineClosedException(name());
             local.add(head);
+            return;
+        }
+        if (inlinePlatform && head.waiter == me && !me.isVirtual() && InlineRunner.canRun(head)) {
+            // A blocking call from a platform thread: one request at a time gains nothing from a ring, and the
+            // hand-off to the ring thread and back costs two context switches (about 15 us against 2 us for a
+            // pread of a cached page). The calling thread makes the system call itself, as the thread engine does.
+            if (closing) throw new EngineClosedException(name());
+            InlineRunner.runOps(head);
             return;
         }
         if (closing) throw new EngineClosedException(name());
