@@ -1,6 +1,8 @@
 package io.jfio.bench.suite;
 
+import io.jfio.bench.suite.experiments.AlignmentExperiment;
 import io.jfio.bench.suite.experiments.BuffersExperiment;
+import io.jfio.bench.suite.experiments.LoadTypesExperiment;
 import io.jfio.bench.suite.experiments.MemcpyExperiment;
 import io.jfio.bench.suite.experiments.MetadataExperiment;
 import io.jfio.bench.suite.experiments.UringExperiment;
@@ -14,7 +16,8 @@ import java.util.Optional;
  * <p>Thread-safe; immutable.
  */
 public final class Experiments {
-    private static final List<Experiment> ALL = List.of(new BuffersExperiment(),
+    private static final List<Experiment> ALL = List.of(new LoadTypesExperiment(), new AlignmentExperiment(),
+            new BuffersExperiment(),
             new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment());
 
     private Experiments() {

@@ -134,9 +134,9 @@ public final class BuffersExperiment implements Experiment {
         for (int m = 0; m < METHODS.length; m++) p.line(METHODS[m], x, y[m]);
         r.plot(p);
         r.note("jdk_direct_pool_growth_bytes: growth of the JVM's \"direct\" buffer pool (BufferPoolMXBean) while the "
-                + "method ran, excluding the method's own direct buffer: the heap path's temporary direct buffer "
-                + "(cached per thread by sun.nio.ch.Util) shows up there; it is kept only the first time a size is "
-                + "needed");
+                + "method ran, excluding the method's own buffer. The heap path copies through a temporary direct "
+                + "buffer (sun.nio.ch.Util); when this column reads 0 this JDK did not account that buffer in the "
+                + "pool, and the copy shows only as the heap path's lower GB/s");
         r.note("000's buffers table (heap 2708 … 4042, direct 3125 … 4250 for 1MB … 1GB, no unit) repeats its "
                 + "alignment table digit for digit and has direct slower than heap, against its own text: it is not "
                 + "a measurement of this, so it is not set beside ours");
