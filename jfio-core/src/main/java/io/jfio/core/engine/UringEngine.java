@@ -420,7 +420,10 @@ public final class UringEngine extends AbstractEngine {
                 wait = newWork || closing ? 0 : 1;
             }
             int toSubmit = sq.publish();
-            if (toSubmit > 0 || wait > 0 || inKernel > 0) enter(toSubmit, wait);
+            // Enter only to submit, to wait, or to let the kernel post completions of requests in flight (with
+            // DEFER_TASKRUN it posts them only inside io_uring_enter); CQEs already waiting are reaped without one.
+            boolean flush = cq.ready() == 0 && inKernel > (wakeArmed ? 1 : 0);
+            if (toSubmit > 0 || wait > 0 || flush) enter(toSubmit, wait);
             sleeping = 0;
             reap();
         }
