@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 /** {@code jfio bench} and {@code jfio bench uring} through {@link Cli#commandLine}, as main runs them. */
 class BenchCommandTest {
     @Test
-    void benchAloneListsTheBenchmarksAndIsAUsageError() {
-        CliTest.Run r = CliTest.run("bench");
+    void unknownExperimentIsAUsageErrorNamingTheExperiments() {
+        CliTest.Run r = CliTest.run("bench", "nosuch", "--no-fio");
         assertEquals(ExitCodes.USAGE, r.exit());
-        assertTrue(r.err().contains("missing benchmark") && r.err().contains("uring"), r.err());
+        assertTrue(r.err().contains("unknown experiment 'nosuch'") && r.err().contains("metadata"), r.err());
     }
 
     @Test

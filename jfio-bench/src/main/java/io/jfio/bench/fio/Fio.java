@@ -145,7 +145,21 @@ public final class Fio {
      * @throws IOException when fio cannot start, fails, times out or prints no JSON; the message carries fio's stderr
      */
     public FioResult run(FioJob job) throws IOException {
-        List<String> cmd = job.command(executable);
+        return run(job.command(executable).subList(1, job.command(executable).size()), job.runtime().toMillis(),
+                "read");
+    }
+
+    /**
+     * Runs fio with {@code args} (without the executable; they must include {@code --output-format=json}) and
+     * parses the {@code section} ({@code "read"} or {@code "write"}) statistics of its first job.
+     *
+     * @param expectedMs how long the job should take; fio is killed 120 s after that
+     * @throws IOException when fio cannot start, fails, times out or prints no JSON; the message carries fio's stderr
+     */
+    public FioResult run(List<String> args, long expectedMs, String section) throws IOException {
+        List<String> cmd = new java.util.ArrayList<>();
+        cmd.add(executable.toString());
+        cmd.addAll(args);
         Process p;
         synchronized (this) {
             // A shutdown hook may have stopped us while the benchmark thread went on: start nothing new then.
@@ -156,7 +170,7 @@ public final class Fio {
         try {
             CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
             String out = drain(p.getInputStream());
-            long limit = job.runtime().toMillis() + 120_000;
+            long limit = expectedMs + 120_000;
             if (!p.waitFor(limit, TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 throw new IOException("fio did not finish within " + limit + " ms: " + String.join(" ", cmd));
@@ -167,7 +181,7 @@ public final class Fio {
                         + (errText.isEmpty() ? "" : " stderr=" + errText));
             }
             try {
-                FioResult r = FioResult.parse(out);
+                FioResult r = FioResult.parse(out, section);
                 if (r.error() != 0) throw new IOException("fio job failed: error=" + r.error() + " " + errText);
                 return r;
             } catch (IllegalArgumentException e) {

@@ -31,11 +31,16 @@ public record FioResult(String version, double iops, double bandwidth, long ios,
      * @throws IllegalArgumentException when the text is not fio JSON or has no job
      */
     public static FioResult parse(String json) {
+        return parse(json, "read");
+    }
+
+    /** As {@link #parse(String)}, for the {@code "read"} or {@code "write"} statistics. */
+    public static FioResult parse(String json, String section) {
         Object root = Json.parse(json);
         Object job = Json.at(root, "jobs", 0);
         if (!(job instanceof Map)) throw new IllegalArgumentException("fio output has no jobs");
-        Object read = Json.at(job, "read");
-        if (!(read instanceof Map)) throw new IllegalArgumentException("fio job has no read statistics");
+        Object read = Json.at(job, section);
+        if (!(read instanceof Map)) throw new IllegalArgumentException("fio job has no " + section + " statistics");
         String kind = "lat";
         Object pct = Json.at(read, "lat_ns", "percentile");
         if (!(pct instanceof Map)) {
