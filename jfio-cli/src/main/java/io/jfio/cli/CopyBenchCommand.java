@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
                     + "cargo when they are missing and cargo is there, times each tool as a process on fresh "
                     + "destinations, checks page cache residency before every run, compares jfio's copies with the "
                     + "sources, prints a Markdown table with ratios to cp -a and the targets' PASS/FAIL lines, and "
-                    + "removes everything again (also on Ctrl-C). Needs about 10 GiB free (--quick: 3 GiB). "
+                    + "removes everything again (also on Ctrl-C). Needs about 20 GB free (--quick: 4 GB): the tree "
+                    + "copies are kept until the tree runs are over. "
                     + "Progress goes to stderr, results to stdout.",
         })
 public final class CopyBenchCommand implements Callable<Integer> {

@@ -89,8 +89,8 @@ public final class CopyCommand implements Callable<Integer> {
     @Option(names = "--fsync", description = "fsync each file before it gets its name, and each directory.")
     private boolean fsync;
 
-    @Option(names = {"-j", "--jobs"}, paramLabel = "N", description = "Worker threads (default: 4 per CPU; 1 on "
-            + "rotational storage).")
+    @Option(names = {"-j", "--jobs"}, paramLabel = "N", description = "Worker threads (default: one per CPU, more "
+            + "while the CPUs wait for the disk, up to 8 per CPU; 1 on rotational storage).")
     private Integer jobs;
 
     @Option(names = "--reflink", paramLabel = "WHEN", arity = "0..1", fallbackValue = "always",

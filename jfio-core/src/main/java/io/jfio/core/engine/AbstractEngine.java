@@ -57,6 +57,8 @@ abstract class AbstractEngine implements IoEngine {
                 }
             }
         }
+        // A request run inline by this thread (a platform thread's blocking call) saw the interrupt itself.
+        if (!interrupted && me.isInterrupted()) interrupted = true;
         if (interrupted) me.interrupt();
         for (IoOp o = op; o != null; o = o.next) {
             if (o.closedByEngine) throw new EngineClosedException(name());

@@ -107,6 +107,11 @@ final class Syscalls {
             pollfd.set(JAVA_INT, 0, op.fd);
             pollfd.set(JAVA_SHORT, 4, (short) (write ? Fcntl.POLLOUT : Fcntl.POLLIN));
             while (true) {
+                // Run inline by the waiting thread itself (a blocking call from a platform thread), nobody else
+                // sees its interrupt: it cancels the request here, as the engine would on a hand-off.
+                if (op.waiter == Thread.currentThread() && Thread.currentThread().isInterrupted()) {
+                    op.cancelRequested = true;
+                }
                 if (op.cancelRequested) return -Errno.ECANCELED;
                 pollfd.set(JAVA_SHORT, 6, (short) 0);
                 int n = LibC.poll(pollfd, 1, CANCEL_CHECK_MILLIS);

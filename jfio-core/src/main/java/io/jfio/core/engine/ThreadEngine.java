@@ -95,7 +95,7 @@ public final class ThreadEngine extends AbstractEngine {
             pendingTimers.add(head);
             try {
                 ScheduledFuture<?> unused = timers.schedule(() -> {
-                    if (pendingTimers.remove(head)) finish(head, 0);
+                    if (pendingTimers.remove(head)) InlineRunner.finish(head, 0);
                 }, head.timeoutNanos(), TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
                 pendingTimers.remove(head);
@@ -123,70 +123,20 @@ public final class ThreadEngine extends AbstractEngine {
                 // Still queued when the engine closed: it never started, so it fails as the contract says.
                 for (IoOp op = head; op != null; op = op.next) {
                     op.closedByEngine = true;
-                    finish(op, -Errno.ECANCELED);
+                    InlineRunner.finish(op, -Errno.ECANCELED);
                 }
             } else {
-                runOps(head);
+                InlineRunner.runOps(head);
             }
         } finally {
             live.remove(head);
         }
     }
 
-    private void runOps(IoOp head) {
-        boolean failed = false;
-        for (IoOp op = head; op != null; op = op.next) {
-            long r;
-            if (failed || op.cancelRequested) {
-                r = -Errno.ECANCELED;
-            } else if (op.opcode == IORING_OP_TIMEOUT) {
-                r = sleep(op.timeoutNanos());
-            } else {
-                r = runGuarded(op);
-            }
-            long expected = op.expectedTransfer();
-            if (r < 0 || (expected >= 0 && r < expected)) failed = true;
-            finish(op, r);
-        }
-    }
-
-    /**
-     * Runs the system call; an exception (a bug, never a failed call, which is -errno) must still complete the
-     * request, or its waiter would wait forever: it completes with -EIO and is logged.
-     */
-    private static long runGuarded(IoOp op) {
-        try {
-            return Syscalls.run(op);
-        } catch (RuntimeException | Error e) {
-            System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR,
-                    "system call threw; failing the request with EIO: " + op, e);
-            return -Errno.EIO;
-        }
-    }
-
-    private long sleep(long nanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-            return 0;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -Errno.EINTR;
-        }
-    }
-
-    private void finish(IoOp op, long r) {
-        try {
-            op.complete(r);
-        } catch (Throwable t) {
-            System.getLogger("io.jfio.core.engine").log(System.Logger.Level.ERROR,
-                    "completion callback threw for " + op, t);
-        }
-    }
-
     @Override
     public void cancel(IoOp op) {
         op.cancelRequested = true;
-        if (pendingTimers.remove(op)) finish(op, -Errno.ECANCELED);
+        if (pendingTimers.remove(op)) InlineRunner.finish(op, -Errno.ECANCELED);
     }
 
     @Override
@@ -217,7 +167,7 @@ public final class ThreadEngine extends AbstractEngine {
             for (IoOp op = head; op != null; op = op.next) op.cancelRequested = true;
         }
         for (IoOp timer : pendingTimers) {
-            if (pendingTimers.remove(timer)) finish(timer, -Errno.ECANCELED);
+            if (pendingTimers.remove(timer)) InlineRunner.finish(timer, -Errno.ECANCELED);
         }
         pool.shutdown();
         timers.shutdownNow();

@@ -432,6 +432,35 @@ class EngineTest {
 
     @ParameterizedTest
     @MethodSource("io.jfio.core.testing.EngineKind#all")
+    void shouldThrowInterruptedIoExceptionWhenPlatformThreadIsInterrupted(EngineKind kind) throws Exception {
+        // On the io_uring engine with inline platform calls, and on the thread engine, the blocked thread runs the
+        // read itself: it must notice its own interrupt.
+        IoEngine e = engine(kind);
+        Pipe pipe = closeLater(Pipe.open());
+        MemorySegment buf = arena().allocate(64);
+        IoOp read = IoOp.read(pipe.readFd(), buf, 0);
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        AtomicReference<Boolean> interruptKept = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                outcome.set(e.execute(read));
+            } catch (Throwable ex) {
+                outcome.set(ex);
+            }
+            interruptKept.set(Thread.currentThread().isInterrupted());
+        });
+        awaitInFlight(read);
+        t.interrupt();
+        assertTimeoutPreemptively(HANG, () -> t.join());
+        assertInstanceOf(InterruptedIOException.class, outcome.get());
+        assertEquals(Boolean.TRUE, interruptKept.get(), "interrupt status must be kept");
+        assertTrue(read.isDone(), "execute must not return before the request completed");
+        pipe.feed(1);
+        assertEquals(1, e.execute(IoOp.read(pipe.readFd(), buf, 0)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.jfio.core.testing.EngineKind#all")
     void shouldEitherCompleteOrCancelWhenInterruptedBeforeCall(EngineKind kind) throws Exception {
         IoEngine e = engine(kind);
         int fd = openFile("f", new byte[10]);
@@ -470,7 +499,7 @@ class EngineTest {
         IllegalStateException ex = assertThrows(IllegalStateException.class,
                 () -> e.submit(IoOp.nop(), (op, r) -> { }));
         assertTrue(ex.getMessage().contains("closed"), ex.getMessage());
-        if (kind == EngineKind.URING) {
+        if (e instanceof UringEngine) {
             assertThrows(EngineClosedException.class, () -> e.registerBuffers(Arena.global().allocate(4096)));
         }
     }
@@ -508,7 +537,11 @@ class EngineTest {
     @ParameterizedTest
     @MethodSource("io.jfio.core.testing.EngineKind#all")
     void shouldCompleteFarMoreRequestsThanRingEntries(EngineKind kind) throws Exception {
-        IoEngine e = closeLater(kind == EngineKind.URING ? EngineKind.uring(8) : new ThreadEngine(2));
+        IoEngine e = closeLater(switch (kind) {
+            case URING -> EngineKind.uring(8);
+            case URING_RING -> EngineKind.ringOnly(8);
+            case THREADS -> new ThreadEngine(2);
+        });
         if (e instanceof UringEngine u) {
             assertEquals(8, u.sqEntries());
             assertEquals(32, u.cqEntries());

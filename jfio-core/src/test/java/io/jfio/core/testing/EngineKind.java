@@ -19,7 +19,10 @@ import java.util.stream.Stream;
  * <p>Thread-safe; stateless.
  */
 public enum EngineKind {
+    /** io_uring as configured by default: a platform thread's blocking call runs inline. */
     URING,
+    /** io_uring with every request, blocking calls from platform threads included, going through the ring. */
+    URING_RING,
     THREADS;
 
     /** System property restricting the parameterized tests to one engine. */
@@ -27,7 +30,20 @@ public enum EngineKind {
 
     /** A new engine of this kind; on a system without io_uring the calling test is skipped. */
     public IoEngine create() throws ErrnoException {
-        return this == URING ? uring(UringEngine.DEFAULT_ENTRIES) : new ThreadEngine();
+        return switch (this) {
+            case URING -> uring(UringEngine.DEFAULT_ENTRIES);
+            case URING_RING -> ringOnly(UringEngine.DEFAULT_ENTRIES);
+            case THREADS -> new ThreadEngine();
+        };
+    }
+
+    /** A new io_uring engine through which every request goes via the ring thread; skips without io_uring. */
+    public static UringEngine ringOnly(int entries) throws ErrnoException {
+        try {
+            return new UringEngine(entries, Ring.DEFAULT_FLAGS, false);
+        } catch (UringUnavailableException e) {
+            return abort("io_uring unavailable on this system: " + e.getMessage());
+        }
     }
 
     /** A new io_uring engine with {@code entries} SQ entries (CQ four times that); skips without io_uring. */

@@ -1,0 +1,251 @@
+package io.jfio.bench.suite.experiments;
+
+import io.jfio.bench.Stats;
+import io.jfio.bench.Units;
+import io.jfio.bench.fio.FioResult;
+import io.jfio.bench.suite.CacheState;
+import io.jfio.bench.suite.Experiment;
+import io.jfio.bench.suite.ExperimentResult;
+import io.jfio.bench.suite.FioCheck;
+import io.jfio.bench.suite.Measure;
+import io.jfio.bench.suite.Plot;
+import io.jfio.bench.suite.SuiteContext;
+import io.jfio.bench.suite.SuiteOptions;
+import io.jfio.bench.suite.Table;
+import io.jfio.core.engine.IoOp;
+import io.jfio.core.engine.UringEngine;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Experiment 1: sequential read (1 MiB requests), append-only write (1 MiB requests, then fdatasync), random read
+ * and random write (4 KiB at seeded random offsets with replacement; writes end with fdatasync) across file sizes,
+ * in GB/s (10^9 bytes/s), reads cold and hot, for FileChannel, jfio io_uring (depth 1: one request at a time, like
+ * FileChannel) and mmap. fio runs the reads of the largest file cold with psync and io_uring.
+ *
+ * <p>Thread-safe; stateless.
+ */
+public final class LoadTypesExperiment implements Experiment {
+    static final String[] LOADS = {"sequential read", "append-only write", "random read", "random write"};
+    static final String[] METHODS = {"FileChannel", "jfio io_uring", "mmap"};
+    /** 000's "Load type (GB per sec)" table, by file size 1, 2, 4, 8 GB. */
+    private static final String[] SOURCE = {"0.084, 0.194, 0.902, 1.71", "0.288, 0.719, 1.183, 2.484",
+        "0.337, 0.628, 0.949, 2.048", "1.342, 2.538, 4.955, 9.819"};
+
+    @Override
+    public String name() {
+        return "load-types";
+    }
+
+    @Override
+    public String description() {
+        return "sequential read, append-only write, random read, random write across file sizes, GB/s, cold and "
+                + "hot, FileChannel vs jfio io_uring vs mmap";
+    }
+
+    @Override
+    public boolean fioExpressible() {
+        return true;
+    }
+
+    @Override
+    public Duration quickBudget() {
+        return Duration.ofSeconds(45);
+    }
+
+    static long[] sizes(SuiteOptions.Scale s) {
+        return switch (s) {
+            case TINY -> new long[] {1L << 20};
+            case QUICK -> new long[] {64L << 20, 256L << 20};
+            case FULL -> new long[] {1L << 30, 2L << 30, 4L << 30, 8L << 30};
+        };
+    }
+
+    /** Random requests per repetition: a fixed count, so small and large files take the same time. */
+    static int randomOps(SuiteOptions.Scale s, long size) {
+        int n = s == SuiteOptions.Scale.FULL ? 20_000 : s == SuiteOptions.Scale.QUICK ? 2_000 : 100;
+        return (int) Math.min(n, size / 4096);
+    }
+
+    @Override
+    public long bytesNeeded(SuiteOptions.Scale scale) {
+        long[] s = sizes(scale);
+        return 2 * s[s.length - 1];
+    }
+
+    @Override
+    public ExperimentResult run(SuiteContext ctx) throws Exception {
+        ExperimentResult r = new ExperimentResult(name(), description());
+        Table t = r.table(new Table("Throughput by load type, GB/s (10^9 bytes/s)", "load", "file_size_bytes",
+                "method", "cache", "gb_per_s_median", "spread_pct", "bytes_per_rep", "source_000_gb_per_s_1_2_4_8_gb"));
+        long[] sizes = sizes(ctx.scale());
+        Map<String, double[][]> lines = new LinkedHashMap<>();
+        List<String> cats = new ArrayList<>();
+        try (UringEngine uring = new UringEngine(); Arena arena = Arena.ofShared()) {
+            MemorySegment big = arena.allocate(1 << 20, 4096);
+            MemorySegment small = arena.allocate(4096, 4096);
+            ctx.random(1).nextBytes(new byte[0]);
+            for (int i = 0; i < (1 << 20); i += 8) big.set(java.lang.foreign.ValueLayout.JAVA_LONG, i, i | 1L);
+            for (int si = 0; si < sizes.length; si++) {
+                long size = sizes[si];
+                Path file = ctx.dataFile("load-" + size, size);
+                for (int load = 0; load < LOADS.length; load++) {
+                    boolean write = load == 1 || load == 3;
+                    for (CacheState.Cache cache : write ? new CacheState.Cache[] {CacheState.Cache.COLD}
+                            : CacheState.Cache.values()) {
+                        for (int m = 0; m < METHODS.length; m++) {
+                            if (!ctx.withinBudget()) {
+                                r.note("skipped for the time budget: some cells of " + Units.formatSize(size));
+                                continue;
+                            }
+                            String cell = LOADS[load] + " " + Units.formatSize(size) + " " + METHODS[m] + " "
+                                    + cache.label();
+                            ctx.status(cell);
+                            final int fl = load;
+                            final int fm = m;
+                            long bytes = load == 0 || load == 1 ? size : 4096L * randomOps(ctx.scale(), size);
+                            CacheState[] before = new CacheState[1];
+                            Path target = load == 1 ? ctx.scratch().resolve("append") : file;
+                            SplittableRandom rnd = ctx.random(100 + load);
+                            Stats.Summary s = Measure.repeat(SuiteOptions.REPS, () -> {
+                                if (fl == 1) {
+                                    ctx.delete(target);
+                                } else {
+                                    before[0] = CacheState.prepare(file, cache);
+                                }
+                            }, () -> {
+                                long t0 = System.nanoTime();
+                                long n = runOne(fl, fm, target, size, ctx.scale(), rnd, uring, big, small, arena);
+                                long dt = System.nanoTime() - t0;
+                                if (n != bytes) throw new IllegalStateException(cell + ": moved " + n + " of " + bytes);
+                                return Measure.gbPerSecond(n, dt);
+                            });
+                            String cacheLabel = write ? "write, fdatasync included" : before[0].label();
+                            if (!write && !before[0].ok()) {
+                                r.note("residency mismatch: " + cell + " " + before[0].label());
+                            }
+                            t.add(LOADS[load], size, METHODS[m], cacheLabel, s.median(), Measure.spreadPct(s), bytes,
+                                    si == 0 ? SOURCE[load] : "");
+                            String key = LOADS[load] + " " + (write ? "" : cache.label() + " ") + METHODS[m];
+                            double[][] xy = lines.computeIfAbsent(key, k -> new double[][] {
+                                new double[sizes.length], new double[sizes.length]});
+                            xy[0][si] = size / (double) (1 << 20);
+                            xy[1][si] = s.median();
+                            if (si == sizes.length - 1 && !write && cache == CacheState.Cache.COLD && m < 2
+                                    && ctx.fio().isPresent()) {
+                                fioCheck(ctx, r, file, size, load, m, s.median());
+                            }
+                        }
+                    }
+                }
+                ctx.delete(file);
+            }
+        }
+        Plot p = Plot.lines("load-types: GB/s by file size", "file size (MiB)", "GB/s (median)", true, true);
+        for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
+        r.plot(p);
+        r.note("000's table (GB per sec, 1/2/4/8 GB files) grows with the file size and has random write 10x faster "
+                + "than sequential read: those look like elapsed times, not rates; they are quoted as printed. "
+                + "The quick run uses 64 and 256 MiB files (--full: 1, 2, 4, 8 GiB)");
+        r.note("random reads and writes: 4 KiB at seeded random 4 KiB-aligned offsets with replacement, a fixed count "
+                + "per repetition; reads through a descriptor advised POSIX_FADV_RANDOM except FileChannel (the JDK "
+                + "cannot advise); jfio io_uring runs one request at a time (depth 1), like FileChannel");
+        r.note("writes: append-only writes a new file in 1 MiB requests, random writes overwrite the existing file; "
+                + "both include fdatasync, so they measure the device, and have no hot/cold state");
+        return r;
+    }
+
+    private static long runOne(int load, int method, Path file, long size, SuiteOptions.Scale scale,
+                               SplittableRandom rnd, UringEngine uring, MemorySegment big, MemorySegment small,
+                               Arena arena) throws Exception {
+        boolean write = load == 1 || load == 3;
+        boolean random = load >= 2;
+        int ops = random ? randomOps(scale, size) : (int) (size >> 20);
+        long blocks = size / 4096;
+        if (method == 2) {
+            StandardOpenOption[] opts = write
+                    ? new StandardOpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE,
+                        StandardOpenOption.CREATE}
+                    : new StandardOpenOption[] {StandardOpenOption.READ};
+            try (FileChannel ch = FileChannel.open(file, opts);
+                 Arena a = Arena.ofConfined()) {
+                if (load == 1) ch.truncate(0);
+                MemorySegment map = ch.map(write ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0,
+                        size, a);
+                MemorySegment buf = random ? small : big;
+                long moved = 0;
+                for (int i = 0; i < ops; i++) {
+                    long off = random ? rnd.nextLong(blocks) * 4096 : (long) i << 20;
+                    if (write) MemorySegment.copy(buf, 0, map, off, buf.byteSize());
+                    else MemorySegment.copy(map, off, buf, 0, buf.byteSize());
+                    moved += buf.byteSize();
+                }
+                if (write) map.force();
+                return moved;
+            }
+        }
+        if (method == 0) {
+            try (FileChannel ch = FileChannel.open(file, write ? new StandardOpenOption[] {StandardOpenOption.WRITE,
+                StandardOpenOption.CREATE} : new StandardOpenOption[] {StandardOpenOption.READ})) {
+                ByteBuffer bb = (random ? small : big).asByteBuffer();
+                long moved = 0;
+                for (int i = 0; i < ops; i++) {
+                    long off = random ? rnd.nextLong(blocks) * 4096 : (long) i << 20;
+                    bb.clear();
+                    while (bb.hasRemaining()) {
+                        int n = write ? ch.write(bb, off + bb.position()) : ch.read(bb, off + bb.position());
+                        if (n < 0) break;
+                    }
+                    moved += bb.position();
+                }
+                if (write) ch.force(false);
+                return moved;
+            }
+        }
+        int fd = Native.open(file, write ? Fcntl.O_WRONLY | Fcntl.O_CREAT : Fcntl.O_RDONLY);
+        try {
+            if (random && !write) LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM);
+            MemorySegment buf = random ? small : big;
+            long moved = 0;
+            for (int i = 0; i < ops; i++) {
+                long off = random ? rnd.nextLong(blocks) * 4096 : (long) i << 20;
+                long n = uring.execute(write ? IoOp.write(fd, buf, off) : IoOp.read(fd, buf, off));
+                if (n != buf.byteSize()) {
+                    throw new IllegalStateException("short " + (write ? "write" : "read") + ": " + n);
+                }
+                moved += n;
+            }
+            if (write) ErrnoException.check(LibC.fdatasync(fd), "fdatasync", fd, file.toString());
+            return moved;
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    private static void fioCheck(SuiteContext ctx, ExperimentResult r, Path file, long size, int load, int method,
+                                 double ours) throws Exception {
+        boolean random = load == 2;
+        String engine = method == 0 ? "psync" : "io_uring";
+        long bytes = random ? 4096L * randomOps(ctx.scale(), size) : size;
+        FioResult f = ctx.fio(10_000, "read", "--filename=" + file, "--readonly",
+                "--rw=" + (random ? "randread" : "read"),
+                "--bs=" + (random ? "4k" : "1m"), "--size=" + size, "--io_size=" + bytes, "--ioengine=" + engine,
+                "--iodepth=1", "--invalidate=1", "--norandommap", "--randrepeat=0",
+                "--randseed=" + ctx.options().seed(), "--fadvise_hint=" + (method == 0 ? 0 : random ? 1 : 0));
+        r.fio(new FioCheck(LOADS[load] + " " + Units.formatSize(size) + " cold", METHODS[method], "fio " + engine
+                + " depth 1", "GB/s", ours, f.bandwidth() / 1e9, true));
+    }
+}

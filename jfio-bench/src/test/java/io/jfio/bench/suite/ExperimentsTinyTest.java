@@ -1,0 +1,110 @@
+package io.jfio.bench.suite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.bench.Json;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs every experiment once at the tiny scale (without fio) and checks its tables, PNG and JSON. */
+class ExperimentsTinyTest {
+    static SuiteResult result;
+    static Path out;
+
+    @BeforeAll
+    static void runAll(@TempDir Path tmp) throws IOException {
+        Path dir = CacheStateTest.diskDir();
+        out = tmp.resolve("report");
+        SuiteOptions o = SuiteOptions.defaults(dir, 42).withScale(SuiteOptions.Scale.TINY).withFio(false, false);
+        StringWriter err = new StringWriter();
+        result = SuiteRunner.run(o, out, new PrintWriter(err), false);
+        try (Stream<Path> s = Files.list(dir)) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().startsWith("jfio-bench-suite-")),
+                    "test files left behind in " + dir);
+        }
+    }
+
+    private static ExperimentResult of(String name) {
+        return result.results().stream().filter(r -> r.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static void assertTable(String experiment, int table, List<String> columns, int rows) {
+        ExperimentResult r = of(experiment);
+        assertEquals(ExperimentResult.Status.OK, r.status(), experiment + ": " + r.reason());
+        Table t = r.tables().get(table);
+        assertEquals(columns, t.columns().subList(0, columns.size()), experiment);
+        assertEquals(rows, t.rows().size(), experiment + " rows:\n" + t.markdown());
+    }
+
+    @Test
+    void everyExperimentRanOrSaidWhyNot() {
+        assertEquals(Experiments.all().size(), result.results().size());
+        for (ExperimentResult r : result.results()) {
+            if (r.name().equals("watch")) {
+                assertEquals(ExperimentResult.Status.SKIPPED, r.status());
+                assertTrue(r.reason().contains("inotify watcher"), r.reason());
+            } else {
+                assertEquals(ExperimentResult.Status.OK, r.status(), r.name() + ": " + r.reason());
+            }
+        }
+    }
+
+    @Test
+    void tablesHaveTheExpectedRowsAndColumns() {
+        assertTable("metadata", 0, List.of("call", "cache", "ns_per_call_median"), 5);
+        assertTable("memcpy", 0, List.of("size_bytes", "method", "us_per_copy_median"), 4 * 3);
+        assertTable("buffers", 0, List.of("size_bytes", "method", "cache", "gb_per_s_median"), 3 * 2);
+        assertTable("alignment", 0, List.of("offsets", "cache", "reads", "p0_us", "p50_us", "p90_us", "p95_us",
+                "p99_us", "p99_9_us", "p99_99_us", "max_us"), 4);
+        // 1 size x (2 reads x 2 cache states + 2 writes) x 3 methods
+        assertTable("load-types", 0, List.of("load", "file_size_bytes", "method", "cache", "gb_per_s_median"), 18);
+        assertTable("uring", 0, List.of("cache", "method", "depth", "iops_median"),
+                of("uring").tables().get(0).rows().size());
+        assertFalse(of("uring").tables().get(0).rows().isEmpty());
+    }
+
+    @Test
+    void everyReadCellSaysColdOrHotWithItsResidency() {
+        for (String e : List.of("alignment", "buffers", "metadata", "load-types")) {
+            Table t = of(e).tables().get(0);
+            for (int i = 0; i < t.rows().size(); i++) {
+                String c = t.cell(i, "cache").toString();
+                assertTrue(c.matches("(cold|hot) \\(\\d+\\.\\d% resident\\)") || c.startsWith("write"), e + ": " + c);
+            }
+        }
+    }
+
+    @Test
+    void pngsDecodeAndReportsAreWritten() throws IOException {
+        for (ExperimentResult r : result.results()) {
+            if (r.status() != ExperimentResult.Status.OK) continue;
+            Path png = out.resolve(r.name() + ".png");
+            BufferedImage img = ImageIO.read(new ByteArrayInputStream(Files.readAllBytes(png)));
+            assertNotNull(img, png + " does not decode");
+            assertTrue(img.getWidth() > 100 && img.getHeight() > 100);
+        }
+        String md = Files.readString(out.resolve("report.md"));
+        assertTrue(md.contains("## metadata") && md.contains("| call | cache |"), md);
+        String html = Files.readString(out.resolve("report.html"));
+        assertTrue(html.contains("src=\"data:image/png;base64,"));
+        Object json = Json.parse(Files.readString(out.resolve("results.json")));
+        assertEquals(Report.SCHEMA_VERSION, ((Number) Json.at(json, "schema_version")).intValue());
+        assertTrue(Json.at(json, "experiments", 0, "tables", 0, "columns") instanceof List);
+        assertTrue(Json.at(json, "system") instanceof Map);
+    }
+}
