@@ -44,10 +44,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       temporary files of dead runs.</li>
  *   <li>Directories get their attributes after everything inside them (their mtime, and a read-only mode, would
  *       not survive the copy otherwise).</li>
- *   <li>Parallelism: {@link CopyOptions#jobs()}, else {@value #JOBS_PER_CORE} per core (small-file copies spend
- *       most of their time blocked in the kernel), capped so that the descriptors stay within RLIMIT_NOFILE.
- *       Sequential (one worker, no split files) where a source or the target device reports
- *       {@code queue/rotational = 1}, unless {@link CopyOptions#sequential()} says otherwise or jobs are given.</li>
+ *   <li>Parallelism: {@link CopyOptions#jobs()} workers when given; else adaptive: one worker per CPU to begin
+ *       with, and one more per CPU every {@value #ADAPT_MILLIS} ms while work is queued and the CPUs are idle or
+ *       waiting for I/O at least {@value #ADAPT_IDLE_PERCENT}% of the time, up to {@value #JOBS_PER_CORE} per CPU (a
+ *       copy from the page cache is fastest with few threads, one from disk with many requests in flight); never
+ *       more than RLIMIT_NOFILE allows. Sequential (one worker, no split files) where a source or the target device
+ *       reports {@code queue/rotational = 1} (virtual disks excepted: their flag is a default), unless
+ *       {@link CopyOptions#sequential()} says otherwise or jobs are given.</li>
  * </ul>
  *
  * <p>Per-entry problems (EACCES, ENOSPC, a file vanishing, a pseudo file system) are reported to the
