@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -46,6 +47,42 @@ final class Storage {
 
     /** {@link #rotation} read from a sysfs tree at {@code sysfs} (a parameter so tests can lay one out). */
     static Rotation readRotation(Path sysfs, long dev) {
+        return readRotation(sysfs, dev, 0);
+    }
+
+    /** A stacked device is rotational when any device under it is. */
+    private static Rotation under(Path sysfs, String what, List<Long> devs, int depth) {
+        if (depth >= 8) return new Rotation(true, what);
+        List<String> details = new ArrayList<>();
+        boolean rotational = false;
+        for (long d : devs) {
+            Rotation r = readRotation(sysfs, d, depth + 1);
+            rotational |= r.rotational();
+            details.add(r.detail());
+        }
+        return new Rotation(rotational, what + " (stacked on " + String.join(", ", details) + ")");
+    }
+
+    /** The device of the file system holding {@code p}, or -1. */
+    private static long deviceOf(Path p) {
+        try {
+            return ((Number) Files.getAttribute(p, "unix:dev")).longValue();
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** A sysfs {@code dev} file ("major:minor") as a dev_t, or -1. */
+    private static long devNumber(Path devFile) {
+        try {
+            String[] mm = Files.readString(devFile, StandardCharsets.US_ASCII).strip().split(":");
+            return io.jfio.core.sys.Statx.makedev(Integer.parseInt(mm[0]), Integer.parseInt(mm[1]));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static Rotation readRotation(Path sysfs, long dev, int depth) {
         String name = showDevice(dev);
         Path link = sysfs.resolve("dev/block/" + name);
         try {
@@ -64,6 +101,26 @@ final class Storage {
             String drv = Files.exists(driver) ? driver.toRealPath().getFileName().toString() : "";
             if (drv.equals("virtio_blk") || drv.equals("vbd")) {
                 return new Rotation(false, what + " (" + drv + ": a virtual disk's default, not trusted)");
+            }
+            // A loop device inherits the flag of the device its file is on; a device-mapper device (LVM, crypt)
+            // stacks on its slaves: ask them.
+            List<Path> under = new ArrayList<>();
+            Path backing = disk.resolve("loop/backing_file");
+            if (Files.exists(backing)) {
+                long bdev = deviceOf(Path.of(Files.readString(backing, StandardCharsets.UTF_8).strip()));
+                if (bdev >= 0) return under(sysfs, what, List.of(bdev), depth);
+            }
+            Path slaves = disk.resolve("slaves");
+            if (Files.isDirectory(slaves)) {
+                try (var l = Files.list(slaves)) {
+                    for (Path sl : l.toList()) under.add(sl);
+                }
+                List<Long> devs = new ArrayList<>();
+                for (Path sl : under) {
+                    long slave = devNumber(sl.resolve("dev"));
+                    if (slave >= 0) devs.add(slave);
+                }
+                if (!devs.isEmpty()) return under(sysfs, what, devs, depth);
             }
             return new Rotation(true, what);
         } catch (IOException | SecurityException e) {

@@ -50,6 +50,32 @@ class StorageTest {
     }
 
     @Test
+    void shouldAskTheDevicesUnderLoopAndDeviceMapperDevices(@TempDir Path sys, @TempDir Path data) throws Exception {
+        // the backing file's real device, laid out as a spinning disk
+        long dev = ((Number) Files.getAttribute(data, "unix:dev")).longValue();
+        Path backing = Files.writeString(data.resolve("image"), "x");
+        String mm = Storage.showDevice(dev);
+        int major = Integer.parseInt(mm.split(":")[0]);
+        int minor = Integer.parseInt(mm.split(":")[1]);
+        disk(sys, "hdd", major, minor, "1", "sd");
+        // loop7 on that file: its own flag says 0, but what counts is the disk under it
+        disk(sys, "loop7", 7, 7, "0", "loop");
+        Path loop = sys.resolve("devices/pci0000:00/x/loop7");
+        Files.createDirectories(loop.resolve("loop"));
+        Files.writeString(loop.resolve("loop/backing_file"), backing + "\n");
+        Files.writeString(loop.resolve("queue/rotational"), "1\n");
+        assertTrue(Storage.readRotation(sys, Statx.makedev(7, 7)).rotational());
+        // dm-0 over an NVMe disk: not rotational, whatever its own flag says
+        disk(sys, "nvme1n1", 259, 5, "0", "nvme");
+        disk(sys, "dm-0", 253, 0, "1", "dm");
+        Path slaves = Files.createDirectories(sys.resolve("devices/pci0000:00/x/dm-0/slaves/nvme1n1"));
+        Files.writeString(slaves.resolve("dev"), "259:5\n");
+        Storage.Rotation dm = Storage.readRotation(sys, Statx.makedev(253, 0));
+        assertFalse(dm.rotational(), dm.toString());
+        assertTrue(dm.detail().contains("stacked on nvme1n1"), dm.detail());
+    }
+
+    @Test
     void shouldReadUmaskAndDescriptorLimit() {
         int umask = Storage.umask();
         assertTrue(umask >= 0 && umask <= 0777, Integer.toOctalString(umask));

@@ -1,0 +1,111 @@
+package io.jfio.core.copy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jfio.core.sys.LibC;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Copies between real file systems mounted for the test (root only; skipped where mounting is not allowed): across
+ * devices copy_file_range gives EXDEV and the copy falls back; on XFS with reflink (when mkfs.xfs is installed) the
+ * data is shared, and {@code --reflink=always} fails files that cannot be reflinked.
+ */
+class CopyFileSystemsTest {
+    private final List<Path> mounts = new java.util.ArrayList<>();
+
+    private static boolean run(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+
+    private Path mount(Path at, String... how) throws Exception {
+        Files.createDirectories(at);
+        String[] cmd = new String[how.length + 2];
+        cmd[0] = "mount";
+        System.arraycopy(how, 0, cmd, 1, how.length);
+        cmd[cmd.length - 1] = at.toString();
+        assumeTrue(run(cmd), "cannot mount here: " + String.join(" ", cmd));
+        mounts.add(at);
+        return at;
+    }
+
+    @AfterEach
+    void unmount() throws Exception {
+        for (int i = mounts.size() - 1; i >= 0; i--) {
+            if (!run("umount", mounts.get(i).toString())) run("umount", "-l", mounts.get(i).toString());
+        }
+    }
+
+    private static byte[] data(int n, long seed) {
+        byte[] b = new byte[n];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void shouldFallBackWhenCopyFileRangeCannotCrossDevices(@TempDir Path dir) throws Exception {
+        assumeTrue(LibC.geteuid() == 0, "needs root to mount a tmpfs");
+        Path tmpfs = mount(dir.resolve("tmpfs"), "-t", "tmpfs", "-o", "size=64m", "tmpfs");
+        Path src = dir.resolve("src");
+        Files.createDirectories(src.resolve("sub"));
+        byte[] big = data(5 << 20, 1);
+        Files.write(src.resolve("sub/big"), big);
+        Files.writeString(src.resolve("small"), "small");
+        TreeCopyTest.Run r = TreeCopyTest.copy(List.of(src), tmpfs.resolve("dst"), CopyOptions.archive().build());
+        TreeCopyTest.assertOk(r);
+        assertArrayEquals(big, Files.readAllBytes(tmpfs.resolve("dst/sub/big")));
+        CopyEvent e = r.event("/sub/big");
+        assertTrue(e.method() == CopyMethod.URING || e.method() == CopyMethod.READ_WRITE, e.toString());
+        assertTrue(r.notices().stream().anyMatch(n -> n.startsWith("copy_file_range unavailable")
+                && n.contains("errno=EXDEV")), r.notices().toString());
+    }
+
+    @Test
+    void shouldReflinkOnXfsAndRefuseWithReflinkAlwaysWhereItCannot(@TempDir Path dir) throws Exception {
+        assumeTrue(LibC.geteuid() == 0, "needs root to mount a loop device");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/mkfs.xfs")) || Files.isExecutable(Path.of("/sbin/mkfs.xfs")),
+                "needs mkfs.xfs (xfsprogs)");
+        Path image = dir.resolve("xfs.img");
+        try (var f = new java.io.RandomAccessFile(image.toFile(), "rw")) {
+            f.setLength(320L << 20);
+        }
+        assumeTrue(run("mkfs.xfs", "-q", "-m", "reflink=1", image.toString()), "mkfs.xfs failed");
+        Path xfs = mount(dir.resolve("xfs"), "-o", "loop", image.toString());
+        Path src = Files.createDirectories(xfs.resolve("src"));
+        byte[] a = data(3 << 20, 2);
+        Files.write(src.resolve("a"), a);
+        Files.writeString(src.resolve("b"), "bee");
+        TreeCopyTest.Run r = TreeCopyTest.copy(List.of(src), xfs.resolve("dst"), CopyOptions.archive()
+                .reflink(CopyOptions.Reflink.ALWAYS).build());
+        TreeCopyTest.assertOk(r);
+        assertEquals(CopyMethod.REFLINK, r.event("/dst/a").method());
+        assertEquals(0, r.event("/dst/a").bytes(), "a reflink writes no data");
+        assertArrayEquals(a, Files.readAllBytes(xfs.resolve("dst/a")));
+        assertEquals("bee", Files.readString(xfs.resolve("dst/b"), StandardCharsets.UTF_8));
+
+        // across devices nothing can be reflinked: always makes each file fail, and nothing partial is left
+        Path other = Files.createDirectories(dir.resolve("other"));
+        TreeCopyTest.Run no = TreeCopyTest.copy(List.of(src.resolve("a")), other, CopyOptions.archive()
+                .reflink(CopyOptions.Reflink.ALWAYS).build());
+        assertEquals(1, no.failures().size(), no.failures().toString());
+        assertTrue(no.failures().get(0).message().startsWith("ioctl(FICLONE) failed: errno=EXDEV"),
+                no.failures().toString());
+        try (var s = Files.list(other)) {
+            assertFalse(s.findAny().isPresent(), "no file, not even a temporary one");
+        }
+    }
+}
