@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -716,7 +718,13 @@ final class Copier implements AutoCloseable {
             return LibC.linkat(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_FDCWD, path, Fcntl.AT_SYMLINK_FOLLOW);
         }
         s.empty.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 0);
-        return LibC.linkat(fd, s.empty, Fcntl.AT_FDCWD, path, Fcntl.AT_EMPTY_PATH);
+        int r = LibC.linkat(fd, s.empty, Fcntl.AT_FDCWD, path, Fcntl.AT_EMPTY_PATH);
+        if ((r == -Errno.ENOENT || r == -Errno.EPERM) && Files.isDirectory(Path.of("/proc/self/fd"))) {
+            // Without CAP_DAC_READ_SEARCH (root in a user namespace, say) AT_EMPTY_PATH says ENOENT: use /proc.
+            ctx.tmpfileLinkMode = 0;
+            return linkUnnamed(fd, path);
+        }
+        return r;
     }
 
     private static byte[] pathOf(MemorySegment seg) {

@@ -261,7 +261,9 @@ public final class TreeCopy {
     private void prepare(List<Work.Task> roots, List<Long> devices) {
         CopyOptions o = ctx.options;
         boolean tmpfile = Boolean.parseBoolean(System.getProperty(TMPFILE_PROP, Boolean.toString(TMPFILE_DEFAULT)));
-        ctx.tmpfileLinkMode = !tmpfile ? 2 : Files.isDirectory(Path.of("/proc/self/fd")) ? 0 : ctx.euid == 0 ? 1 : 2;
+        // AT_EMPTY_PATH names the descriptor itself (it needs CAP_DAC_READ_SEARCH: root); /proc/self/fd/N works for
+        // anyone but costs a walk through procfs per file.
+        ctx.tmpfileLinkMode = !tmpfile ? 2 : ctx.euid == 0 ? 1 : Files.isDirectory(Path.of("/proc/self/fd")) ? 0 : 2;
         byte[] tgt = Names.bytes(target);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
