@@ -858,7 +858,4 @@ final class Copier implements AutoCloseable {
         return data;
     }
 
-    Scratch scratch() {
-        return s;
-    }
 }

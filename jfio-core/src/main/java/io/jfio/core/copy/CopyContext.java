@@ -198,11 +198,6 @@ final class CopyContext {
         }
     }
 
-    /** The group a new entry in {@code dir} gets. */
-    int newGid(DirNode dir) {
-        return dir.newGid;
-    }
-
     /** errno values of a reflink attempt that mean "not here" rather than "this file failed". */
     static boolean reflinkUnsupported(int negErrno) {
         return negErrno == -Errno.EOPNOTSUPP || negErrno == -Errno.EXDEV || negErrno == -Errno.EINVAL

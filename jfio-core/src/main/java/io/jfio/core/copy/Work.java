@@ -147,13 +147,4 @@ final class Work {
             lock.unlock();
         }
     }
-
-    boolean isCancelled() {
-        lock.lock();
-        try {
-            return cancelled;
-        } finally {
-            lock.unlock();
-        }
-    }
 }
