@@ -5,6 +5,7 @@ import io.jfio.bench.suite.experiments.BuffersExperiment;
 import io.jfio.bench.suite.experiments.LoadTypesExperiment;
 import io.jfio.bench.suite.experiments.MemcpyExperiment;
 import io.jfio.bench.suite.experiments.MetadataExperiment;
+import io.jfio.bench.suite.experiments.ReadaheadExperiment;
 import io.jfio.bench.suite.experiments.UringExperiment;
 import io.jfio.bench.suite.experiments.WatchExperiment;
 import java.util.List;
@@ -17,7 +18,7 @@ import java.util.Optional;
  */
 public final class Experiments {
     private static final List<Experiment> ALL = List.of(new LoadTypesExperiment(), new AlignmentExperiment(),
-            new BuffersExperiment(),
+            new ReadaheadExperiment(), new BuffersExperiment(),
             new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment());
 
     private Experiments() {

@@ -76,11 +76,13 @@ class ExperimentsTinyTest {
         assertTable("uring", 0, List.of("cache", "method", "depth", "iops_median"),
                 of("uring").tables().get(0).rows().size());
         assertFalse(of("uring").tables().get(0).rows().isEmpty());
+        // 2 patterns x 2 block sizes x 6 hints
+        assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
     }
 
     @Test
     void everyReadCellSaysColdOrHotWithItsResidency() {
-        for (String e : List.of("alignment", "buffers", "metadata", "load-types")) {
+        for (String e : List.of("alignment", "buffers", "metadata", "load-types", "readahead")) {
             Table t = of(e).tables().get(0);
             for (int i = 0; i < t.rows().size(); i++) {
                 String c = t.cell(i, "cache").toString();
