@@ -6,6 +6,7 @@ import io.jfio.bench.suite.experiments.LoadTypesExperiment;
 import io.jfio.bench.suite.experiments.MemcpyExperiment;
 import io.jfio.bench.suite.experiments.MetadataExperiment;
 import io.jfio.bench.suite.experiments.ReadaheadExperiment;
+import io.jfio.bench.suite.experiments.TransferExperiment;
 import io.jfio.bench.suite.experiments.UringExperiment;
 import io.jfio.bench.suite.experiments.WatchExperiment;
 import java.util.List;
@@ -18,7 +19,7 @@ import java.util.Optional;
  */
 public final class Experiments {
     private static final List<Experiment> ALL = List.of(new LoadTypesExperiment(), new AlignmentExperiment(),
-            new ReadaheadExperiment(), new BuffersExperiment(),
+            new ReadaheadExperiment(), new BuffersExperiment(), new TransferExperiment(),
             new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment());
 
     private Experiments() {

@@ -76,6 +76,10 @@ class ExperimentsTinyTest {
         assertTable("uring", 0, List.of("cache", "method", "depth", "iops_median"),
                 of("uring").tables().get(0).rows().size());
         assertFalse(of("uring").tables().get(0).rows().isEmpty());
+        // file: 11 methods x 2 cache states; socket: 9 methods (no transferFrom, copy_file_range) x 2
+        assertTable("transfer", 0, List.of("dest", "method", "file_size_bytes", "cache", "gb_per_s_median",
+                "spread_pct", "bytes_moved", "content_check"), 40);
+        assertTable("transfer", 1, List.of("method_003", "bytes", "elapsed_ms", "gb_per_s"), 5);
         // 2 patterns x 2 block sizes x 6 hints
         assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
     }
