@@ -5,6 +5,7 @@ import io.jfio.bench.suite.experiments.BuffersExperiment;
 import io.jfio.bench.suite.experiments.LoadTypesExperiment;
 import io.jfio.bench.suite.experiments.MemcpyExperiment;
 import io.jfio.bench.suite.experiments.MetadataExperiment;
+import io.jfio.bench.suite.experiments.MmapExperiment;
 import io.jfio.bench.suite.experiments.ReadaheadExperiment;
 import io.jfio.bench.suite.experiments.TransferExperiment;
 import io.jfio.bench.suite.experiments.UringExperiment;
@@ -20,6 +21,7 @@ import java.util.Optional;
 public final class Experiments {
     private static final List<Experiment> ALL = List.of(new LoadTypesExperiment(), new AlignmentExperiment(),
             new ReadaheadExperiment(), new BuffersExperiment(), new TransferExperiment(),
+            new MmapExperiment(),
             new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment());
 
     private Experiments() {

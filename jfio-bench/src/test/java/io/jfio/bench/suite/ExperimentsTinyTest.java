@@ -80,13 +80,16 @@ class ExperimentsTinyTest {
         assertTable("transfer", 0, List.of("dest", "method", "file_size_bytes", "cache", "gb_per_s_median",
                 "spread_pct", "bytes_moved", "content_check"), 40);
         assertTable("transfer", 1, List.of("method_003", "bytes", "elapsed_ms", "gb_per_s"), 5);
+        // 4 methods x 1 and 3 passes x cold and hot
+        assertTable("mmap", 0, List.of("method", "passes", "cache", "gb_per_s_median"), 16);
         // 2 patterns x 2 block sizes x 6 hints
         assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
     }
 
     @Test
     void everyReadCellSaysColdOrHotWithItsResidency() {
-        for (String e : List.of("alignment", "buffers", "metadata", "load-types", "readahead")) {
+        for (String e : List.of("alignment", "buffers", "metadata", "load-types", "readahead", "mmap",
+                "transfer")) {
             Table t = of(e).tables().get(0);
             for (int i = 0; i < t.rows().size(); i++) {
                 String c = t.cell(i, "cache").toString();
