@@ -2,6 +2,7 @@ package io.jfio.bench.suite;
 
 import io.jfio.bench.suite.experiments.AlignmentExperiment;
 import io.jfio.bench.suite.experiments.BuffersExperiment;
+import io.jfio.bench.suite.experiments.CopyTuningExperiment;
 import io.jfio.bench.suite.experiments.LoadTypesExperiment;
 import io.jfio.bench.suite.experiments.MemcpyExperiment;
 import io.jfio.bench.suite.experiments.MetadataExperiment;
@@ -22,7 +23,8 @@ public final class Experiments {
     private static final List<Experiment> ALL = List.of(new LoadTypesExperiment(), new AlignmentExperiment(),
             new ReadaheadExperiment(), new BuffersExperiment(), new TransferExperiment(),
             new MmapExperiment(),
-            new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment());
+            new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment(),
+            new CopyTuningExperiment());
 
     private Experiments() {
     }

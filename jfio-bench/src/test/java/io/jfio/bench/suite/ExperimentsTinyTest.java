@@ -82,6 +82,10 @@ class ExperimentsTinyTest {
         assertTable("transfer", 1, List.of("method_003", "bytes", "elapsed_ms", "gb_per_s"), 5);
         // 4 methods x 1 and 3 passes x cold and hot
         assertTable("mmap", 0, List.of("method", "passes", "cache", "gb_per_s_median"), 16);
+        // (large file + tree) x 2 block sizes x 2 depths, every copy verified
+        assertTable("copy-tuning", 0, List.of("workload", "block_bytes", "depth", "cache", "mb_per_s_median",
+                "spread_pct", "bytes_per_rep", "verified"), 8);
+        assertTable("copy-tuning", 1, List.of("copy", "mb_per_s"), 2);
         // 2 patterns x 2 block sizes x 6 hints
         assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
     }
