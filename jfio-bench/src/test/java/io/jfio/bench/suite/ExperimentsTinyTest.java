@@ -76,6 +76,9 @@ class ExperimentsTinyTest {
         assertTable("uring", 0, List.of("cache", "method", "depth", "iops_median"),
                 of("uring").tables().get(0).rows().size());
         assertFalse(of("uring").tables().get(0).rows().isEmpty());
+        // random read and write x 2 block sizes x (jfio io_uring, FileChannel 1 thread, FileChannel virtual threads)
+        assertTable("uring", 1, List.of("op", "block_bytes", "method", "depth", "cache", "iops_median",
+                "mb_per_s_median"), 12);
         // file: 11 methods x 2 cache states; socket: 9 methods (no transferFrom, copy_file_range) x 2
         assertTable("transfer", 0, List.of("dest", "method", "file_size_bytes", "cache", "gb_per_s_median",
                 "spread_pct", "bytes_moved", "content_check"), 40);
