@@ -58,6 +58,11 @@ public final class TransferExperiment implements Experiment {
         "sendfile loop (LibC)", "splice via pipe (LibC)"};
     static final String[] DESTS = {"file", "socket"};
     private static final int ONE_CALL = 2;
+    /** Why a socket row can say NOT COLD; seen on Linux 6.18 with a 1 MiB file (~0.4 MiB stayed resident). */
+    public static final String SOCKET_PINNED = "after a zero-copy send (sendfile, splice, transferTo) to the "
+            + "loopback socket, part of the file's page cache stayed referenced by the kernel and POSIX_FADV_DONTNEED "
+            + "could not drop it, even a second later: a fixed few hundred KiB, which matters only for small files; "
+            + "such socket rows say NOT COLD with the residency measured";
     private static final int MIB = 1 << 20;
     /** 003: a 9,740,308,808-byte file; destination and cache state not stated. {name, bytes, ms, our method}. */
     private static final Object[][] SOURCE_003 = {
@@ -173,7 +178,10 @@ public final class TransferExperiment implements Experiment {
                             } else {
                                 content = "receiver counted " + moved[0];
                             }
-                            if (!before[0].ok()) r.note("residency mismatch: " + cell + " " + before[0].label());
+                            if (!before[0].ok()) {
+                                r.note("residency mismatch: " + cell + " " + before[0].label());
+                                if (d == 1 && cache == CacheState.Cache.COLD) r.note(SOCKET_PINNED);
+                            }
                             if (m == ONE_CALL && moved[0] < size) {
                                 r.note(String.format(Locale.ROOT, "transferTo in one call moved %,d of %,d bytes "
                                         + "(%s, %s): the JDK and the kernel cap one call near 2 GiB, so a loop is "
