@@ -35,8 +35,8 @@ import java.util.List;
  * <p>Thread-safe; stateless.
  */
 public final class MmapExperiment implements Experiment {
-    static final String[] METHODS = {"mmap (Mapping), map+unmap timed", "mmap (Mapping), map+unmap not timed",
-        "IoFile.readFully (jfio)", "FileChannel.read (direct)"};
+    static final String[] METHODS = {"mmap incl. map+unmap", "mmap excl. map+unmap", "IoFile.readFully",
+        "FileChannel.read"};
     static final int[] PASSES = {1, 3};
     private static final int CHUNK = 1 << 20;
 
@@ -160,7 +160,9 @@ public final class MmapExperiment implements Experiment {
                 + "MemorySegment.copy from the mapping; the others: pread / FileChannel.read) and sums one long per "
                 + "4 KiB of it; all methods must reach the same checksum. Cold: the file is evicted before the first "
                 + "pass only, so passes 2 and 3 read what pass 1 cached");
-        r.note("map+unmap timed: mmap(2) and munmap(2) of the whole file inside the timed region; not timed: mapped "
+        r.note("mmap = a jfio Mapping's MemorySegment; IoFile.readFully = jfio, default engine; FileChannel.read = a "
+                + "direct ByteBuffer over the same native buffer");
+        r.note("incl. map+unmap: mmap(2) and munmap(2) of the whole file inside the timed region; excl.: mapped "
                 + "in the untimed set-up and unmapped after the clock stopped. No MAP_POPULATE, no madvise: pages "
                 + "come in by page faults (with fault-around and the file's read-ahead)");
         if (reps != SuiteOptions.REPS) {
