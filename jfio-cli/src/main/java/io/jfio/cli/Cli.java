@@ -51,6 +51,8 @@ public final class Cli implements Callable<Integer> {
         cmd.setOut(out);
         cmd.setErr(err);
         setExitCodes(cmd);
+        // "jfio bench --only uring" names the uring experiment, not the "bench uring" subcommand.
+        cmd.setAllowSubcommandsAsOptionParameters(true);
         cmd.setParameterExceptionHandler(Cli::handleParameterException);
         cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handleExecutionException(ex, commandLine));
         cmd.setExecutionStrategy(Cli::execute);

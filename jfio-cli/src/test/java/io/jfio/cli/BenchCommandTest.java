@@ -22,6 +22,15 @@ class BenchCommandTest {
     }
 
     @Test
+    void onlyTakesTheUringExperimentAsAValueNotAsTheSubcommand() {
+        // Validation of the names runs before any experiment: "nosuch" stops the run, and the message shows that
+        // "uring" was taken as --only's value (picocli would otherwise refuse it as the subcommand's name).
+        CliTest.Run r = CliTest.run("bench", "--only", "uring", "--only", "nosuch", "--no-fio");
+        assertEquals(ExitCodes.USAGE, r.exit());
+        assertTrue(r.err().contains("unknown experiment 'nosuch'"), r.err());
+    }
+
+    @Test
     void uringHelpNamesTheOptions() {
         CliTest.Run r = CliTest.run("bench", "uring", "--help");
         assertEquals(ExitCodes.OK, r.exit(), r.err());

@@ -2,9 +2,13 @@ package io.jfio.bench.suite;
 
 import io.jfio.bench.suite.experiments.AlignmentExperiment;
 import io.jfio.bench.suite.experiments.BuffersExperiment;
+import io.jfio.bench.suite.experiments.CopyTuningExperiment;
 import io.jfio.bench.suite.experiments.LoadTypesExperiment;
 import io.jfio.bench.suite.experiments.MemcpyExperiment;
 import io.jfio.bench.suite.experiments.MetadataExperiment;
+import io.jfio.bench.suite.experiments.MmapExperiment;
+import io.jfio.bench.suite.experiments.ReadaheadExperiment;
+import io.jfio.bench.suite.experiments.TransferExperiment;
 import io.jfio.bench.suite.experiments.UringExperiment;
 import io.jfio.bench.suite.experiments.WatchExperiment;
 import java.util.List;
@@ -17,8 +21,10 @@ import java.util.Optional;
  */
 public final class Experiments {
     private static final List<Experiment> ALL = List.of(new LoadTypesExperiment(), new AlignmentExperiment(),
-            new BuffersExperiment(),
-            new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment());
+            new ReadaheadExperiment(), new BuffersExperiment(), new TransferExperiment(),
+            new MmapExperiment(),
+            new MetadataExperiment(), new MemcpyExperiment(), new UringExperiment(), new WatchExperiment(),
+            new CopyTuningExperiment());
 
     private Experiments() {
     }

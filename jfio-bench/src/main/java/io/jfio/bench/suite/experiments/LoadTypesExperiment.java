@@ -12,11 +12,11 @@ import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
-import io.jfio.core.engine.IoOp;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.uring.Ring;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -33,14 +33,18 @@ import java.util.SplittableRandom;
 /**
  * Experiment 1: sequential read (1 MiB requests), append-only write (1 MiB requests, then fdatasync), random read
  * and random write (4 KiB at seeded random offsets with replacement; writes end with fdatasync) across file sizes,
- * in GB/s (10^9 bytes/s), reads cold and hot, for FileChannel, jfio io_uring (depth 1: one request at a time, like
- * FileChannel) and mmap. fio runs the reads of the largest file cold with psync and io_uring.
+ * in GB/s (10^9 bytes/s), reads cold and hot, for FileChannel, jfio io_uring (through the ring, callback-driven:
+ * {@value #SEQ_DEPTH} x 1 MiB requests in flight for the sequential loads, {@value #RANDOM_DEPTH} x 4 KiB for the
+ * random ones) and mmap. fio runs the reads of the largest file cold with psync and io_uring.
  *
  * <p>Thread-safe; stateless.
  */
 public final class LoadTypesExperiment implements Experiment {
     static final String[] LOADS = {"sequential read", "append-only write", "random read", "random write"};
-    static final String[] METHODS = {"FileChannel", "jfio io_uring", "mmap"};
+    static final String[] METHODS = {"FileChannel", "jfio io_uring (ring; seq 4 x 1 MiB, random depth 32)", "mmap"};
+    /** jfio io_uring's requests in flight: 1 MiB requests for the sequential loads, 4 KiB ones for the random. */
+    static final int SEQ_DEPTH = 4;
+    static final int RANDOM_DEPTH = 32;
     /** 000's "Load type (GB per sec)" table, by file size 1, 2, 4, 8 GB. */
     private static final String[] SOURCE = {"0.084, 0.194, 0.902, 1.71", "0.288, 0.719, 1.183, 2.484",
         "0.337, 0.628, 0.949, 2.048", "1.342, 2.538, 4.955, 9.819"};
@@ -94,9 +98,16 @@ public final class LoadTypesExperiment implements Experiment {
         long[] sizes = sizes(ctx.scale());
         Map<String, double[][]> lines = new LinkedHashMap<>();
         List<String> cats = new ArrayList<>();
-        try (UringEngine uring = new UringEngine(); Arena arena = Arena.ofShared()) {
+        // Ring only (no inline pread on the calling thread): these rows measure io_uring itself.
+        try (UringEngine uring = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
+             Arena arena = Arena.ofShared()) {
             MemorySegment big = arena.allocate(1 << 20, 4096);
             MemorySegment small = arena.allocate(4096, 4096);
+            MemorySegment[] seqBufs = new MemorySegment[SEQ_DEPTH];
+            MemorySegment[] randBufs = new MemorySegment[RANDOM_DEPTH];
+            for (int i = 0; i < SEQ_DEPTH; i++) seqBufs[i] = arena.allocate(1 << 20, 4096);
+            for (int i = 0; i < RANDOM_DEPTH; i++) randBufs[i] = arena.allocate(4096, 4096);
+            for (MemorySegment b : seqBufs) b.copyFrom(big);
             ctx.random(1).nextBytes(new byte[0]);
             for (int i = 0; i < (1 << 20); i += 8) big.set(java.lang.foreign.ValueLayout.JAVA_LONG, i, i | 1L);
             for (int si = 0; si < sizes.length; si++) {
@@ -128,7 +139,8 @@ public final class LoadTypesExperiment implements Experiment {
                                 }
                             }, () -> {
                                 long t0 = System.nanoTime();
-                                long n = runOne(fl, fm, target, size, ctx.scale(), rnd, uring, big, small, arena);
+                                long n = runOne(fl, fm, target, size, ctx.scale(), rnd, uring, big, small, arena,
+                                        seqBufs, randBufs);
                                 long dt = System.nanoTime() - t0;
                                 if (n != bytes) throw new IllegalStateException(cell + ": moved " + n + " of " + bytes);
                                 return Measure.gbPerSecond(n, dt);
@@ -162,7 +174,12 @@ public final class LoadTypesExperiment implements Experiment {
                 + "The quick run uses 64 and 256 MiB files (--full: 1, 2, 4, 8 GiB)");
         r.note("random reads and writes: 4 KiB at seeded random 4 KiB-aligned offsets with replacement, a fixed count "
                 + "per repetition; reads through a descriptor advised POSIX_FADV_RANDOM except FileChannel (the JDK "
-                + "cannot advise); jfio io_uring runs one request at a time (depth 1), like FileChannel");
+                + "cannot advise)");
+        r.note("jfio io_uring: UringEngine in ring-only mode (no inline pread on the calling thread), callback-driven: "
+                + "each completion submits the slot's next request, " + SEQ_DEPTH + " x 1 MiB requests in flight for "
+                + "sequential read and append-only write, " + RANDOM_DEPTH + " x 4 KiB for random read and write; "
+                + "FileChannel and mmap run one request at a time on one thread, so the rows differ in depth as well "
+                + "as in path");
         r.note("writes: append-only writes a new file in 1 MiB requests, random writes overwrite the existing file; "
                 + "both include fdatasync, so they measure the device, and have no hot/cold state");
         return r;
@@ -170,7 +187,7 @@ public final class LoadTypesExperiment implements Experiment {
 
     private static long runOne(int load, int method, Path file, long size, SuiteOptions.Scale scale,
                                SplittableRandom rnd, UringEngine uring, MemorySegment big, MemorySegment small,
-                               Arena arena) throws Exception {
+                               Arena arena, MemorySegment[] seqBufs, MemorySegment[] randBufs) throws Exception {
         boolean write = load == 1 || load == 3;
         boolean random = load >= 2;
         int ops = random ? randomOps(scale, size) : (int) (size >> 20);
@@ -218,16 +235,9 @@ public final class LoadTypesExperiment implements Experiment {
         int fd = Native.open(file, write ? Fcntl.O_WRONLY | Fcntl.O_CREAT : Fcntl.O_RDONLY);
         try {
             if (random && !write) LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM);
-            MemorySegment buf = random ? small : big;
-            long moved = 0;
-            for (int i = 0; i < ops; i++) {
-                long off = random ? rnd.nextLong(blocks) * 4096 : (long) i << 20;
-                long n = uring.execute(write ? IoOp.write(fd, buf, off) : IoOp.read(fd, buf, off));
-                if (n != buf.byteSize()) {
-                    throw new IllegalStateException("short " + (write ? "write" : "read") + ": " + n);
-                }
-                moved += n;
-            }
+            long[] offsets = new long[ops];
+            for (int i = 0; i < ops; i++) offsets[i] = random ? rnd.nextLong(blocks) * 4096 : (long) i << 20;
+            long moved = DepthIo.run(uring, fd, write, offsets, random ? randBufs : seqBufs);
             if (write) ErrnoException.check(LibC.fdatasync(fd), "fdatasync", fd, file.toString());
             return moved;
         } finally {
@@ -240,12 +250,13 @@ public final class LoadTypesExperiment implements Experiment {
         boolean random = load == 2;
         String engine = method == 0 ? "psync" : "io_uring";
         long bytes = random ? 4096L * randomOps(ctx.scale(), size) : size;
+        int depth = method == 0 ? 1 : random ? RANDOM_DEPTH : SEQ_DEPTH;
         FioResult f = ctx.fio(10_000, "read", "--filename=" + file, "--readonly",
                 "--rw=" + (random ? "randread" : "read"),
                 "--bs=" + (random ? "4k" : "1m"), "--size=" + size, "--io_size=" + bytes, "--ioengine=" + engine,
-                "--iodepth=1", "--invalidate=1", "--norandommap", "--randrepeat=0",
+                "--iodepth=" + depth, "--invalidate=1", "--norandommap", "--randrepeat=0",
                 "--randseed=" + ctx.options().seed(), "--fadvise_hint=" + (method == 0 ? 0 : random ? 1 : 0));
         r.fio(new FioCheck(LOADS[load] + " " + Units.formatSize(size) + " cold", METHODS[method], "fio " + engine
-                + " depth 1", "GB/s", ours, f.bandwidth() / 1e9, true));
+                + " depth " + depth, "GB/s", ours, f.bandwidth() / 1e9, true));
     }
 }

@@ -1,8 +1,12 @@
 package io.jfio.bench.suite.experiments;
 
+import io.jfio.bench.Stats;
+import io.jfio.bench.Units;
+import io.jfio.bench.suite.CacheState;
 import io.jfio.bench.suite.Experiment;
 import io.jfio.bench.suite.ExperimentResult;
 import io.jfio.bench.suite.FioCheck;
+import io.jfio.bench.suite.Measure;
 import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
@@ -13,6 +17,16 @@ import io.jfio.bench.uring.Method;
 import io.jfio.bench.uring.UringBench;
 import io.jfio.bench.uring.UringBenchOptions;
 import io.jfio.bench.uring.UringBenchResult;
+import io.jfio.core.engine.UringEngine;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.uring.Ring;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.SplittableRandom;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
@@ -41,7 +55,8 @@ public final class UringExperiment implements Experiment {
     @Override
     public String description() {
         return "4 KiB random reads: jfio io_uring vs jfio threads vs FileChannel (1 and N threads) vs "
-                + "RandomAccessFile vs mmap, by queue depth, with fio io_uring and psync as references";
+                + "RandomAccessFile vs mmap, by queue depth, with fio io_uring and psync as references; then random "
+                + "reads and writes by block size: jfio io_uring vs FileChannel on 1 thread and on N virtual threads";
     }
 
     @Override
@@ -64,7 +79,7 @@ public final class UringExperiment implements Experiment {
 
     @Override
     public long bytesNeeded(SuiteOptions.Scale scale) {
-        return fileSize(scale) + (64L << 20);
+        return Math.max(fileSize(scale), extensionFileSize(scale)) + (64L << 20);
     }
 
     /** The UringBench options for this scale. */
@@ -140,6 +155,7 @@ public final class UringExperiment implements Experiment {
                 xy[1] = append(xy[1], c.medianIops());
             }
         }
+        extensions(ctx, r, lines);
         Plot p = Plot.lines("uring: 4 KiB random reads by depth", "queue depth (threads for FileChannel N)",
                 "IOPS (median)", true, true);
         for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
@@ -149,12 +165,157 @@ public final class UringExperiment implements Experiment {
         for (UringBenchResult.Check c : u.checks()) r.note("target: " + c.line());
         r.note(String.format(Locale.ROOT, "002 (JUring README) reports ~1250 vs ~987 ops/ms for 4 KiB reads with 32 "
                 + "threads (io_uring vs FileChannel); its cache state is not stated, so it is not set beside a cell"));
-        r.note("not yet measured here (issue 3, experiment 9): writes, block sizes other than 4 KiB and FileChannel "
-                + "on virtual threads; `bin/jfio bench uring --help` runs the standalone version with every option");
+        r.note("`bin/jfio bench uring --help` runs the standalone version of the first table with every option");
         if (u.errors() > 0) {
             r.note("ERRORS: " + u.errors() + " reads failed or returned wrong data");
         }
         return r;
+    }
+
+    static int extensionDepth(SuiteOptions.Scale s) {
+        return s == SuiteOptions.Scale.TINY ? 4 : 32;
+    }
+
+    static int[] extensionBlocks(SuiteOptions.Scale s) {
+        return s == SuiteOptions.Scale.FULL ? new int[] {512, 4096, 16384, 65536} : new int[] {4096, 65536};
+    }
+
+    /** Requests per repetition: 256 MiB (FULL: 1 GiB) of blocks, at most 50,000 (FULL: 200,000); TINY: 64. */
+    static int extensionOps(SuiteOptions.Scale s, int block) {
+        if (s == SuiteOptions.Scale.TINY) return 64;
+        boolean full = s == SuiteOptions.Scale.FULL;
+        return (int) Math.min(full ? 200_000 : 50_000, (full ? 1L << 30 : 256L << 20) / block);
+    }
+
+    static long extensionFileSize(SuiteOptions.Scale s) {
+        return switch (s) {
+            case TINY -> 1L << 20;
+            case QUICK -> 64L << 20;
+            case FULL -> 1L << 30;
+        };
+    }
+
+    static final String[] EXT_METHODS = {"jfio io_uring (ring, callback-driven)", "FileChannel 1 thread",
+        "FileChannel N virtual threads"};
+
+    /**
+     * The second table: random reads and writes by block size on a hot file, jfio io_uring at depth N (ring only,
+     * callback-driven) against FileChannel on one thread and on N virtual threads.
+     */
+    private static void extensions(SuiteContext ctx, ExperimentResult r, Map<String, double[][]> lines)
+            throws Exception {
+        SuiteOptions.Scale scale = ctx.scale();
+        int depth = extensionDepth(scale);
+        long size = extensionFileSize(scale);
+        int[] blocks = extensionBlocks(scale);
+        Table t = r.table(new Table("Random reads and writes by block size, hot " + Units.formatSize(size)
+                + " file, depth " + depth, "op", "block_bytes", "method", "depth", "cache", "iops_median",
+                "mb_per_s_median", "spread_pct", "ops_per_rep"));
+        Path file = ctx.dataFile("uring-ext", size);
+        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
+             FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+             Arena arena = Arena.ofShared()) {
+            int fd = Native.open(file, Fcntl.O_RDWR);
+            try {
+                LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM);
+                for (boolean write : new boolean[] {false, true}) {
+                    for (int block : blocks) {
+                        MemorySegment[] bufs = new MemorySegment[depth];
+                        for (int i = 0; i < depth; i++) {
+                            bufs[i] = arena.allocate(block, 4096);
+                            bufs[i].fill((byte) (0x41 + i));
+                        }
+                        int ops = extensionOps(scale, block);
+                        for (int m = 0; m < EXT_METHODS.length; m++) {
+                            String op = write ? "random write" : "random read";
+                            String cell = op + " " + Units.formatSize(block) + " " + EXT_METHODS[m];
+                            if (!ctx.withinBudget()) {
+                                r.note("skipped for the time budget: " + cell);
+                                continue;
+                            }
+                            ctx.status(cell);
+                            int threads = m == 1 ? 1 : depth;
+                            SplittableRandom rnd = ctx.random(900 + block + (write ? 1 : 0));
+                            long blocksInFile = size / block;
+                            CacheState[] before = new CacheState[1];
+                            final int fm = m;
+                            Stats.Summary s = Measure.repeat(SuiteOptions.REPS,
+                                    () -> before[0] = CacheState.prepare(file, CacheState.Cache.HOT), () -> {
+                                        long[] offsets = new long[ops];
+                                        for (int i = 0; i < ops; i++) offsets[i] = rnd.nextLong(blocksInFile) * block;
+                                        long t0 = System.nanoTime();
+                                        long n = fm == 0 ? DepthIo.run(engine, fd, write, offsets, bufs)
+                                                : fileChannel(ch, write, offsets, bufs, threads, fm == 2);
+                                        long dt = System.nanoTime() - t0;
+                                        if (n != (long) ops * block) {
+                                            throw new IllegalStateException(cell + ": moved " + n + " of "
+                                                    + (long) ops * block);
+                                        }
+                                        return ops * 1e9 / dt;
+                                    });
+                            if (!before[0].ok()) r.note("residency mismatch: " + cell + " " + before[0].label());
+                            t.add(op, block, EXT_METHODS[m], threads, before[0].label(), s.median(),
+                                    s.median() * block / 1e6, Measure.spreadPct(s), ops);
+                            if (block == 4096 && m != 1) {
+                                String key = EXT_METHODS[m].replace("N virtual", depth + " virtual") + " " + op
+                                        + " hot (table 2)";
+                                lines.put(key, new double[][] {{threads}, {s.median()}});
+                            }
+                        }
+                    }
+                }
+            } finally {
+                LibC.close(fd);
+            }
+        }
+        ctx.delete(file);
+        r.note("table 2: " + EXT_METHODS[0] + " = UringEngine in ring-only mode, " + depth + " slots each submitting "
+                + "its next request from its completion; FileChannel: read/write(direct ByteBuffer, position) on one "
+                + "platform thread, and on " + depth + " virtual threads sharing one channel (depth N = N virtual "
+                + "threads). Offsets: seeded, block-aligned, with replacement. Writes overwrite the hot file in the "
+                + "page cache and are not fsync'ed (dirty pages); reads check the byte count only");
+    }
+
+    /** read/write at each offset with {@code threads} threads (virtual or one platform) sharing {@code ch}. */
+    private static long fileChannel(FileChannel ch, boolean write, long[] offsets, MemorySegment[] bufs, int threads,
+                                    boolean virtual) throws Exception {
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong moved = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread[] ts = new Thread[threads];
+        for (int k = 0; k < threads; k++) {
+            java.nio.ByteBuffer bb = bufs[k].asByteBuffer();
+            Runnable body = () -> {
+                try {
+                    int i;
+                    long local = 0;
+                    while ((i = next.getAndIncrement()) < offsets.length) {
+                        bb.clear();
+                        while (bb.hasRemaining()) {
+                            int n = write ? ch.write(bb, offsets[i] + bb.position())
+                                    : ch.read(bb, offsets[i] + bb.position());
+                            if (n < 0) throw new java.io.EOFException("end of file at " + offsets[i]);
+                        }
+                        local += bb.position();
+                    }
+                    moved.addAndGet(local);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            };
+            if (threads == 1 && !virtual) {
+                body.run();
+            } else {
+                ts[k] = Thread.ofVirtual().name("jfio-bench-fc-" + k).start(body);
+            }
+        }
+        for (Thread th : ts) {
+            if (th != null) th.join();
+        }
+        if (failure.get() != null) throw new java.io.IOException("FileChannel failed: " + failure.get(),
+                failure.get());
+        return moved.get();
     }
 
     private static double[] append(double[] a, double v) {

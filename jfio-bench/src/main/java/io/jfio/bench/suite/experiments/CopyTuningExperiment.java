@@ -1,0 +1,282 @@
+package io.jfio.bench.suite.experiments;
+
+import io.jfio.bench.Stats;
+import io.jfio.bench.Units;
+import io.jfio.bench.suite.CacheState;
+import io.jfio.bench.suite.Experiment;
+import io.jfio.bench.suite.ExperimentResult;
+import io.jfio.bench.suite.Measure;
+import io.jfio.bench.suite.Plot;
+import io.jfio.bench.suite.SuiteContext;
+import io.jfio.bench.suite.SuiteOptions;
+import io.jfio.bench.suite.Table;
+import io.jfio.core.engine.UringEngine;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.uring.Ring;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+/**
+ * Experiment 11: copying one large file and a tree of small files through jfio's io_uring engine (read then write
+ * per slot, {@code depth} slots in flight, driven by completion callbacks: {@link UringCopy}) by block size and
+ * depth, from a cold source. Every repetition checks the bytes written; each cell's copy is compared byte for byte
+ * with its source.
+ *
+ * <p>Thread-safe; stateless.
+ */
+public final class CopyTuningExperiment implements Experiment {
+    static final String[] WORKLOADS = {"large file", "small-file tree"};
+    private static final long MAX_BUFFERS = 256L << 20;
+
+    @Override
+    public String name() {
+        return "copy-tuning";
+    }
+
+    @Override
+    public String description() {
+        return "copying a large file and a small-file tree through io_uring by block size x queue depth, MB/s, "
+                + "copies verified";
+    }
+
+    @Override
+    public boolean fioExpressible() {
+        return false;
+    }
+
+    @Override
+    public Duration quickBudget() {
+        return Duration.ofSeconds(40);
+    }
+
+    static long fileSize(SuiteOptions.Scale s) {
+        return switch (s) {
+            case TINY -> 1L << 20;
+            case QUICK -> 256L << 20;
+            case FULL -> 2L << 30;
+        };
+    }
+
+    static int treeFiles(SuiteOptions.Scale s) {
+        return switch (s) {
+            case TINY -> 20;
+            case QUICK -> 500;
+            case FULL -> 5000;
+        };
+    }
+
+    static int[] blocks(SuiteOptions.Scale s) {
+        return s == SuiteOptions.Scale.TINY ? new int[] {4096, 65536} : new int[] {4096, 65536, 1 << 20, 4 << 20};
+    }
+
+    static int[] depths(SuiteOptions.Scale s) {
+        return switch (s) {
+            case TINY -> new int[] {1, 4};
+            case QUICK -> new int[] {1, 4, 16, 64};
+            case FULL -> new int[] {1, 4, 16, 64, 256};
+        };
+    }
+
+    static int reps(SuiteOptions.Scale s) {
+        return s == SuiteOptions.Scale.QUICK ? 3 : SuiteOptions.REPS;
+    }
+
+    @Override
+    public long bytesNeeded(SuiteOptions.Scale scale) {
+        return 2 * (fileSize(scale) + treeFiles(scale) * (64L << 10));
+    }
+
+    @Override
+    public ExperimentResult run(SuiteContext ctx) throws Exception {
+        ExperimentResult r = new ExperimentResult(name(), description());
+        SuiteOptions.Scale scale = ctx.scale();
+        int reps = reps(scale);
+        long size = fileSize(scale);
+        int[] blocks = blocks(scale);
+        int[] depths = depths(scale);
+        Table t = r.table(new Table("Copy through the io_uring engine (callback-driven, ring only), source cold, MB/s "
+                + "(10^6 bytes/s)", "workload", "block_bytes", "depth", "cache", "mb_per_s_median", "spread_pct",
+                "bytes_per_rep", "verified"));
+        Path src = ctx.dataFile("copy-src", size);
+        Path dst = ctx.scratch().resolve("copy-dst");
+        Path treeSrc = Files.createDirectory(ctx.scratch().resolve("tree-src"));
+        Path treeDst = ctx.scratch().resolve("tree-dst");
+        SplittableRandom rnd = ctx.random(1100);
+        List<Path> files = new ArrayList<>();
+        long treeBytes = 0;
+        for (int i = 0; i < treeFiles(scale); i++) {
+            long n = 4096 + rnd.nextLong(60 * 1024 + 1);
+            Path f = ctx.dataFile("tree-src/f" + i, n);
+            files.add(f);
+            treeBytes += n;
+        }
+        Map<String, double[][]> lines = new LinkedHashMap<>();
+        // Ring only: completions submit the next request; no platform-thread inline shortcut is involved.
+        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
+             Arena arena = Arena.ofShared()) {
+            for (int w = 0; w < WORKLOADS.length; w++) {
+                boolean tree = w == 1;
+                long bytes = tree ? treeBytes : size;
+                for (int block : blocks) {
+                    if (tree && block > 65536) continue; // every tree file fits in one 64 KiB block
+                    for (int depth : depths) {
+                        String cell = WORKLOADS[w] + " " + Units.formatSize(block) + " depth " + depth;
+                        if ((long) block * depth > MAX_BUFFERS) {
+                            r.note("not run: " + cell + " (would need " + Units.formatSize((long) block * depth)
+                                    + " of buffers; the cap is " + Units.formatSize(MAX_BUFFERS) + ")");
+                            continue;
+                        }
+                        if (!ctx.withinBudget()) {
+                            r.note("skipped for the time budget: " + cell);
+                            continue;
+                        }
+                        ctx.status(cell);
+                        MemorySegment[] bufs = new MemorySegment[depth];
+                        try (Arena cellArena = Arena.ofConfined()) {
+                            for (int i = 0; i < depth; i++) bufs[i] = cellArena.allocate(block, 4096);
+                            double[] residency = new double[1];
+                            Stats.Summary s = Measure.repeat(reps, () -> {
+                                if (tree) {
+                                    deleteTree(treeDst);
+                                    Files.createDirectory(treeDst);
+                                    double max = 0;
+                                    for (Path f : files) {
+                                        max = Math.max(max, CacheState.prepare(f, CacheState.Cache.COLD).resident());
+                                    }
+                                    residency[0] = max;
+                                } else {
+                                    ctx.delete(dst);
+                                    residency[0] = CacheState.prepare(src, CacheState.Cache.COLD).resident();
+                                }
+                            }, () -> {
+                                long t0 = System.nanoTime();
+                                long n = tree ? copyTree(engine, files, treeDst, bufs) : copyFile(engine, src, dst,
+                                        size, bufs);
+                                long dt = System.nanoTime() - t0;
+                                if (n != bytes) throw new IllegalStateException(cell + ": wrote " + n + " of "
+                                        + bytes + " bytes");
+                                return n / (double) dt * 1e3;
+                            });
+                            verify(cell, tree, src, dst, files, treeDst);
+                            CacheState cs = new CacheState(CacheState.Cache.COLD, residency[0]);
+                            if (!cs.ok()) r.note("residency mismatch: " + cell + " " + cs.label());
+                            t.add(WORKLOADS[w], block, depth, cs.label(), s.median(), Measure.spreadPct(s), bytes,
+                                    "identical");
+                            String key = WORKLOADS[w] + " " + Units.formatSize(block);
+                            double[][] xy = lines.computeIfAbsent(key, k -> new double[][] {new double[0],
+                                new double[0]});
+                            xy[0] = append(xy[0], depth);
+                            xy[1] = append(xy[1], s.median());
+                        }
+                    }
+                }
+            }
+        }
+        ctx.delete(dst);
+        deleteTree(treeDst);
+        deleteTree(treeSrc);
+        ctx.delete(src);
+        Table ref = r.table(new Table("004's eio copy (Linux 6.1 laptop; file size and cache state not stated)",
+                "copy", "mb_per_s"));
+        ref.add("eio Flow.copy, before (\"OLD\")", 288.79);
+        ref.add("eio with io_uring batching (\"NEW\")", 462.35);
+        Plot p = Plot.lines("copy-tuning: io_uring copy by depth (source cold)", "queue depth", "MB/s (median)", true,
+                false);
+        for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
+        r.plot(p);
+        r.note(String.format(Locale.ROOT, "large file: %s; tree: %d files of 4-64 KiB (%s in all), seeded sizes. "
+                        + "Each slot reads a block and writes it at the same offset, then takes the next block (large "
+                        + "file) or the rest of its file (tree); depth = slots = requests in flight. The tree's "
+                        + "descriptors are opened (open(2), on the calling thread) before and closed after the "
+                        + "copy, inside the timed region; block sizes above 64 KiB are not run for the tree (every "
+                        + "file fits in one block)", Units.formatSize(size), files.size(),
+                Units.formatSize(treeBytes)));
+        r.note("source cold means not in the page cache at the start (mincore-checked, worst file for the tree); the "
+                + "kernel's read-ahead (read_ahead_kb=" + ctx.system().readAheadKb() + ") stays on, so after the first "
+                + "read of the large file most small-block reads are served from pages read ahead");
+        r.note("the destination is written into the page cache and not fsync'ed: the rates are the cold source's "
+                + "read rate plus page-cache writes; every repetition checks the bytes written, and each cell's "
+                + "copy is compared byte for byte with its source");
+        if (scale == SuiteOptions.Scale.QUICK) {
+            r.note("--quick trims the grid: depth 256 is not run (--full runs depths 1, 4, 16, 64, 256 and a 2 GiB "
+                    + "file), and each cell has " + reps + " measured repetitions instead of " + SuiteOptions.REPS);
+        }
+        return r;
+    }
+
+    private static long copyFile(UringEngine engine, Path src, Path dst, long size, MemorySegment[] bufs)
+            throws Exception {
+        int in = Native.open(src, Fcntl.O_RDONLY);
+        try {
+            int out = Native.open(dst, Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_TRUNC);
+            try {
+                return new UringCopy(engine, UringCopy.chunks(in, out, size, bufs[0].byteSize()), bufs).run();
+            } finally {
+                LibC.close(out);
+            }
+        } finally {
+            LibC.close(in);
+        }
+    }
+
+    private static long copyTree(UringEngine engine, List<Path> files, Path dstDir, MemorySegment[] bufs)
+            throws Exception {
+        int[] fds = new int[files.size() * 2];
+        Arrays.fill(fds, -1);
+        try {
+            List<UringCopy.Unit> units = new ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                Path f = files.get(i);
+                fds[2 * i] = Native.open(f, Fcntl.O_RDONLY);
+                fds[2 * i + 1] = Native.open(dstDir.resolve(f.getFileName()), Fcntl.O_WRONLY | Fcntl.O_CREAT
+                        | Fcntl.O_TRUNC);
+                units.add(new UringCopy.Unit(fds[2 * i], fds[2 * i + 1], 0, Files.size(f)));
+            }
+            return new UringCopy(engine, units, bufs).run();
+        } finally {
+            for (int fd : fds) {
+                if (fd >= 0) LibC.close(fd);
+            }
+        }
+    }
+
+    private static void verify(String cell, boolean tree, Path src, Path dst, List<Path> files, Path treeDst)
+            throws IOException {
+        if (!tree) {
+            long m = Files.mismatch(src, dst);
+            if (m != -1) throw new IllegalStateException(cell + ": copy differs from the source at byte " + m);
+            return;
+        }
+        for (Path f : files) {
+            long m = Files.mismatch(f, treeDst.resolve(f.getFileName()));
+            if (m != -1) throw new IllegalStateException(cell + ": " + f.getFileName() + " differs at byte " + m);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) Files.deleteIfExists(p);
+        }
+        Files.deleteIfExists(dir);
+    }
+
+    private static double[] append(double[] a, double v) {
+        double[] b = Arrays.copyOf(a, a.length + 1);
+        b[a.length] = v;
+        return b;
+    }
+}
