@@ -47,9 +47,10 @@ import picocli.CommandLine.Spec;
             "",
             "Data moves by reflink where the file system can, else copy_file_range (in the kernel), else io_uring, "
                     + "else read/write; --debug shows the choice per file. Holes in sparse files are kept. Files "
-                    + "and directories are copied by several workers, large files split across them; on a "
-                    + "rotational disk (queue/rotational=1) the copy is sequential unless -j or --no-sequential "
-                    + "says otherwise.",
+                    + "and directories are copied by several workers (one per CPU, more while the CPUs wait for "
+                    + "the disk), large files split across them; on a rotational disk (queue/rotational=1; not "
+                    + "trusted on virtio and Xen disks, whose driver cannot know) the copy is sequential unless -j "
+                    + "or --no-sequential says otherwise.",
         })
 public final class CopyCommand implements Callable<Integer> {
     @Spec
