@@ -264,8 +264,8 @@ public final class UringEngine extends AbstractEngine {
         }
         if (inlinePlatform && head.waiter == me && !me.isVirtual() && InlineRunner.canRun(head)) {
             // A blocking call from a platform thread: one request at a time gains nothing from a ring, and the
-            // hand-off to the ring thread and back costs two context switches (about 15 us against 2 us for a
-            // pread of a cached page). The calling thread makes the system call itself, as the thread engine does.
+            // hand-off to the ring thread and back costs two context switches (measured on the development VM: a
+            // cached 4 KiB read took 3 us through the ring, 0.8 us inline). The caller makes the system call itself.
             if (closing) throw new EngineClosedException(name());
             InlineRunner.runOps(head);
             return;
