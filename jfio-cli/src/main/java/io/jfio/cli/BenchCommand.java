@@ -6,7 +6,6 @@ import io.jfio.bench.suite.Report;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.SuiteResult;
 import io.jfio.bench.suite.SuiteRunner;
-import io.jfio.core.sys.Platform;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -88,10 +87,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!Platform.isSupported()) {
-            throw new CliException(ExitCodes.ENVIRONMENT, "jfio needs Linux on x86_64 or aarch64: os.name="
-                    + System.getProperty("os.name") + " os.arch=" + System.getProperty("os.arch"));
-        }
+        CliException.requireSupportedPlatform();
         if (quick && full) throw new CliException(ExitCodes.USAGE, "--quick and --full exclude each other");
         List<String> selected = new ArrayList<>(names);
         selected.addAll(only);

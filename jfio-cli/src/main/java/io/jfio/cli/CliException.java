@@ -26,4 +26,16 @@ public final class CliException extends RuntimeException {
     public int exitCode() {
         return exitCode;
     }
+
+    /**
+     * Fails with {@link ExitCodes#ENVIRONMENT} and the library's own message when jfio cannot run on this system
+     * (anything but Linux on x86_64 or aarch64).
+     */
+    static void requireSupportedPlatform() {
+        try {
+            io.jfio.core.sys.Platform.requireSupported();
+        } catch (io.jfio.core.sys.Platform.UnsupportedPlatformException e) {
+            throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
+        }
+    }
 }

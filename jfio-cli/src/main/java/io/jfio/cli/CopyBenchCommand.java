@@ -3,7 +3,6 @@ package io.jfio.cli;
 import io.jfio.bench.copy.CopyBench;
 import io.jfio.bench.copy.CopyBenchOptions;
 import io.jfio.bench.copy.CopyBenchResult;
-import io.jfio.core.sys.Platform;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -84,10 +83,7 @@ public final class CopyBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!Platform.isSupported()) {
-            throw new CliException(ExitCodes.ENVIRONMENT, "jfio needs Linux on x86_64 or aarch64: os.name="
-                    + System.getProperty("os.name") + " os.arch=" + System.getProperty("os.arch"));
-        }
+        CliException.requireSupportedPlatform();
         CopyBenchOptions options = options();
         try {
             CopyBenchResult r = CopyBench.run(options, spec.commandLine().getOut(), spec.commandLine().getErr());

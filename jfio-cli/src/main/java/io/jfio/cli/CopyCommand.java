@@ -8,7 +8,6 @@ import io.jfio.core.copy.CopyOptions;
 import io.jfio.core.copy.CopyResult;
 import io.jfio.core.copy.TreeCopy;
 import io.jfio.core.sys.LibC;
-import io.jfio.core.sys.Platform;
 import java.io.PrintWriter;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -125,10 +124,7 @@ public final class CopyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!Platform.isSupported()) {
-            throw new CliException(ExitCodes.ENVIRONMENT, "jfio needs Linux on x86_64 or aarch64: os.name="
-                    + System.getProperty("os.name") + " os.arch=" + System.getProperty("os.arch"));
-        }
+        CliException.requireSupportedPlatform();
         String name = spec.qualifiedName();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();

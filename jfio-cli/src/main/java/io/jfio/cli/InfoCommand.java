@@ -1,7 +1,6 @@
 package io.jfio.cli;
 
 import io.jfio.core.engine.Engines;
-import io.jfio.core.sys.Platform;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.FileSystemException;
@@ -48,10 +47,7 @@ public final class InfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!Platform.isSupported()) {
-            throw new CliException(ExitCodes.ENVIRONMENT, "jfio needs Linux on x86_64 or aarch64: os.name="
-                    + System.getProperty("os.name") + " os.arch=" + System.getProperty("os.arch"));
-        }
+        CliException.requireSupportedPlatform();
         Path real = resolve(path);
         Report report = new Report();
         report.section("jfio", "jfio").put("version", "version", VersionProvider.version());

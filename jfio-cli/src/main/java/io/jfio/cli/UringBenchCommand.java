@@ -4,7 +4,6 @@ import io.jfio.bench.Units;
 import io.jfio.bench.uring.UringBench;
 import io.jfio.bench.uring.UringBenchOptions;
 import io.jfio.bench.uring.UringBenchResult;
-import io.jfio.core.sys.Platform;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -91,10 +90,7 @@ public final class UringBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!Platform.isSupported()) {
-            throw new CliException(ExitCodes.ENVIRONMENT, "jfio needs Linux on x86_64 or aarch64: os.name="
-                    + System.getProperty("os.name") + " os.arch=" + System.getProperty("os.arch"));
-        }
+        CliException.requireSupportedPlatform();
         UringBenchOptions options = options();
         try {
             UringBenchResult r = UringBench.run(options, spec.commandLine().getOut(), spec.commandLine().getErr());
