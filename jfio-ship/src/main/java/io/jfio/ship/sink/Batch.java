@@ -1,0 +1,38 @@
+package io.jfio.ship.sink;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A run of complete records from one source file, handed to a {@link Sink}: bytes {@code [offset, offset + length)}
+ * of the file. The bytes are available in two forms so that each sink can take the cheaper one:
+ * <ul>
+ *   <li>{@link #fd()} and {@link #offset()}: the open source file, for sinks that move bytes inside the kernel
+ *       (copy_file_range to a directory sink, sendfile or splice to a socket);</li>
+ *   <li>{@link #bytes()}: the same bytes already read into native memory (the harvester had to scan them for record
+ *       boundaries), for sinks that need them in user space.</li>
+ * </ul>
+ * Both are valid only during {@link Sink#send}: the harvester reuses the buffer and may close the descriptor as soon
+ * as the call returns, so a sink that delivers later copies what it keeps.
+ *
+ * @param source  the source file as the user named it (also the Kafka record key)
+ * @param input   the name of the input (config) this file belongs to; used for topic-per-input routing
+ * @param fd      the open source file descriptor
+ * @param offset  the file offset of the first byte
+ * @param length  the number of bytes; always ends at a record boundary (after a newline in line mode)
+ * @param records the number of records in the batch (lines in line mode; 0 for raw mode)
+ * @param bytes   the bytes, {@code length} long, in native memory
+ */
+public record Batch(String source, String input, int fd, long offset, long length, long records, MemorySegment bytes) {
+
+    public Batch {
+        if (offset < 0 || length < 0 || bytes.byteSize() != length) {
+            throw new IllegalArgumentException("batch " + source + " offset " + offset + " length " + length
+                    + " bytes " + bytes.byteSize());
+        }
+    }
+
+    /** The file offset just past the last byte: what a checkpoint advances to once the batch is acknowledged. */
+    public long end() {
+        return offset + length;
+    }
+}

@@ -1,0 +1,43 @@
+package io.jfio.ship.sink;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where shipped bytes go. One pipeline thread calls {@link #send} and {@link #flush}, in order; the futures they
+ * return may complete on other threads (a TCP acknowledgement reader, the Kafka producer's I/O thread).
+ *
+ * <p>The contract that makes shipping at-least-once: the future returned by {@code send} completes normally only
+ * when every byte of the batch is durable at the destination (fsynced for a directory, acknowledged by the receiver
+ * for TCP with acknowledgements, acknowledged by all in-sync replicas for Kafka). The pipeline advances a file's
+ * checkpoint past a batch only after that. Futures complete in the order the batches were sent. A future that
+ * completes exceptionally means the batch (and every later one) must be sent again; the pipeline retries with
+ * backoff and the sink must accept the same bytes again (duplicates are allowed, loss is not).
+ *
+ * <p>Backpressure: {@code send} may block while the sink has too much unacknowledged data in flight; that is how a
+ * slow or unreachable sink pauses reading (the files on disk are the buffer).
+ */
+public interface Sink extends AutoCloseable {
+
+    /** A short description for logs and metrics, such as {@code dir:/var/ship}. */
+    String describe();
+
+    /**
+     * Hands a batch to the sink. The batch's descriptor and bytes are valid only during this call.
+     *
+     * @return completes when the batch is durable at the destination
+     * @throws IOException if the sink cannot take the batch now (connection refused, disk full, ...); the pipeline
+     *                     retries with backoff
+     */
+    CompletableFuture<Void> send(Batch batch) throws IOException;
+
+    /**
+     * Makes everything sent so far durable soon (fsync for a directory, flush for Kafka) without waiting for it;
+     * called when the pipeline has no more data for now, on a timer and before shutdown.
+     */
+    void flush() throws IOException;
+
+    /** Flushes and releases everything; waits at most a few seconds for outstanding acknowledgements. */
+    @Override
+    void close() throws IOException;
+}
