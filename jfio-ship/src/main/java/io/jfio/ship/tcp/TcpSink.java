@@ -38,8 +38,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * completes the futures; it shares only the lock-guarded window state with the pipeline thread.
  *
  * <p>The socket is our own (FFM socket/connect), so that a batch goes from the source file to the socket with
- * sendfile(2), never through the Java heap or user space; when sendfile cannot be used (EINVAL, ENOSYS, ESPIPE, or the file
- * was truncated under us) the rest of the batch is written from the batch's native bytes with send(2).
+ * sendfile(2), never through the Java heap or user space; when sendfile cannot be used (EINVAL, ENOSYS, ESPIPE,
+ * or the file was truncated under us) the rest of the batch is written from the batch's native bytes with send(2).
  *
  * <p>With acknowledgements, a batch's future completes when the receiver's count covers its last byte; the sink keeps
  * only the lengths of unacknowledged batches (the files on disk are the buffer) and blocks {@code send} while more
