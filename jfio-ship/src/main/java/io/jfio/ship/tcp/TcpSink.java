@@ -249,6 +249,13 @@ public final class TcpSink implements Sink {
         long done = 0;
         long length = batch.length();
         boolean useSendfile = options.sendfile();
+        lock.lock();
+        try {
+            // The receiver may acknowledge bytes of this batch before the syscall that sent them has returned.
+            c.limit = c.sent + length;
+        } finally {
+            lock.unlock();
+        }
         while (done < length) {
             long n;
             if (useSendfile) {
@@ -502,8 +509,8 @@ public final class TcpSink implements Sink {
             if (c.dead) {
                 return false;
             }
-            if (count > c.sent || count < c.acked) {
-                violation = new IOException(describe() + " acknowledged " + count + " bytes; sent " + c.sent
+            if (count > c.limit || count < c.acked) {
+                violation = new IOException(describe() + " acknowledged " + count + " bytes; sent " + c.limit
                         + ", acknowledged before " + c.acked + ": protocol violation");
             } else {
                 c.acked = count;
@@ -621,6 +628,8 @@ public final class TcpSink implements Sink {
         final int fd;
         Thread reader;
         long sent;
+        /** sent plus what the transfer in progress may have put on the wire already: no ack may exceed it. */
+        long limit;
         long acked;
         boolean dead;
         boolean closing;
