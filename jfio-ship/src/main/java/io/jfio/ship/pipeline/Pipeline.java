@@ -457,6 +457,11 @@ public final class Pipeline {
     private void observeSize(TrackedFile t, long size, long now) {
         if (size < t.readOffset || size < t.lastSize && size < t.fpLength) {
             truncated(t, size);
+        } else if (size != t.lastSize && t.fd >= 0 && t.fpLength > 0
+                && Fingerprint.of(t.fd, t.fpLength, scratch) != t.fpHash) {
+            // Truncated and written past the old offset between two looks: the size alone cannot tell, the first
+            // bytes can (one pread of at most 1 KiB when a file's size changed).
+            truncated(t, size);
         } else if (size > t.lastSize) {
             t.lastGrowthNanos = now;
             t.releaseAtNanos = now + config.rotateWait().toNanos();
