@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
-import java.util.random.RandomGeneratorFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,8 +34,9 @@ class CrashTest {
 
     @Test
     void shouldLoseNothingWhenKilledAtRandomMoments() throws Exception {
-        long seed = Long.getLong("jfio.test.seed", System.nanoTime());
-        RandomGenerator rnd = RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
+        io.jfio.core.testing.TestSeed ts = io.jfio.core.testing.TestSeed.pick();
+        String seed = ts.toString();
+        RandomGenerator rnd = ts.random();
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Path out = tmp.resolve("out");
         Path state = tmp.resolve("state");
