@@ -336,6 +336,10 @@ public final class LibC {
     private static final class Getegid {
         static final MethodHandle H = Native.plainCall("getegid", FunctionDescriptor.of(JAVA_INT));
     }
+    // int flock(int fd, int operation)
+    private static final class Flock {
+        static final MethodHandle H = Native.errnoCall("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
 
     /** The page size, asked once on first use. */
     private static final class PageSize {
@@ -1070,6 +1074,20 @@ public final class LibC {
     public static int getegid() {
         try {
             return (int) Getegid.H.invokeExact();
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * flock(2): an advisory lock on the open file description (not on the process, unlike fcntl locks), so two
+     * descriptors opened separately conflict even inside one process. Returns 0 or -errno ({@code EWOULDBLOCK},
+     * which is EAGAIN, with {@link Fcntl#LOCK_NB} when another holder has it).
+     */
+    public static int flock(int fd, int operation) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Flock.H.invokeExact(cap, fd, operation), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
