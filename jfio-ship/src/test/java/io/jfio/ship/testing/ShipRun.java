@@ -77,11 +77,14 @@ public final class ShipRun implements AutoCloseable {
         Map<String, String> e = new java.util.HashMap<>(Map.of("poll", "20ms", "rotate-wait", "300ms",
                 "checkpoint-interval", "0"));
         e.putAll(extra);
-        RawConfig raw = new RawConfig(from, null, "dir:" + out, state.toString(), e.get("start"), e.get("metrics"),
+        RawConfig raw = new RawConfig(from, null, e.getOrDefault("to", "dir:" + out), state.toString(), e.get("start"),
+                e.get("metrics"),
                 e.get("poll"), e.get("framing"), e.get("partial-timeout"), e.get("max-record"), e.get("on-overlong"),
                 e.get("checkpoint-interval"), e.containsKey("max-open-files")
                         ? Integer.parseInt(e.get("max-open-files")) : null, e.get("rotate-wait"),
-                e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"), null, null);
+                e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"),
+                e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, e.get("kafka-compression"), null,
+                null);
         return ShipConfig.resolve(raw, Path.of("/"));
     }
 
