@@ -114,9 +114,8 @@ public final class Shipper implements AutoCloseable {
     public boolean run() {
         log.info("start", "mode", mode, "state", config.state(), "sinks", config.sinks(), "inputs",
                 config.inputs().stream().map(InputConfig::name).toList(), "change-detection",
-                config.poll() != null ? "poll" : "poll", "poll-interval",
-                Units.formatDuration(config.poll() != null ? config.poll() : java.time.Duration.ofMillis(250)),
-                "why-poll", config.poll() != null ? "--poll given" : "no inotify watcher in this build yet");
+                mode == Pipeline.Mode.ONCE ? "none (--once)" : config.poll() != null
+                        ? "polling every " + Units.formatDuration(config.poll()) + " (--poll given)" : "inotify");
         List<Thread> threads = new ArrayList<>();
         for (Pipeline p : pipelines) {
             threads.add(Thread.ofPlatform().name("jfio-ship-" + p.name()).start(p::run));

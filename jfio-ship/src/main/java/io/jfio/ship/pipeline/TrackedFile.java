@@ -45,6 +45,8 @@ final class TrackedFile {
     long releaseAtNanos;
     long scanGen;
     boolean released;
+    /** The symlink watched for this file (its target's directory may not be watched), or null. */
+    java.nio.file.Path watchedLink;
 
     TrackedFile(InputConfig input, String path, long device, long inode) {
         this.input = input;

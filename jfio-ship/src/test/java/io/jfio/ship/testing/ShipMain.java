@@ -18,7 +18,7 @@ public final class ShipMain {
     /** Runs the shipper. */
     public static void main(String[] args) throws Exception {
         var cfg = ShipRun.config(List.of(args[0]), Path.of(args[1]), Path.of(args[2]), Map.of("max-in-flight",
-                args[3], "buffer-size", args[4], "max-record", args[5], "poll", "10ms"));
+                args[3], "buffer-size", args[4], "max-record", args[5]));
         boolean once = args.length > 6 && args[6].equals("once");
         Shipper s = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, ShipLog.stderr());
         System.out.println("started");

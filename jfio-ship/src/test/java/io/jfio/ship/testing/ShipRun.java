@@ -69,13 +69,13 @@ public final class ShipRun implements AutoCloseable {
     }
 
     /**
-     * A configuration: {@code from} globs to {@code dir:out}, state in {@code state}, poll 20ms, rotate-wait 300ms,
-     * checkpoint after every acknowledgement, and {@code extra} settings (kebab-case keys of {@link RawConfig}).
+     * A configuration: {@code from} globs to {@code dir:out} (or {@code extra}'s {@code to}), state in {@code state},
+     * inotify (unless {@code extra} sets {@code poll}), rotate-wait 300ms, checkpoint after every acknowledgement,
+     * and {@code extra} settings (kebab-case keys of {@link RawConfig}).
      */
     public static ShipConfig config(List<String> from, Path out, Path state, Map<String, String> extra)
             throws ConfigException {
-        Map<String, String> e = new java.util.HashMap<>(Map.of("poll", "20ms", "rotate-wait", "300ms",
-                "checkpoint-interval", "0"));
+        Map<String, String> e = new java.util.HashMap<>(Map.of("rotate-wait", "300ms", "checkpoint-interval", "0"));
         e.putAll(extra);
         RawConfig raw = new RawConfig(from, null, e.getOrDefault("to", "dir:" + out), state.toString(), e.get("start"),
                 e.get("metrics"),
