@@ -900,7 +900,16 @@ public final class Pipeline {
 
     // ---------------------------------------------------------------- checkpoints
 
+    /**
+     * Writes the checkpoints when due. The write (temp file, fsync, rename, directory fsync: several device flushes)
+     * runs on the checkpoint thread, so that harvesting does not stall behind the disk; {@code force} (shutdown, sink
+     * failure) writes on this thread and returns when the checkpoints are durable.
+     */
     private void maybeCheckpoint(boolean force) {
+        if (checkpointer.failed) {
+            checkpointer.failed = false;
+            checkpointDirty = true;
+        }
         if (!checkpointDirty) return;
         long now = System.nanoTime();
         if (!force && now - lastCheckpointNanos < config.checkpointInterval().toNanos()) return;
@@ -910,18 +919,85 @@ public final class Pipeline {
             entries.add(new Checkpoint(t.device, t.inode, t.fpLength, t.fpHash, t.ackedOffset, wall, t.path));
         }
         entries.addAll(untracked.values());
-        try {
-            store.write(entries);
-            checkpointDirty = false;
-            lastCheckpointNanos = now;
-            metrics.add(Counter.CHECKPOINTS, name, 1);
-        } catch (IOException e) {
-            lastCheckpointNanos = now; // retried after the interval, not in a tight loop
-            metrics.error(name, "checkpoint");
-            log.error("checkpoint-write-failed", "sink", name, "file", store.file(), "error", e.toString(),
-                    "action", "kept in memory; written again at the next interval");
+        checkpointDirty = false;
+        lastCheckpointNanos = now;
+        if (force) {
+            checkpointer.writeNow(entries);
+        } else {
+            checkpointer.submit(entries);
         }
     }
+
+    /**
+     * Writes checkpoints on its own thread, the newest submitted first and only (an older snapshot not yet written
+     * is replaced). A lock orders its writes with forced ones, so an older snapshot never overwrites a newer one.
+     */
+    private final class Checkpointer {
+        private final Object lock = new Object();
+        private final java.util.concurrent.atomic.AtomicReference<List<Checkpoint>> next =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        private final java.util.concurrent.Semaphore signal = new java.util.concurrent.Semaphore(0);
+        private Thread thread;
+        private volatile boolean closed;
+        /** A write failed: the pipeline marks its checkpoints dirty again (retried after the interval). */
+        volatile boolean failed;
+
+        void submit(List<Checkpoint> entries) {
+            if (thread == null) {
+                thread = Thread.ofPlatform().daemon().name("jfio-ship-checkpoint-" + name).start(this::loop);
+            }
+            next.set(entries);
+            signal.release();
+        }
+
+        void writeNow(List<Checkpoint> entries) {
+            synchronized (lock) {
+                next.set(null);
+                write(entries);
+            }
+        }
+
+        private void loop() {
+            while (!closed) {
+                try {
+                    signal.acquire();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                synchronized (lock) {
+                    List<Checkpoint> entries = next.getAndSet(null);
+                    if (entries != null) write(entries);
+                }
+            }
+        }
+
+        private void write(List<Checkpoint> entries) {
+            try {
+                store.write(entries);
+                metrics.add(Counter.CHECKPOINTS, name, 1);
+            } catch (IOException e) {
+                failed = true;
+                metrics.error(name, "checkpoint");
+                log.error("checkpoint-write-failed", "sink", name, "file", store.file(), "error", e.toString(),
+                        "action", "kept in memory; written again at the next interval");
+            }
+        }
+
+        /** Ends the thread after the write in progress; a forced write follows on the caller's thread. */
+        void close() {
+            closed = true;
+            signal.release();
+            Thread t = thread;
+            if (t == null) return;
+            try {
+                t.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private final Checkpointer checkpointer = new Checkpointer();
 
     // ---------------------------------------------------------------- idle-time checks
 
@@ -1025,6 +1101,8 @@ public final class Pipeline {
                 log.warn("shutdown-unacknowledged", "sink", name, "batches", pending.size(),
                         "action", "not checkpointed; sent again at the next start");
             }
+            checkpointer.close();
+            checkpointDirty = true; // the last write is always this thread's own, whatever the other one did
             maybeCheckpoint(true);
         } finally {
             try {
