@@ -32,11 +32,13 @@ import java.util.Set;
  * @param maxInFlight        unacknowledged bytes per sink before reading pauses
  * @param tcpAck             whether tcp sinks wait for the receiver's acknowledgement of durable bytes
  * @param kafkaCompression   the kafka sinks' compression codec
+ * @param kafkaProperties    further producer properties of kafka sinks, applied over the sink's own
  */
 public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
                          InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
                          Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
-                         long segmentSize, long maxInFlight, boolean tcpAck, String kafkaCompression) {
+                         long segmentSize, long maxInFlight, boolean tcpAck, String kafkaCompression,
+                         Map<String, String> kafkaProperties) {
     /** The default longest line. */
     public static final long MAX_RECORD_DEFAULT = 1L << 20;
     /** The default read buffer: large enough that one read call moves a lot, small enough for a bounded RSS. */
@@ -59,6 +61,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     public ShipConfig {
         inputs = List.copyOf(inputs);
         sinks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sinks));
+        kafkaProperties = Map.copyOf(kafkaProperties);
     }
 
     /**
@@ -151,7 +154,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                     + "' (one of [none, gzip, snappy, lz4, zstd])");
         }
         return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
-                overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, compression);
+                overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, compression,
+                raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties());
     }
 
     private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,

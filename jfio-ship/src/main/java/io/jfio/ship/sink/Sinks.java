@@ -25,10 +25,12 @@ public final class Sinks {
      *                    {@code nc -l})
      * @param kafkaCompression kafka sinks' codec: none, gzip, snappy, lz4 or zstd
      * @param kafkaRaw    kafka sinks: one record per batch instead of one per line (every input of the sink is raw)
+     * @param kafkaProperties kafka sinks: producer properties applied over the sink's own
      * @param log         where sinks log
      */
     public record Options(long segmentSize, long maxInFlight, long bufferSize, boolean tcpAck,
-                          String kafkaCompression, boolean kafkaRaw, ShipLog log) {
+                          String kafkaCompression, boolean kafkaRaw, java.util.Map<String, String> kafkaProperties,
+                          ShipLog log) {
     }
 
     /**
@@ -47,8 +49,14 @@ public final class Sinks {
             // that acts: a send that blocks in the sink would also hold off stop requests.
             case SinkSpec.TCP -> new TcpSink(spec.host(), spec.port(), TcpSink.Options.defaults()
                     .withAck(options.tcpAck()).withWindow(options.maxInFlight() + options.bufferSize()));
-            case SinkSpec.KAFKA -> new KafkaSink(spec.bootstrap(), spec.topic(), KafkaSink.Options.defaults()
-                    .withCompression(options.kafkaCompression()).withRaw(options.kafkaRaw()));
+            case SinkSpec.KAFKA -> {
+                // send() blocks the pipeline thread (and so a stop) up to max.block.ms while the cluster is away;
+                // the files are the buffer, so failing after a few seconds and retrying with backoff loses nothing.
+                KafkaSink.Options o = KafkaSink.Options.defaults().withCompression(options.kafkaCompression())
+                        .withRaw(options.kafkaRaw()).withMaxBlock(java.time.Duration.ofSeconds(5));
+                for (var e : options.kafkaProperties().entrySet()) o = o.withProperty(e.getKey(), e.getValue());
+                yield new KafkaSink(spec.bootstrap(), spec.topic(), o);
+            }
             default -> throw new UnavailableException("unknown sink: sink=" + spec);
         };
     }

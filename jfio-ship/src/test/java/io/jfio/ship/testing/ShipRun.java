@@ -83,9 +83,18 @@ public final class ShipRun implements AutoCloseable {
                 e.get("checkpoint-interval"), e.containsKey("max-open-files")
                         ? Integer.parseInt(e.get("max-open-files")) : null, e.get("rotate-wait"),
                 e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"),
-                e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, e.get("kafka-compression"), null,
-                null);
+                e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, e.get("kafka-compression"),
+                kafkaProperties(e), null, null);
         return ShipConfig.resolve(raw, Path.of("/"));
+    }
+
+    /** The {@code kafka.*} settings of {@code extra}, without the prefix, or null. */
+    private static Map<String, String> kafkaProperties(Map<String, String> extra) {
+        Map<String, String> m = new java.util.HashMap<>();
+        extra.forEach((k, v) -> {
+            if (k.startsWith("kafka.")) m.put(k.substring("kafka.".length()), v);
+        });
+        return m.isEmpty() ? null : m;
     }
 
     /** A child JVM running {@code main} with this test's class path. */
