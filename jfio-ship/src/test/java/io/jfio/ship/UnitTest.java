@@ -146,7 +146,11 @@ class UnitTest {
         Path yaml = tmp.resolve("bad.yaml");
         Files.writeString(yaml, "state: /s\nto: dir:/x\nfrom: /a\nmax-recrod: 1MiB\n");
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(yaml));
-        assertTrue(e.getMessage().contains("key=max-recrod") && e.getMessage().contains("line="), e.getMessage());
+        assertTrue(e.getMessage().contains("key=max-recrod") && e.getMessage().contains("line=4 "), e.getMessage());
+        Path toml = tmp.resolve("bad.toml");
+        Files.writeString(toml, "state = \"/s\"\nstart = \"end\"\nbufer-size = \"1MiB\"\nto = \"dir:/x\"\n");
+        e = assertThrows(ConfigException.class, () -> ConfigLoader.load(toml));
+        assertTrue(e.getMessage().contains("key=bufer-size") && e.getMessage().contains("line=3 "), e.getMessage());
         Files.writeString(yaml, "state: /s\nto: dir:/x\nfrom: /a\nmax-record: lots\n");
         e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
         assertTrue(e.getMessage().contains("invalid max-record"), e.getMessage());

@@ -122,6 +122,9 @@ public final class Pipeline {
     private int fileErrors;
     private String fatal;
     private volatile List<ShipMetrics.FileGauge> gauges = List.of();
+    /** Sizes or acknowledged offsets changed since the gauges were last published. */
+    private boolean gaugesStale = true;
+    private static final long GAUGE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private long lastGaugeNanos;
 
     private volatile boolean stopping;
@@ -274,6 +277,8 @@ public final class Pipeline {
                 wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
             }
             if (hasPartialTimers()) wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
+            // The lag gauges say what changed within a second, without waking an idle pipeline for nothing.
+            if (gaugesStale) wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
             if (pollHot()) continue;
             if (hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
             park(wait);
@@ -356,10 +361,12 @@ public final class Pipeline {
                 metrics.rotation(name, "rename");
                 t.path = f.path();
                 byPathStale = true;
+                gaugesStale = true;
             }
             if (t.state != TrackedFile.State.ACTIVE) {
                 t.state = TrackedFile.State.ACTIVE;
                 byPathStale = true;
+                gaugesStale = true;
             }
             observeSize(t, f.size(), now);
         }
@@ -373,6 +380,7 @@ public final class Pipeline {
                         t.state = TrackedFile.State.DELETED;
                         attend(t);
                         byPathStale = true;
+                        gaugesStale = true;
                         log.info("rotation", "sink", name, "kind", "delete", "path", t.path, "unread",
                                 Math.max(0, stx.size() - t.readOffset));
                         metrics.rotation(name, "delete");
@@ -416,6 +424,7 @@ public final class Pipeline {
         t.releaseAtNanos = now + config.rotateWait().toNanos();
         attend(t);
         byPathStale = true;
+        gaugesStale = true;
         String kind = deleted ? "delete" : "rename";
         log.info("rotation", "sink", name, "kind", kind, "path", t.path, "unread",
                 Math.max(0, stx.size() - t.readOffset), "action", "drain then close");
@@ -437,6 +446,7 @@ public final class Pipeline {
             t.releaseAtNanos = now + config.rotateWait().toNanos();
             attend(t);
             byPathStale = true;
+            gaugesStale = true;
             log.info("rotation", "sink", name, "kind", "rename-while-stopped", "was", c.path(), "now", found,
                     "from", t.readOffset, "action", "drain then close");
             metrics.rotation(name, "rename");
@@ -542,6 +552,7 @@ public final class Pipeline {
         tracked.put(id, t);
         attend(t);
         byPathStale = true;
+        gaugesStale = true;
         if (feed != null && java.nio.file.Files.isSymbolicLink(Path.of(path))) {
             t.watchedLink = Path.of(path);
             feed.watchFile(t.watchedLink);
@@ -565,6 +576,7 @@ public final class Pipeline {
     }
 
     private void observeSize(TrackedFile t, long size, long now) {
+        if (size != t.lastSize) gaugesStale = true;
         if (size < t.readOffset || size < t.lastSize && size < t.fpLength) {
             truncated(t, size);
         } else if (size != t.lastSize && t.fd >= 0 && t.fpLength > 0
@@ -652,6 +664,7 @@ public final class Pipeline {
         tracked.remove(t.id());
         attention.remove(t);
         byPathStale = true;
+        gaugesStale = true;
         if (t.watchedLink != null && feed != null) feed.unwatchFile(t.watchedLink);
         checkpointDirty = true;
     }
@@ -809,6 +822,7 @@ public final class Pipeline {
     }
 
     private void ack(Pending p) {
+        gaugesStale = true;
         TrackedFile t = p.file();
         inFlightBytes -= p.length();
         t.inFlight--;
@@ -1067,8 +1081,9 @@ public final class Pipeline {
 
     private void publishGauges(boolean force) {
         long now = System.nanoTime();
-        if (!force && now - lastGaugeNanos < TimeUnit.SECONDS.toNanos(1)) return;
+        if (!force && (!gaugesStale || now - lastGaugeNanos < GAUGE_NANOS)) return;
         lastGaugeNanos = now;
+        gaugesStale = false;
         List<ShipMetrics.FileGauge> g = new ArrayList<>(tracked.size());
         for (TrackedFile t : tracked.values()) {
             g.add(new ShipMetrics.FileGauge(name, t.path, Math.max(0, t.lastSize - t.ackedOffset), t.fd >= 0));
