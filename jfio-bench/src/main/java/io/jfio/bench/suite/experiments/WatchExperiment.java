@@ -163,6 +163,7 @@ public final class WatchExperiment implements Experiment {
         long window = workloads.stream().mapToLong(Workload::durationNanos).min().orElseThrow();
         ctx.status("warming up");
         warmUp(ctx.scratch().resolve("watch-warm-up"));
+        awaitCompilerIdle();
         double baseline = idleProcessCpu(Math.max(window, TimeUnit.SECONDS.toNanos(1)));
         try (Writer writer = Writer.start()) {
             for (int w = 0; w < workloads.size(); w++) {
@@ -178,6 +179,13 @@ public final class WatchExperiment implements Experiment {
                     }
                     ctx.status(load.label() + ", " + kind.label());
                     Cell c = measure(ctx, writer, dir, load, kind, threads, baseline);
+                    long win = kind.windowNanos(load, ctx.scale());
+                    long expected = load.idle() ? 0 : (win + load.intervalNanos() - 1) / load.intervalNanos();
+                    if (c.writes < expected * 0.9) {
+                        r.note("the writer process made fewer writes than scheduled (the machine was busy; its"
+                                + " writes are late, not lost): " + load.label() + ", " + kind.label() + ": "
+                                + c.writes + " of " + expected);
+                    }
                     cpu[k][w] = c.threadCpuMsPerS;
                     t.add(load.label(), kind.label(), c.writes, c.detected, c.threadCpuMsPerS, c.processCpuMsPerS,
                             c.percentile(50), c.percentile(90), c.percentile(99),
@@ -237,6 +245,23 @@ public final class WatchExperiment implements Experiment {
             for (FileChannel c : ch) {
                 if (c != null) c.close();
             }
+        }
+    }
+
+    /**
+     * Waits (at most 5 s) until the JIT compiler has had nothing to do for 300 ms: what the warm-up made hot is then
+     * compiled, and neither the idle baseline nor the first cells pay for it.
+     */
+    private static void awaitCompilerIdle() throws InterruptedException {
+        java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) return;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long last = jit.getTotalCompilationTime();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(300);
+            long now = jit.getTotalCompilationTime();
+            if (now == last) return;
+            last = now;
         }
     }
 
