@@ -145,7 +145,30 @@ final class ChangeFeed implements AutoCloseable {
         }
     }
 
-    /** Watches one file (a symlinked input file: its target's directory may be watched by nobody). */
+    /**
+     * Whether the watches report writes to {@code file} under this name: it is no symlink, and its directory is a
+     * watched directory, or lies in a watched tree without a symlinked directory in between (a tree's watches do
+     * not follow symlinks). One lstat per path component below the root; called once per new file.
+     */
+    boolean covers(Path file) {
+        Path parent = file.getParent();
+        if (parent == null || Files.isSymbolicLink(file)) return false;
+        for (Root r : wanted.values()) {
+            if (parent.equals(r.dir())) return true;
+            if (!r.tree() || !parent.startsWith(r.dir())) continue;
+            boolean linked = false;
+            for (Path d = parent; !d.equals(r.dir()); d = d.getParent()) {
+                if (Files.isSymbolicLink(d)) {
+                    linked = true;
+                    break;
+                }
+            }
+            if (!linked) return true;
+        }
+        return false;
+    }
+
+    /** Watches one file whose writes no directory watch reports (see {@link #covers}). */
     void watchFile(Path file) {
         if (!files.add(file)) return;
         try {

@@ -553,7 +553,7 @@ public final class Pipeline {
         attend(t);
         byPathStale = true;
         gaugesStale = true;
-        if (feed != null && java.nio.file.Files.isSymbolicLink(Path.of(path))) {
+        if (feed != null && !feed.covers(Path.of(path))) {
             t.watchedLink = Path.of(path);
             feed.watchFile(t.watchedLink);
         }

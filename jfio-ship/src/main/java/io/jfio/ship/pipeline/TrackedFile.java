@@ -45,7 +45,7 @@ final class TrackedFile {
     long releaseAtNanos;
     long scanGen;
     boolean released;
-    /** The symlink watched for this file (its target's directory may not be watched), or null. */
+    /** This file's path, watched itself because no directory watch reports its writes (a symlink), or null. */
     java.nio.file.Path watchedLink;
 
     TrackedFile(InputConfig input, String path, long device, long inode) {

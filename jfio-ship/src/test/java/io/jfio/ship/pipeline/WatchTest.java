@@ -79,6 +79,23 @@ class WatchTest {
         assertFalse(shipped(out, "not matched"));
     }
 
+    @Test
+    void shouldSeeWritesToFilesInASymlinkedDirectoryBelowATree() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
+        Files.writeString(elsewhere.resolve("a.log"), lines(1, 10));
+        Files.createSymbolicLink(logs.resolve("linked"), elsewhere);
+        Path out = tmp.resolve("out");
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log"), out, tmp.resolve("state"), Map.of());
+        try (ShipRun run = ShipRun.start(cfg)) {
+            waitFor(out, "n=10 ", Duration.ofSeconds(10));
+            // The tree's watches do not follow the symlink: the file's own watch must report this write.
+            Files.writeString(elsewhere.resolve("a.log"), lines(11, 20), StandardOpenOption.APPEND);
+            waitFor(out, "n=20 ", Duration.ofSeconds(10));
+        }
+        Records.read(out, 20, true).assertComplete().assertNoDuplicates();
+    }
+
     /** A real inotify watcher whose events can be thrown away, then an overflow reported, as the kernel does. */
     private static final class LossyWatcher implements FileWatcher {
         private final FileWatcher real = FileWatchers.open();
