@@ -22,19 +22,20 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The pipeline's change detector: a {@link FileWatcher} (inotify, or polling) over the directories the inputs' globs
- * start from, and one platform thread that turns its events into two things the pipeline thread picks up: paths
- * whose data changed (looked up among the tracked files and checked with one fstat each), and a request for a full
- * rescan (something appeared, disappeared or was renamed; a watch was lost; the kernel's queue overflowed). Events
- * for names no glob matches are dropped here, so a busy unrelated file in a watched directory costs one wake-up of
- * this thread and nothing of the pipeline's.
+ * start from, whose events it turns into two things for the pipeline: paths whose data changed (looked up among the
+ * tracked files and checked with one fstat each), and a request for a full rescan (something appeared, disappeared
+ * or was renamed; a watch was lost; the kernel's queue overflowed). Events for names no glob matches are dropped.
+ *
+ * <p>The pipeline thread itself waits in {@link #poll} (epoll_wait) when it has nothing to do, instead of parking
+ * while a second thread waits for events: a write then wakes one thread, not two in a row, which matters for
+ * latency on a busy 2-core machine; {@link #wakeup} ends the wait (acknowledgements, stop).
  *
  * <p>Watches: a literal path's directory, a glob's base directory ({@code watchTree} when the glob reaches deeper
  * than one level, e.g. {@code **}). A base that does not exist yet is waited for: its nearest existing ancestor is
  * watched, and each rescan tries again. A symlinked file is also watched itself, since writes to its target are
  * reported in the target's directory.
  *
- * <p>Thread-safe: the watcher thread fills the queues, the pipeline thread drains them and calls
- * {@link #ensureWatches} and {@link #watchFile}; {@link #close} from the pipeline thread.
+ * <p>Not thread-safe, except {@link #wakeup}: the pipeline thread calls everything else.
  */
 final class ChangeFeed implements AutoCloseable {
     /** A directory to watch and how. */
@@ -44,7 +45,6 @@ final class ChangeFeed implements AutoCloseable {
     private final FileWatcher watcher;
     private final String sink;
     private final ShipLog log;
-    private final Runnable wake;
     private final List<Glob> globs = new ArrayList<>();
     private final Map<Path, Root> wanted = new LinkedHashMap<>();
     private final Set<Path> established = ConcurrentHashMap.newKeySet();
@@ -52,15 +52,14 @@ final class ChangeFeed implements AutoCloseable {
     private final Set<Path> files = ConcurrentHashMap.newKeySet();
     private final Set<String> warned = new HashSet<>();
     private final Set<String> modified = ConcurrentHashMap.newKeySet();
-    private final Thread thread;
+    private boolean broken;
     private volatile boolean rescan;
     private volatile boolean polls;
 
-    ChangeFeed(FileWatcher watcher, List<InputConfig> inputs, String sink, ShipLog log, Runnable wake) {
+    ChangeFeed(FileWatcher watcher, List<InputConfig> inputs, String sink, ShipLog log) {
         this.watcher = watcher;
         this.sink = sink;
         this.log = log;
-        this.wake = wake;
         for (InputConfig in : inputs) {
             for (String p : in.paths()) {
                 Glob g = Glob.of(p);
@@ -73,13 +72,21 @@ final class ChangeFeed implements AutoCloseable {
             }
         }
         this.polls = watcher.mechanism().startsWith("polling");
-        this.thread = Thread.ofPlatform().daemon().name("jfio-ship-watch-" + sink).unstarted(this::loop);
     }
 
-    /** Adds the watches, then starts the thread: call before the first scan, so nothing is missed in between. */
+    /** Adds the watches: call before the first scan, so that nothing made in between is missed. */
     void start() {
         ensureWatches();
-        thread.start();
+    }
+
+    /** False once the watcher failed: the pipeline then sleeps on its own and checks files itself. */
+    boolean usable() {
+        return !broken;
+    }
+
+    /** Ends a {@link #poll} in progress (or the next one) at once. Any thread. */
+    void wakeup() {
+        watcher.wakeup();
     }
 
     /** How changes are detected, for the log. */
@@ -87,9 +94,9 @@ final class ChangeFeed implements AutoCloseable {
         return watcher.mechanism();
     }
 
-    /** True when some path is polled (no inotify there): the pipeline then checks busy files itself, often. */
+    /** True when some path is polled (no inotify there) or the watcher failed: the pipeline checks busy files. */
     boolean polls() {
-        return polls;
+        return polls || broken;
     }
 
     /**
@@ -213,65 +220,66 @@ final class ChangeFeed implements AutoCloseable {
         return false;
     }
 
-    private void loop() {
-        while (true) {
-            List<FileEvent> events;
-            try {
-                events = watcher.poll(Duration.ofHours(1));
-            } catch (WatcherClosedException e) {
-                return;
-            } catch (IOException | RuntimeException e) {
-                log.error("watcher-failed", "sink", sink, "error", e.toString(),
-                        "action", "changes found by the periodic rescan only");
-                return;
-            }
-            boolean any = false;
-            for (FileEvent e : events) {
-                switch (e.kind()) {
-                    case MODIFY, CLOSE_WRITE, ATTRIB -> {
-                        if (!e.directory() && relevant(e.path())) {
-                            modified.add(e.path().toString());
-                            any = true;
-                        }
-                    }
-                    case OVERFLOW -> {
-                        log.warn("watch-overflow", "sink", sink, "why", "the kernel's event queue overflowed",
-                                "action", "full rescan");
-                        rescan = true;
+    /**
+     * Waits up to {@code nanos} (0: not at all) for events, or until {@link #wakeup}, and sorts what came.
+     *
+     * @return true when something for the pipeline came
+     */
+    boolean poll(long nanos) {
+        if (broken) return false;
+        List<FileEvent> events;
+        try {
+            events = watcher.poll(Duration.ofNanos(Math.max(0, nanos)));
+        } catch (WatcherClosedException e) {
+            broken = true;
+            return false;
+        } catch (IOException | RuntimeException e) {
+            broken = true;
+            log.error("watcher-failed", "sink", sink, "error", e.toString(),
+                    "action", "busy files checked every few ms, a rescan every 60 s");
+            return false;
+        }
+        boolean any = false;
+        for (FileEvent e : events) {
+            switch (e.kind()) {
+                case MODIFY, CLOSE_WRITE, ATTRIB -> {
+                    if (!e.directory() && relevant(e.path())) {
+                        modified.add(e.path().toString());
                         any = true;
                     }
-                    case UNWATCHED -> {
-                        established.remove(e.dir());
+                }
+                case OVERFLOW -> {
+                    log.warn("watch-overflow", "sink", sink, "why", "the kernel's event queue overflowed",
+                            "action", "full rescan");
+                    rescan = true;
+                    any = true;
+                }
+                case UNWATCHED -> {
+                    established.remove(e.dir());
+                    rescan = true;
+                    any = true;
+                }
+                default -> {
+                    // CREATE, DELETE, MOVED*, *_SELF: names changed. A directory may hold (or come to hold)
+                    // matching files; a file matters when its old or new name matches.
+                    if (e.directory() || relevant(e.path()) || relevant(e.from())
+                            || ancestors.contains(e.dir())) {
                         rescan = true;
                         any = true;
-                    }
-                    default -> {
-                        // CREATE, DELETE, MOVED*, *_SELF: names changed. A directory may hold (or come to hold)
-                        // matching files; a file matters when its old or new name matches.
-                        if (e.directory() || relevant(e.path()) || relevant(e.from())
-                                || ancestors.contains(e.dir())) {
-                            rescan = true;
-                            any = true;
-                        }
                     }
                 }
             }
-            if (any) wake.run();
         }
+        return any;
     }
 
-    /** Closes the watcher; the thread ends. */
+    /** Closes the watcher. */
     @Override
     public void close() {
         try {
             watcher.close();
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             log.warn("watcher-close-failed", "sink", sink, "error", e.toString());
-        }
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

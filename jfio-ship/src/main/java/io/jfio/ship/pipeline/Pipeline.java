@@ -171,7 +171,7 @@ public final class Pipeline {
         if (mode == Mode.RUN) {
             FileWatcher w = watcher != null ? watcher : config.poll() != null ? FileWatchers.polling(config.poll())
                     : FileWatchers.open(ShipConfigDefaults.POLL);
-            this.feed = new ChangeFeed(w, inputs, name, log, this::wake);
+            this.feed = new ChangeFeed(w, inputs, name, log);
         } else {
             this.feed = null; // --once looks at what is there now: nothing to wait for
         }
@@ -207,13 +207,21 @@ public final class Pipeline {
 
     private void wake() {
         woken = true;
+        if (feed != null) feed.wakeup();
         Thread t = runner;
         if (t != null) LockSupport.unpark(t);
     }
 
+    /** Sleeps up to {@code nanos}: in the watcher's poll (events end it too) or, without one, parked. */
     private void park(long nanos) {
         if (nanos <= 0) return;
-        if (!woken) LockSupport.parkNanos(this, nanos);
+        if (!woken) {
+            if (feed != null && feed.usable()) {
+                feed.poll(nanos);
+            } else {
+                LockSupport.parkNanos(this, nanos);
+            }
+        }
         woken = false;
     }
 
@@ -292,6 +300,7 @@ public final class Pipeline {
 
     /** Takes what the watcher reported: a look at each written file (one fstat), a rescan when names changed. */
     private void applyChanges(long now) {
+        feed.poll(0); // what came while the pipeline was busy
         if (feed.takeRescan()) rescanRequested = true;
         feed.drainModified(path -> {
             TrackedFile t = trackedAt(path);
