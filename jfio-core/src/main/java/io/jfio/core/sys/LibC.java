@@ -161,6 +161,36 @@ public final class LibC {
         static final MethodHandle H = Native.errnoCall("pipe2",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
+    // int socket(int domain, int type, int protocol)
+    private static final class Socket {
+        static final MethodHandle H = Native.errnoCall("socket",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    // int connect(int sockfd, const struct sockaddr *addr, socklen_t addrlen)
+    private static final class Connect {
+        static final MethodHandle H = Native.errnoCall("connect",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    // int setsockopt(int sockfd, int level, int optname, const void *optval, socklen_t optlen)
+    private static final class Setsockopt {
+        static final MethodHandle H = Native.errnoCall("setsockopt",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    // int shutdown(int sockfd, int how)
+    private static final class Shutdown {
+        static final MethodHandle H = Native.errnoCall("shutdown",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    // ssize_t send(int sockfd, const void *buf, size_t len, int flags)
+    private static final class Send {
+        static final MethodHandle H = Native.errnoCall("send",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+    // ssize_t recv(int sockfd, void *buf, size_t len, int flags)
+    private static final class Recv {
+        static final MethodHandle H = Native.errnoCall("recv",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
     // int getpagesize(void)
     private static final class Getpagesize {
         static final MethodHandle H = Native.plainCall("getpagesize", FunctionDescriptor.of(JAVA_INT));
@@ -624,6 +654,72 @@ public final class LibC {
         MemorySegment cap = Native.capture();
         try {
             return (int) ret((int) Pipe2.H.invokeExact(cap, fds, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** socket(2); flags such as {@link Sockets#SOCK_CLOEXEC} are or-ed into {@code type}. Returns the fd or -errno. */
+    public static int socket(int domain, int type, int protocol) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Socket.H.invokeExact(cap, domain, type, protocol), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * connect(2) to a {@link SockaddrIn} or {@link SockaddrIn6} of {@code addrLen} bytes. On a blocking socket it
+     * waits at most the socket's SO_SNDTIMEO (then -EINPROGRESS). Returns 0 or -errno.
+     */
+    public static int connect(int fd, MemorySegment addr, int addrLen) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Connect.H.invokeExact(cap, fd, addr, addrLen), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** setsockopt(2) with the option value in {@code value} ({@code len} bytes). Returns 0 or -errno. */
+    public static int setsockopt(int fd, int level, int name, MemorySegment value, int len) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Setsockopt.H.invokeExact(cap, fd, level, name, value, len), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * shutdown(2). Unlike close, it wakes every thread blocked in a call on the socket, which is how one thread stops
+     * another's blocking send or recv. Returns 0 or -errno.
+     */
+    public static int shutdown(int fd, int how) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Shutdown.H.invokeExact(cap, fd, how), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** send(2) of {@code count} bytes of {@code buf}; returns bytes sent (possibly fewer) or -errno. */
+    public static long send(int fd, MemorySegment buf, long count, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) Send.H.invokeExact(cap, fd, buf, count, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** recv(2) into {@code buf}, at most {@code count} bytes; returns bytes received (0: end of stream) or -errno. */
+    public static long recv(int fd, MemorySegment buf, long count, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) Recv.H.invokeExact(cap, fd, buf, count, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
