@@ -1,6 +1,7 @@
 package io.jfio.ship.sink;
 
 import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.tcp.TcpSink;
 import java.io.IOException;
 
 /**
@@ -32,8 +33,11 @@ public final class Sinks {
         return switch (spec.scheme()) {
             case SinkSpec.DIR -> new DirSink(spec.dir(), options.segmentSize(), options.log());
             case SinkSpec.STDOUT -> new StdoutSink();
-            case SinkSpec.TCP, SinkSpec.KAFKA -> throw new UnavailableException("sink not available yet in this "
-                    + "build: sink=" + spec + " (available: dir:PATH, stdout:)");
+            // Acknowledged (at-least-once); the window is the shipper's in-flight bound, so backpressure is the same.
+            case SinkSpec.TCP -> new TcpSink(spec.host(), spec.port(),
+                    TcpSink.Options.defaults().withWindow(options.maxInFlight()));
+            case SinkSpec.KAFKA -> throw new UnavailableException("sink not available yet in this "
+                    + "build: sink=" + spec + " (available: dir:PATH, tcp:HOST:PORT, stdout:)");
             default -> throw new UnavailableException("unknown sink: sink=" + spec);
         };
     }
