@@ -341,6 +341,36 @@ public final class LibC {
         static final MethodHandle H = Native.errnoCall("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     }
 
+    // ---- change notification (the watcher)
+    // int inotify_init1(int flags)
+    private static final class InotifyInit1 {
+        static final MethodHandle H = Native.errnoCall("inotify_init1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    // int inotify_add_watch(int fd, const char *pathname, uint32_t mask)
+    private static final class InotifyAddWatch {
+        static final MethodHandle H = Native.errnoCall("inotify_add_watch",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    // int inotify_rm_watch(int fd, int wd)
+    private static final class InotifyRmWatch {
+        static final MethodHandle H = Native.errnoCall("inotify_rm_watch",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    // int epoll_create1(int flags)
+    private static final class EpollCreate1 {
+        static final MethodHandle H = Native.errnoCall("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    // int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
+    private static final class EpollCtl {
+        static final MethodHandle H = Native.errnoCall("epoll_ctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+    }
+    // int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout): blocks, so never critical
+    private static final class EpollWait {
+        static final MethodHandle H = Native.errnoCall("epoll_wait",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    }
+
     /** The page size, asked once on first use. */
     private static final class PageSize {
         static final int VALUE;
@@ -1088,6 +1118,75 @@ public final class LibC {
         MemorySegment cap = Native.capture();
         try {
             return (int) ret((int) Flock.H.invokeExact(cap, fd, operation), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    // ------------------------------------------------------------------ change notification
+
+    /** inotify_init1(2) with {@code IN_NONBLOCK}/{@code IN_CLOEXEC} flags; returns the descriptor or -errno. */
+    public static int inotifyInit1(int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) InotifyInit1.H.invokeExact(cap, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * inotify_add_watch(2) for a NUL-terminated path; returns the watch descriptor (the same one again for an inode
+     * already watched by this instance) or -errno (ENOSPC: {@code fs.inotify.max_user_watches} reached).
+     */
+    public static int inotifyAddWatch(int fd, MemorySegment path, int mask) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) InotifyAddWatch.H.invokeExact(cap, fd, path, mask), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** inotify_rm_watch(2); returns 0 or -errno (EINVAL: no such watch, e.g. already gone with IN_IGNORED). */
+    public static int inotifyRmWatch(int fd, int wd) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) InotifyRmWatch.H.invokeExact(cap, fd, wd), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** epoll_create1(2); returns the descriptor or -errno. */
+    public static int epollCreate1(int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) EpollCreate1.H.invokeExact(cap, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** epoll_ctl(2) with one {@link EpollEvent} (may be {@code NULL} for EPOLL_CTL_DEL); returns 0 or -errno. */
+    public static int epollCtl(int epfd, int op, int fd, MemorySegment event) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) EpollCtl.H.invokeExact(cap, epfd, op, fd, event), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * epoll_wait(2) into an array of {@link EpollEvent}, waiting at most {@code timeoutMillis} (-1: forever; 0: do not
+     * wait); returns the number of ready descriptors (0 on timeout) or -errno (EINTR when a signal came first).
+     */
+    public static int epollWait(int epfd, MemorySegment events, int maxEvents, int timeoutMillis) {
+        if (events.byteSize() < maxEvents * EpollEvent.SIZE) throw new IllegalArgumentException("events too small");
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) EpollWait.H.invokeExact(cap, epfd, events, maxEvents, timeoutMillis), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
