@@ -2,6 +2,8 @@ package io.jfio.cli.shipbench;
 
 import io.jfio.bench.Json;
 import io.jfio.bench.SystemInfo;
+import io.jfio.bench.suite.Charts;
+import io.jfio.bench.suite.Plot;
 import io.jfio.core.file.PageCache;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
@@ -77,6 +79,8 @@ public final class ShipBench {
     private final List<Map<String, Object>> throughput = new ArrayList<>();
     private final List<Map<String, Object>> idle = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    /** Latency by percentile of each latency run, for latency.png: name, x (nines), y (ms). */
+    private final Map<String, double[][]> curves = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private Path work;
     private Path rsyslogd;
@@ -341,6 +345,7 @@ public final class ShipBench {
                         h.getValueAtPercentile(p) / 1e6);
             }
             r.put("max_ms", h.getMaxValue() / 1e6);
+            curves.put(tool + " " + sink, curve(h));
             r.put("cpu_percent", cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / measured * 100 : Double.NaN);
             r.put("peak_rss_bytes", rss);
             r.put("verified", problem == null ? "every line arrived" : problem);
@@ -406,6 +411,18 @@ public final class ShipBench {
         double measuredRate() {
             return measuredLines / ((measuredEnd - measuredStart) / 1e9);
         }
+    }
+
+    /** Latency at percentiles 50 to 99.99 and the maximum, x in "nines" (1 = p90, 2 = p99, 3 = p99.9). */
+    private static double[][] curve(Histogram h) {
+        double[] p = {50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+        double[] x = new double[p.length];
+        double[] y = new double[p.length];
+        for (int i = 0; i < p.length; i++) {
+            x[i] = -Math.log10(1 - p[i] / 100);
+            y[i] = Math.max(0.001, h.getValueAtPercentile(p[i]) / 1e6);
+        }
+        return new double[][] {x, y};
     }
 
     // ================================================================== throughput
@@ -603,6 +620,7 @@ public final class ShipBench {
                                 / (Double) m.get("p99_ms"))));
             }
             md.append("\n\"p99 vs rsyslog\": rsyslog's p99 divided by this row's; above 1 is faster.\n\n");
+            if (latencyPng()) md.append("![latency by percentile](latency.png)\n\n");
         }
         if (!throughput.isEmpty()) {
             Map<String, Object> m = throughput.get(0);
@@ -665,6 +683,24 @@ public final class ShipBench {
         Path jsonFile = o.out().resolve("results.json");
         Files.writeString(jsonFile, Json.write(json) + "\n");
         return new Result(report, jsonFile, verdicts, List.copyOf(problems));
+    }
+
+    /** Draws latency.png into the report directory; false (and a note) when it cannot be drawn. */
+    private boolean latencyPng() {
+        if (curves.isEmpty()) return false;
+        Plot plot = Plot.lines("Append-to-delivered latency, " + o.files() + " files, " + o.rate() + " lines/s",
+                "percentile in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)", "ms", false, true);
+        for (Map.Entry<String, double[][]> e : curves.entrySet()) {
+            plot = plot.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
+        }
+        try {
+            Files.write(o.out().resolve("latency.png"), Charts.png(plot));
+            return true;
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // A JDK without AWT (headless builds without libawt) cannot draw; the table holds the same numbers.
+            notes.add("latency.png not drawn: " + e);
+            return false;
+        }
     }
 
     /** PASS/FAIL per target with the measured value; a target whose workload did not run is not listed. */

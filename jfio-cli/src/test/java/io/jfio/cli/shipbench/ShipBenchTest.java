@@ -52,6 +52,8 @@ class ShipBenchTest {
         assertTrue(md.contains("| jfio | tcp | 500 |") || md.contains("| jfio | tcp | 49") || md.contains(
                 "| jfio | tcp | 50"), md);
         assertTrue(md.contains("## Throughput"), md);
+        assertTrue(md.contains("![latency by percentile](latency.png)") == Files.exists(out.resolve("latency.png")),
+                md);
         assertTrue(md.contains("## Idle: 9 watched files"), md);
         assertEquals(5, r.verdicts().size(), r.verdicts().toString());
         for (String v : r.verdicts()) assertTrue(v.startsWith("PASS: ") || v.startsWith("FAIL: "), v);
@@ -71,7 +73,9 @@ class ShipBenchTest {
             Map<?, ?> m = (Map<?, ?>) row;
             assertEquals("equal to the input", m.get("verified"), m.toString());
             assertEquals(20_000L * LogLines.LINE, ((Number) m.get("bytes")).longValue());
-            assertTrue(((Number) m.get("cpu_seconds")).doubleValue() > 0, m.toString());
+            // A JVM takes more than one 10 ms tick to start; rsyslog may read 1.8 MB in less.
+            double cpu = ((Number) m.get("cpu_seconds")).doubleValue();
+            assertTrue(m.get("tool").equals("jfio") ? cpu > 0 : cpu >= 0, m.toString());
             assertTrue(((Number) m.get("peak_rss_bytes")).longValue() > 1 << 20, m.toString());
         }
         Map<?, ?> lat = (Map<?, ?>) ((List<?>) json.get("latency")).get(0);
