@@ -1,5 +1,6 @@
 package io.jfio.cli.shipbench;
 
+import io.jfio.bench.CpuUsage;
 import io.jfio.bench.Json;
 import io.jfio.bench.SystemInfo;
 import io.jfio.bench.suite.Charts;
@@ -127,6 +128,7 @@ public final class ShipBench {
         Thread hook = new Thread(() -> cleanup(true), "jfio-bench-ship-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         long t0 = System.nanoTime();
+        CpuUsage cpu0 = CpuUsage.now();
         try {
             if (o.rsyslog()) {
                 rsyslogd = Rsyslog.find(o.install(), err);
@@ -149,7 +151,7 @@ public final class ShipBench {
             }
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        return write(sys, loadBefore, SystemInfo.loadAverageNow(), seconds);
+        return write(sys, loadBefore, SystemInfo.loadAverageNow(), seconds, CpuUsage.now().since(cpu0));
     }
 
     // ================================================================== single file
@@ -318,9 +320,11 @@ public final class ShipBench {
             w.runUntil(warmEnd);
             lat.recordFrom(System.nanoTime() - origin);
             double cpu0 = c.cpuNow();
+            CpuUsage machine0 = CpuUsage.now();
             long m0 = System.nanoTime();
             w.runUntil(m0 + o.latency().toNanos());
             double cpu1 = c.cpuNow();
+            CpuUsage.Delta machine = CpuUsage.now().since(machine0);
             double measured = (System.nanoTime() - m0) / 1e9;
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (lat.lines() < w.written && System.nanoTime() < deadline && c.process().isAlive()) sleepMillis(5);
@@ -346,7 +350,11 @@ public final class ShipBench {
             }
             r.put("max_ms", h.getMaxValue() / 1e6);
             curves.put(tool + " " + sink, curve(h));
-            r.put("cpu_percent", cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / measured * 100 : Double.NaN);
+            double share = cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / measured : Double.NaN;
+            r.put("cpu_percent", share * 100);
+            // What else ran meanwhile: a latency tail on a shared machine is mostly waiting for a CPU.
+            r.put("bench_jvm_cpus", machine.ours());
+            r.put("other_processes_cpus", Math.max(0, machine.others() - (Double.isNaN(share) ? 0 : share)));
             r.put("peak_rss_bytes", rss);
             r.put("verified", problem == null ? "every line arrived" : problem);
             if (problem != null) problems.add("latency " + tool + " " + sink + ": " + problem);
@@ -555,14 +563,18 @@ public final class ShipBench {
 
     // ================================================================== report
 
-    private Result write(SystemInfo sys, String loadBefore, String loadAfter, double seconds) throws IOException {
+    private Result write(SystemInfo sys, String loadBefore, String loadAfter, double seconds, CpuUsage.Delta busy)
+            throws IOException {
         Files.createDirectories(o.out());
         List<String> verdicts = verdicts();
         StringBuilder md = new StringBuilder();
         md.append("# jfio bench ship\n\n");
         md.append("Run ").append(LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19))
                 .append(", ").append(Math.round(seconds)).append(" s. Load average before ").append(loadBefore)
-                .append(", after ").append(loadAfter).append(".\n\n");
+                .append(", after ").append(loadAfter).append(String.format(Locale.ROOT, ". Other processes kept "
+                        + "%.2f of %d CPUs busy on average (the benchmark, its shippers and rsyslogd: %.2f; hypervisor "
+                        + "steal %.2f).%n%n", busy.others(), Runtime.getRuntime().availableProcessors(), busy.ours(),
+                        busy.steal()));
         for (String l : sys.lines()) md.append("- ").append(l).append('\n');
         md.append("- rsyslog: ").append(rsyslogVersion != null ? rsyslogVersion : "not run").append('\n');
         md.append("- jfio: `").append(String.join(" ", o.jfio())).append(" ship ...`\n\n");
@@ -605,17 +617,20 @@ public final class ShipBench {
                     .append(" s measured after ").append(o.warmup().toSeconds()).append(" s of warm-up. TCP: a "
                     + "listener in the benchmark's JVM stamps each read (it acknowledges on receipt, no fsync). "
                     + "dir: the segment files are read every 1 ms (adds up to 1 ms). CPU: share of one core of the "
-                    + "shipper process while measuring.\n\n");
+                    + "shipper process while measuring. *elsewhere*: CPUs (of ").append(Runtime.getRuntime()
+                    .availableProcessors()).append(") busy with other processes meanwhile, the benchmark's own writer "
+                    + "and receiver not counted: when that is high the tail measures waiting for a CPU.\n\n");
             md.append("| tool | sink | lines/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core "
-                    + "| peak RSS MB | delivery | p99 vs rsyslog |\n");
-            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+                    + "| elsewhere (CPUs) | peak RSS MB | delivery | p99 vs rsyslog |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
             double rsP99 = latency.stream().filter(m -> m.get("tool").equals("rsyslog")).mapToDouble(m ->
                     (Double) m.get("p99_ms")).findFirst().orElse(Double.NaN);
             for (Map<String, Object> m : latency) {
                 md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
-                                + "| %.0f | %s | %s |%n", m.get("tool"), m.get("sink"), m.get("achieved_rate"),
+                                + "| %.2f | %.0f | %s | %s |%n", m.get("tool"), m.get("sink"), m.get("achieved_rate"),
                         m.get("p50_ms"), m.get("p90_ms"), m.get("p99_ms"), m.get("p99_9_ms"), m.get("max_ms"),
-                        m.get("cpu_percent"), (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified"),
+                        m.get("cpu_percent"), m.get("other_processes_cpus"),
+                        (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified"),
                         Double.isNaN(rsP99) ? "-" : String.format(Locale.ROOT, "%.2fx", rsP99
                                 / (Double) m.get("p99_ms"))));
             }
@@ -669,6 +684,9 @@ public final class ShipBench {
         json.put("system", sys.toMap());
         json.put("load_before", loadBefore);
         json.put("load_after", loadAfter);
+        json.put("other_processes_cpus", busy.others());
+        json.put("benchmark_cpus", busy.ours());
+        json.put("steal_cpus", busy.steal());
         json.put("seconds", seconds);
         json.put("scale", o.scale());
         json.put("issue_sizes", o.issueSizes());
@@ -688,7 +706,8 @@ public final class ShipBench {
     /** Draws latency.png into the report directory; false (and a note) when it cannot be drawn. */
     private boolean latencyPng() {
         if (curves.isEmpty()) return false;
-        Plot plot = Plot.lines("Append-to-delivered latency, " + o.files() + " files, " + o.rate() + " lines/s",
+        Plot plot = Plot.lines(String.format(Locale.ROOT, "Append-to-delivered latency, %d files, %,d lines/s",
+                o.files(), o.rate()),
                 "percentile in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)", "ms", false, true);
         for (Map.Entry<String, double[][]> e : curves.entrySet()) {
             plot = plot.line(e.getKey(), e.getValue()[0], e.getValue()[1]);

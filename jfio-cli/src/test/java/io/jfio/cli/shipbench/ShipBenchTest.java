@@ -48,7 +48,8 @@ class ShipBenchTest {
                 + "| CPU s | peak RSS MB | output | MB/s vs rsyslog |"), md);
         assertTrue(md.contains("| jfio | dir | 1 |"), md);
         assertTrue(md.contains("| jfio | tcp | 1 |"), md);
-        assertTrue(md.contains("| p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |"), md);
+        assertTrue(md.contains("| p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core | elsewhere (CPUs) |"),
+                md);
         assertTrue(md.contains("| jfio | tcp | 500 |") || md.contains("| jfio | tcp | 49") || md.contains(
                 "| jfio | tcp | 50"), md);
         assertTrue(md.contains("## Throughput"), md);
