@@ -463,7 +463,8 @@ public final class InotifyWatcher implements FileWatcher {
                         polledPaths.scan(pending);
                         nextScan = now + pollIntervalNanos;
                     }
-                    held.values().removeIf(h -> now - h.deadline >= 0); // unpaired: stays a MOVED_FROM
+                    // Unpaired: stays a MOVED_FROM. (Skipped when empty: the lambda would be garbage per poll.)
+                    if (!held.isEmpty()) held.values().removeIf(h -> now - h.deadline >= 0);
                     int readyCount = pending.size();
                     long heldUntil = Long.MAX_VALUE;
                     for (Held h : held.values()) {
@@ -510,6 +511,7 @@ public final class InotifyWatcher implements FileWatcher {
 
     /** The first {@code count} pending events; held MOVED_FROMs behind them move up. */
     private List<FileEvent> take(int count) {
+        if (count == 0) return List.of(); // most wake-ups of a busy caller: no garbage for them
         List<FileEvent> out = new ArrayList<>(pending.subList(0, count));
         pending.subList(0, count).clear();
         for (Held h : held.values()) h.index -= count;

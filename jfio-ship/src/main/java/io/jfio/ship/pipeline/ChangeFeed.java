@@ -51,7 +51,19 @@ final class ChangeFeed implements AutoCloseable {
     private final Set<Path> ancestors = ConcurrentHashMap.newKeySet();
     private final Set<Path> files = ConcurrentHashMap.newKeySet();
     private final Set<String> warned = new HashSet<>();
-    private final Set<String> modified = ConcurrentHashMap.newKeySet();
+    /** Paths written to since the last drain; filled and drained on the pipeline thread, which polls. */
+    private final Set<String> modified = new java.util.LinkedHashSet<>();
+    /**
+     * What {@link #poll} concluded for a write event's (directory, name): the path's string when a glob or a watched
+     * link matches it, {@link #NOT_RELEVANT} otherwise. At 10,000 writes a second, resolving, converting and
+     * matching each event's path anew was a third of the pipeline's garbage. Cleared when the watched links change
+     * and when it holds {@link #MODIFY_CACHE_MAX} names (a directory of ever new names must not grow it forever).
+     */
+    private final Map<Path, Map<String, String>> modifyCache = new java.util.HashMap<>();
+    private int modifyCacheSize;
+    private static final int MODIFY_CACHE_MAX = 65_536;
+    /** A distinct object, compared by identity. */
+    private static final String NOT_RELEVANT = new String("");
     private boolean broken;
     private volatile boolean rescan;
     private volatile boolean polls;
@@ -178,6 +190,7 @@ final class ChangeFeed implements AutoCloseable {
     /** Watches one file whose writes no directory watch reports (see {@link #covers}). */
     void watchFile(Path file) {
         if (!files.add(file)) return;
+        clearModifyCache();
         try {
             watcher.watch(file);
         } catch (IOException e) {
@@ -188,6 +201,7 @@ final class ChangeFeed implements AutoCloseable {
     /** Stops watching a file given to {@link #watchFile}. */
     void unwatchFile(Path file) {
         if (!files.remove(file)) return;
+        clearModifyCache();
         try {
             watcher.unwatch(file);
         } catch (IOException e) {
@@ -209,6 +223,25 @@ final class ChangeFeed implements AutoCloseable {
             it.remove();
             action.accept(p);
         }
+    }
+
+    private void clearModifyCache() {
+        modifyCache.clear();
+        modifyCacheSize = 0;
+    }
+
+    /** The path of a write event's file as a string when it matters, else null; cached (see modifyCache). */
+    private String modifiedPath(FileEvent e) {
+        Map<String, String> byName = modifyCache.get(e.dir());
+        String p = byName != null ? byName.get(e.name()) : null;
+        if (p == null) {
+            Path path = e.path();
+            p = relevant(path) ? path.toString() : NOT_RELEVANT;
+            if (modifyCacheSize >= MODIFY_CACHE_MAX) clearModifyCache();
+            modifyCache.computeIfAbsent(e.dir(), k -> new java.util.HashMap<>()).put(e.name(), p);
+            modifyCacheSize++;
+        }
+        return p == NOT_RELEVANT ? null : p;
     }
 
     private boolean relevant(Path p) {
@@ -243,8 +276,9 @@ final class ChangeFeed implements AutoCloseable {
         for (FileEvent e : events) {
             switch (e.kind()) {
                 case MODIFY, CLOSE_WRITE, ATTRIB -> {
-                    if (!e.directory() && relevant(e.path())) {
-                        modified.add(e.path().toString());
+                    String p = e.directory() || e.dir() == null ? null : modifiedPath(e);
+                    if (p != null) {
+                        modified.add(p);
                         any = true;
                     }
                 }

@@ -27,7 +27,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,6 +85,8 @@ public final class Pipeline {
     private final CheckpointStore store;
     private final ShipLog log;
     private final ShipMetrics metrics;
+    /** This sink's counters, looked up once: adding to them per batch allocates nothing. */
+    private final ShipMetrics.SinkCounters counters;
     private final Mode mode;
     private final long pollNanos;
     private final long flushBytes;
@@ -99,7 +100,7 @@ public final class Pipeline {
 
     private final Map<TrackedFile.Id, TrackedFile> tracked = new LinkedHashMap<>();
     /** Tracked files that may need work at the next wake-up; the rest are idle. */
-    private final LinkedHashSet<TrackedFile> attention = new LinkedHashSet<>();
+    private final ArrayList<TrackedFile> attention = new ArrayList<>();
     /** Tracked files by path (the file its path names now wins over one renamed away); rebuilt when stale. */
     private final Map<String, TrackedFile> byPath = new HashMap<>();
     private boolean byPathStale = true;
@@ -159,6 +160,7 @@ public final class Pipeline {
         this.store = store;
         this.log = log;
         this.metrics = metrics;
+        this.counters = metrics.of(name);
         this.mode = mode;
         this.pollNanos = (config.poll() != null ? config.poll() : ShipConfigDefaults.POLL).toNanos();
         this.flushBytes = Math.max(1, config.maxInFlight() / 4);
@@ -336,15 +338,25 @@ public final class Pipeline {
 
     /** {@code t} may need work soon: a read, a timer, a rotation to finish, a hot file to check. */
     private void attend(TrackedFile t) {
-        if (!t.released) attention.add(t);
+        if (!t.released && !t.attended) {
+            t.attended = true;
+            attention.add(t);
+        }
     }
+
+    /** Made once rather than a lambda per batch. */
+    private final java.util.function.BiConsumer<Void, Throwable> wakeOnDone = (v, e) -> wake();
 
     /** Lets idle files out of {@link #attention}. */
     private void pruneAttention() {
         if (attention.isEmpty()) return;
         long now = System.nanoTime();
-        attention.removeIf(t -> t.released || (!t.readable && !t.partialPending && t.inFlight == 0
-                && t.state == TrackedFile.State.ACTIVE && now - t.lastGrowthNanos > HOT_NANOS));
+        attention.removeIf(t -> {
+            boolean idle = t.released || (!t.readable && !t.partialPending && t.inFlight == 0
+                    && t.state == TrackedFile.State.ACTIVE && now - t.lastGrowthNanos > HOT_NANOS);
+            if (idle) t.attended = false;
+            return idle;
+        });
     }
 
     // ---------------------------------------------------------------- discovery and rotation
@@ -669,9 +681,8 @@ public final class Pipeline {
             t.fd = -1;
             openFiles--;
         }
-        t.released = true;
+        t.released = true; // leaves attention at the next prune: rounds over it may be running
         tracked.remove(t.id());
-        attention.remove(t);
         byPathStale = true;
         gaugesStale = true;
         if (t.watchedLink != null && feed != null) feed.unwatchFile(t.watchedLink);
@@ -681,7 +692,9 @@ public final class Pipeline {
     /** Lets go of drained rotated and deleted files. */
     private void checkReleases() {
         long now = System.nanoTime();
-        for (TrackedFile t : new ArrayList<>(attention)) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released) continue;
             if (t.state == TrackedFile.State.ACTIVE || !t.atEof || t.readable || t.inFlight > 0) continue;
             boolean due = t.state == TrackedFile.State.DELETED || mode == Mode.ONCE || now - t.releaseAtNanos >= 0;
             if (!due) continue;
@@ -700,7 +713,9 @@ public final class Pipeline {
     private boolean harvestRound() {
         if (attention.isEmpty()) return false;
         boolean progress = false;
-        for (TrackedFile t : new ArrayList<>(attention)) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released) continue;
             if (stopping) break;
             if (!t.readable) continue;
             if (inFlightBytes > config.maxInFlight()) break;
@@ -759,10 +774,10 @@ public final class Pipeline {
         }
         if (scan.overlong == 0) {
             if (config.onOverlong() == Overlong.SPLIT) {
-                metrics.add(Counter.RECORDS_SPLIT, name, 1);
+                counters.add(Counter.RECORDS_SPLIT, 1);
                 send(t, config.maxRecord(), 1);
             } else {
-                metrics.add(Counter.RECORDS_DROPPED, name, 1);
+                counters.add(Counter.RECORDS_DROPPED, 1);
                 log.warn("record-dropped", "sink", name, "path", t.path, "offset", t.readOffset, "why",
                         "longer than max-record", "max-record", config.maxRecord());
                 t.skipping = true;
@@ -807,10 +822,10 @@ public final class Pipeline {
         inFlightBytes += length;
         if (unflushedBytes == 0) firstUnflushedNanos = System.nanoTime();
         unflushedBytes += length;
-        metrics.add(Counter.BYTES_READ, name, length);
-        metrics.add(Counter.RECORDS_READ, name, records);
+        counters.add(Counter.BYTES_READ, length);
+        counters.add(Counter.RECORDS_READ, records);
         pending.add(new Pending(t, t.epoch, t.readOffset, length, records, f));
-        if (!f.isDone()) f.whenComplete((v, e) -> wake());
+        if (!f.isDone()) f.whenComplete(wakeOnDone);
     }
 
     // ---------------------------------------------------------------- acknowledgements and failures
@@ -840,8 +855,8 @@ public final class Pipeline {
             checkpointDirty = true;
         }
         if (p.length() > 0) {
-            metrics.add(Counter.BYTES_SHIPPED, name, p.length());
-            metrics.add(Counter.RECORDS_SHIPPED, name, p.records());
+            counters.add(Counter.BYTES_SHIPPED, p.length());
+            counters.add(Counter.RECORDS_SHIPPED, p.records());
             backoffNanos = BACKOFF_MIN_NANOS;
             consecutiveFailures = 0;
         }
@@ -863,7 +878,7 @@ public final class Pipeline {
     private void sinkFailed(Throwable e) {
         consecutiveFailures++;
         metrics.error(name, "sink");
-        metrics.add(Counter.SINK_RETRIES, name, 1);
+        counters.add(Counter.SINK_RETRIES, 1);
         log.warn("sink-failed", "sink", name, "to", sink.describe(), "error", String.valueOf(e.getMessage()),
                 "retry-in-ms", TimeUnit.NANOSECONDS.toMillis(backoffNanos), "failures", consecutiveFailures);
         try {
@@ -997,7 +1012,7 @@ public final class Pipeline {
         private void write(List<Checkpoint> entries) {
             try {
                 store.write(entries);
-                metrics.add(Counter.CHECKPOINTS, name, 1);
+                counters.add(Counter.CHECKPOINTS, 1);
             } catch (IOException e) {
                 failed = true;
                 metrics.error(name, "checkpoint");
@@ -1029,7 +1044,9 @@ public final class Pipeline {
         if (attention.isEmpty()) return false;
         boolean any = false;
         long now = System.nanoTime();
-        for (TrackedFile t : new ArrayList<>(attention)) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released) continue;
             if (t.fd < 0 || t.readable || now - t.lastGrowthNanos > HOT_NANOS || !pollsItself(t)) continue;
             if (stx.ofFd(t.fd) != 0) continue;
             long size = stx.size();
@@ -1043,7 +1060,8 @@ public final class Pipeline {
 
     private boolean hasHotFiles() {
         long now = System.nanoTime();
-        for (TrackedFile t : attention) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
             if (t.fd >= 0 && now - t.lastGrowthNanos <= HOT_NANOS && pollsItself(t)) return true;
         }
         return false;
@@ -1059,7 +1077,8 @@ public final class Pipeline {
     }
 
     private boolean hasPartialTimers() {
-        for (TrackedFile t : attention) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
             if (t.partialPending && t.input.partialTimeout() != null) return true;
         }
         return false;
@@ -1067,7 +1086,8 @@ public final class Pipeline {
 
     private void checkPartialTimeouts() {
         long now = System.nanoTime();
-        for (TrackedFile t : attention) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
             Duration timeout = t.input.partialTimeout();
             if (t.partialPending && timeout != null && now - t.lastGrowthNanos >= timeout.toNanos()) {
                 t.readable = true;
@@ -1077,7 +1097,9 @@ public final class Pipeline {
 
     private boolean onceDone() {
         if (!firstScanDone || !pending.isEmpty()) return false;
-        for (TrackedFile t : new ArrayList<>(attention)) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released) continue;
             if (t.readable) return false;
             if (t.partialPending && t.input.partialTimeout() != null) {
                 // In a run that ends now, a partial line that may ship on a timeout ships now.

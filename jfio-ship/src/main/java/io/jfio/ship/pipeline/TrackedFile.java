@@ -45,6 +45,8 @@ final class TrackedFile {
     long releaseAtNanos;
     long scanGen;
     boolean released;
+    /** In the pipeline's attention list (a flag rather than a set: the rounds over it allocate nothing). */
+    boolean attended;
     /** This file's path, watched itself because no directory watch reports its writes (a symlink), or null. */
     java.nio.file.Path watchedLink;
 

@@ -238,7 +238,7 @@ public final class DirSink implements Sink {
 
     /**
      * A sync of a segment up to {@code length} for the futures {@code waiting}, closing the segment after it when
-     * {@code closeAfter}. Tasks of the same segment queued while an fsync ran are merged into one (group commit):
+     * {@code closeAfter}. Tasks of the same segment queued while an fsync ran are synced as one (group commit):
      * however often the pipeline flushes, at most one sync waits behind the one in progress.
      */
     private final class SyncTask implements Runnable {
@@ -252,14 +252,6 @@ public final class DirSink implements Sink {
             this.length = length;
             this.waiting = waiting;
             this.closeAfter = closeAfter;
-        }
-
-        /** This task and {@code next} (queued after it, same segment) as one. */
-        SyncTask merge(SyncTask next) {
-            List<CompletableFuture<Void>> all = new ArrayList<>(waiting.size() + next.waiting.size());
-            all.addAll(waiting);
-            all.addAll(next.waiting);
-            return new SyncTask(seg, Math.max(length, next.length), all, next.closeAfter);
         }
 
         @Override
@@ -276,6 +268,30 @@ public final class DirSink implements Sink {
      */
     private void sync(Segment seg, long length, List<CompletableFuture<Void>> waiting) {
         if (waiting.isEmpty()) return;
+        complete(sync(seg, length), waiting);
+    }
+
+    /** {@link #sync} for the tasks {@code from..to} of {@code tasks} (same segment), with one fdatasync. */
+    private void syncGroup(Segment seg, long length, List<Runnable> tasks, int from, int to) {
+        boolean any = false;
+        for (int i = from; i <= to && !any; i++) any = !((SyncTask) tasks.get(i)).waiting.isEmpty();
+        if (!any) return;
+        IOException e = sync(seg, length);
+        for (int i = from; i <= to; i++) complete(e, ((SyncTask) tasks.get(i)).waiting);
+    }
+
+    private static void complete(IOException e, List<CompletableFuture<Void>> waiting) {
+        for (CompletableFuture<Void> f : waiting) {
+            if (e == null) {
+                f.complete(null);
+            } else {
+                f.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** The fdatasync and the commit record; null when both succeeded, else the error (the segment is poisoned). */
+    private IOException sync(Segment seg, long length) {
         // fdatasync: an append changes the size, which fdatasync makes durable too; only the times are left out.
         int r = LibC.fdatasync(seg.fd);
         if (r == 0) r = writeCommit(seg.seq, length);
@@ -286,10 +302,9 @@ public final class DirSink implements Sink {
             IOException e = new ErrnoException("fdatasync", -r, seg.fd, dir.resolve(segmentName(seg.seq)).toString(),
                     ErrnoException.NONE, ErrnoException.NONE);
             log.error("dir-sink-sync-failed", "segment", segmentName(seg.seq), "error", e.getMessage());
-            for (CompletableFuture<Void> f : waiting) f.completeExceptionally(e);
-            return;
+            return e;
         }
-        for (CompletableFuture<Void> f : waiting) f.complete(null);
+        return null;
     }
 
     private int writeCommit(long seq, long length) {
@@ -319,16 +334,23 @@ public final class DirSink implements Sink {
             for (int i = 0; i < tasks.size(); i++) {
                 Runnable task = tasks.get(i);
                 if (task == STOP) return;
-                if (task instanceof SyncTask s) {
-                    while (!s.closeAfter && i + 1 < tasks.size() && tasks.get(i + 1) instanceof SyncTask n
-                            && n.seg == s.seg) {
-                        s = s.merge(n);
-                        i++;
-                    }
-                    task = s;
-                }
                 try {
-                    task.run();
+                    if (task instanceof SyncTask s) {
+                        // Group commit: the tasks of this segment queued behind it share one fdatasync (they are
+                        // completed from their own lists: no merged copy, which grew with every flush queued).
+                        int last = i;
+                        long length = s.length;
+                        while (!((SyncTask) tasks.get(last)).closeAfter && last + 1 < tasks.size()
+                                && tasks.get(last + 1) instanceof SyncTask n && n.seg == s.seg) {
+                            last++;
+                            length = Math.max(length, n.length);
+                        }
+                        syncGroup(s.seg, length, tasks, i, last);
+                        if (((SyncTask) tasks.get(last)).closeAfter) LibC.close(s.seg.fd);
+                        i = last;
+                    } else {
+                        task.run();
+                    }
                 } catch (RuntimeException e) {
                     log.error("dir-sink-sync-thread", "error", e.toString());
                 }
