@@ -218,6 +218,7 @@ final class ChangeFeed implements AutoCloseable {
 
     /** Hands each path whose data changed to {@code action} once, and forgets it. */
     void drainModified(java.util.function.Consumer<String> action) {
+        if (modified.isEmpty()) return;
         for (Iterator<String> it = modified.iterator(); it.hasNext(); ) {
             String p = it.next();
             it.remove();
@@ -273,7 +274,8 @@ final class ChangeFeed implements AutoCloseable {
             return false;
         }
         boolean any = false;
-        for (FileEvent e : events) {
+        for (int i = 0; i < events.size(); i++) {
+            FileEvent e = events.get(i);
             switch (e.kind()) {
                 case MODIFY, CLOSE_WRITE, ATTRIB -> {
                     String p = e.directory() || e.dir() == null ? null : modifiedPath(e);

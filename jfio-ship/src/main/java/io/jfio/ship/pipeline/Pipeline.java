@@ -304,22 +304,31 @@ public final class Pipeline {
     private void applyChanges(long now) {
         feed.poll(0); // what came while the pipeline was busy
         if (feed.takeRescan()) rescanRequested = true;
-        feed.drainModified(path -> {
-            TrackedFile t = trackedAt(path);
-            if (t == null) {
-                // A matching file not tracked: it could not be opened, or appeared before its directory's watch.
-                if (now - lastUnknownRescanNanos >= UNKNOWN_RESCAN_NANOS) {
-                    lastUnknownRescanNanos = now;
-                    rescanRequested = true;
-                }
-                return;
+        changesNow = now;
+        feed.drainModified(onModified);
+    }
+
+    /** {@link #applyChanges}'s time, for {@link #onModified} (one consumer made once, not a lambda per call). */
+    private long changesNow;
+    private final java.util.function.Consumer<String> onModified = this::modified;
+
+    /** The watcher says {@code path} was written to. */
+    private void modified(String path) {
+        long now = changesNow;
+        TrackedFile t = trackedAt(path);
+        if (t == null) {
+            // A matching file not tracked: it could not be opened, or appeared before its directory's watch.
+            if (now - lastUnknownRescanNanos >= UNKNOWN_RESCAN_NANOS) {
+                lastUnknownRescanNanos = now;
+                rescanRequested = true;
             }
-            if (t.fd < 0) {
-                markReadable(t); // closed to stay under the cap: the read reopens it
-            } else if (stx.ofFd(t.fd) == 0) {
-                observeSize(t, stx.size(), now);
-            }
-        });
+            return;
+        }
+        if (t.fd < 0) {
+            markReadable(t); // closed to stay under the cap: the read reopens it
+        } else if (stx.ofFd(t.fd) == 0) {
+            observeSize(t, stx.size(), now);
+        }
     }
 
     private TrackedFile trackedAt(String path) {
