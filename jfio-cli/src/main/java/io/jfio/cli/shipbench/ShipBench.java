@@ -653,7 +653,7 @@ public final class ShipBench {
             md.append("Append (a `write` of one line) to arrival at the receiver, ").append(o.latency().toSeconds())
                     .append(" s measured after ").append(o.warmup().toSeconds()).append(" s of warm-up. TCP: a "
                     + "listener in the benchmark's JVM stamps each read (it acknowledges on receipt, no fsync). "
-                    + "dir: the segment files are read every 1 ms (adds up to 1 ms). CPU: share of one core of the "
+                    + "dir: the segment files are read when inotify reports a write to them. CPU: share of one core of the "
                     + "shipper process while measuring. *elsewhere*: CPUs (of ").append(Runtime.getRuntime()
                     .availableProcessors()).append(") busy with other processes meanwhile, the benchmark's own writer "
                     + "and receiver not counted: when that is high the tail measures waiting for a CPU.\n\n");

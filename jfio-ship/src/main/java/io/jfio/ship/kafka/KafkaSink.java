@@ -58,7 +58,7 @@ public final class KafkaSink implements Sink {
      * @param raw             one record per batch instead of one per line
      * @param linger          how long the producer waits to fill a request (default 5 ms)
      * @param batchSize       the producer's per-partition batch size in bytes (default 1 MiB)
-     * @param bufferMemory    the producer's memory for unsent records (default 32 MiB): the memory bound
+     * @param bufferMemory    the producer's memory for unsent records (default 8 MiB): the memory bound
      * @param deliveryTimeout how long the producer retries a record before its batch's future fails (default 120 s)
      * @param maxBlock        how long {@code send} blocks on a full buffer or missing metadata before it throws
      *                        (default 60 s)
@@ -79,9 +79,15 @@ public final class KafkaSink implements Sink {
             properties = Map.copyOf(properties);
         }
 
-        /** lz4, one record per line, 5 ms linger, 1 MiB batches, 32 MiB buffer, 120 s delivery, 60 s block. */
+        /**
+         * lz4, one record per line, 5 ms linger, 1 MiB batches, 8 MiB buffer, 120 s delivery, 60 s block. The buffer
+         * is heap memory (the producer's pool keeps it once used): kafka-clients' own default of 32 MiB kept a
+         * shipper at 146-165 MB peak RSS while it shipped a 460 MB file at full speed, over the 128 MB budget; 8
+         * MiB (eight 1 MiB batches in flight) with bin/jfio's 32 MB heap peaked at 118-126 MiB, and shipped the
+         * file no slower against a local broker.
+         */
         public static Options defaults() {
-            return new Options("lz4", false, Duration.ofMillis(5), 1 << 20, 32L << 20, Duration.ofSeconds(120),
+            return new Options("lz4", false, Duration.ofMillis(5), 1 << 20, 8L << 20, Duration.ofSeconds(120),
                     Duration.ofSeconds(60), Map.of());
         }
 
