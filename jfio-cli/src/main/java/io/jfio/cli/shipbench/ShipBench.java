@@ -653,8 +653,8 @@ public final class ShipBench {
             md.append("Append (a `write` of one line) to arrival at the receiver, ").append(o.latency().toSeconds())
                     .append(" s measured after ").append(o.warmup().toSeconds()).append(" s of warm-up. TCP: a "
                     + "listener in the benchmark's JVM stamps each read (it acknowledges on receipt, no fsync). "
-                    + "dir: the segment files are read when inotify reports a write to them. CPU: share of one core of the "
-                    + "shipper process while measuring. *elsewhere*: CPUs (of ").append(Runtime.getRuntime()
+                    + "dir: the segment files are read when inotify reports a write to them. CPU: share of one core "
+                    + "of the shipper process while measuring. *elsewhere*: CPUs (of ").append(Runtime.getRuntime()
                     .availableProcessors()).append(") busy with other processes meanwhile, the benchmark's own writer "
                     + "and receiver not counted: when that is high the tail measures waiting for a CPU.\n\n");
             md.append("| tool | sink | lines/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core "
