@@ -196,4 +196,21 @@ class UnitTest {
             assertTrue(body.contains("jfio_ship_open_files 1"), body);
         }
     }
+
+    @Test
+    void shouldCountPerSinkAndRenderEverySinksCountersSorted() {
+        ShipMetrics m = new ShipMetrics();
+        ShipMetrics.SinkCounters b = m.of("b");
+        b.add(ShipMetrics.Counter.BYTES_READ, 7);
+        m.add(ShipMetrics.Counter.BYTES_READ, "a\"x", 5);
+        assertTrue(m.of("b") == b, "one counter set per sink");
+        b.add(ShipMetrics.Counter.BYTES_READ, 1);
+        assertEquals(13, m.total(ShipMetrics.Counter.BYTES_READ));
+        assertEquals(0, m.total(ShipMetrics.Counter.RECORDS_READ));
+        String body = m.render();
+        int a = body.indexOf("jfio_ship_bytes_read_total{sink=\"a\\\"x\"} 5\n");
+        int bb = body.indexOf("jfio_ship_bytes_read_total{sink=\"b\"} 8\n");
+        assertTrue(a >= 0 && bb > a, body);
+        assertTrue(body.contains("jfio_ship_records_read_total{sink=\"b\"} 0\n"), body);
+    }
 }

@@ -203,4 +203,13 @@ class ShipBenchTest {
         Files.writeString(log, "jfio ship: failed\n");
         assertTrue(Double.isNaN(ShipBench.shipSeconds(log)));
     }
+
+    @Test
+    void shouldMeasureTheDisksDurableWriteSpeedAndLeaveNothingBehind(@TempDir Path dir) throws Exception {
+        double mbps = ShipBench.durableWriteMBps(dir, (8L << 20) + 4096);
+        assertTrue(mbps > 0 && Double.isFinite(mbps), "MB/s: " + mbps);
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(0, left.count());
+        }
+    }
 }
