@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jfio.bench.Json;
 import java.awt.image.BufferedImage;
@@ -91,6 +92,17 @@ class ExperimentsTinyTest {
         assertTable("copy-tuning", 1, List.of("copy", "mb_per_s"), 2);
         // 2 patterns x 2 block sizes x 6 hints
         assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
+    }
+
+    @Test
+    void uringRunsTheODirectRowsWhereTheFileSystemTakesODirect() throws IOException {
+        assumeTrue(DirectIo.probe(CacheStateTest.diskDir()).supported(), "no O_DIRECT under target/");
+        assertTrue(result.setup().stream().anyMatch(s -> s.startsWith("O_DIRECT: supported")), result.setup()
+                .toString());
+        Table t = of("uring").tables().get(0);
+        boolean direct = false;
+        for (int i = 0; i < t.rows().size(); i++) direct |= t.cell(i, "cache").equals("direct");
+        assertTrue(direct, "no direct rows:\n" + t.markdown());
     }
 
     @Test
