@@ -95,6 +95,20 @@ class ExperimentsTinyTest {
     }
 
     @Test
+    void buffersShowTheJdkTemporaryCopyOnlyWhereItHappens() {
+        Table t = of("buffers").tables().get(0);
+        for (int i = 0; i < t.rows().size(); i++) {
+            Object copy = t.cell(i, "jdk_temp_copy_us");
+            if (t.cell(i, "method").toString().startsWith("heap")) {
+                assertTrue(copy instanceof Double d && d > 0, "heap row without a copy time:\n" + t.markdown());
+                assertTrue((Double) t.cell(i, "jdk_temp_copy_gb_per_s") > 0, t.markdown());
+            } else {
+                assertTrue(copy instanceof Double d && d.isNaN(), "a copy where none happens:\n" + t.markdown());
+            }
+        }
+    }
+
+    @Test
     void uringRunsTheODirectRowsWhereTheFileSystemTakesODirect() throws IOException {
         assumeTrue(DirectIo.probe(CacheStateTest.diskDir()).supported(), "no O_DIRECT under target/");
         assertTrue(result.setup().stream().anyMatch(s -> s.startsWith("O_DIRECT: supported")), result.setup()
