@@ -18,6 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -88,8 +89,9 @@ public final class AlignmentExperiment implements Experiment {
         Offsets pairs = new Offsets(size / 8192, 8192, ctx.options().seed() * 31 + 21);
         Table t = r.table(new Table("4 KiB pread latency, µs (HdrHistogram over " + SuiteOptions.REPS
                 + " repetitions after a warm-up)", COLUMNS));
-        Plot plot = Plot.lines("alignment: 4 KiB pread latency by percentile", "percentile", "latency µs", false,
-                true);
+        // Percentiles as evenly spaced categories: on a numeric axis p90 … p99.99 would sit on top of each other.
+        Plot plot = Plot.categoryLines("alignment: 4 KiB pread latency by percentile", "percentile", "latency µs (log)",
+                true, List.of("p0", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"));
         int fd = Native.open(file, Fcntl.O_RDONLY);
         try (Arena a = Arena.ofConfined()) {
             ErrnoException.check(LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM), "posix_fadvise", fd,
@@ -143,8 +145,7 @@ public final class AlignmentExperiment implements Experiment {
                     row[3 + PERCENTILES.length] = ys[PERCENTILES.length];
                     row[COLUMNS.length - 1] = p50.relativeSpread() * 100;
                     t.add(row);
-                    double[] xs = {0, 50, 90, 95, 99, 99.9, 99.99, 100};
-                    plot.line(label + " " + cache.label(), xs, ys);
+                    plot.bars(label + " " + cache.label(), ys);
                     if (ctx.fio().isPresent()) {
                         FioResult f = ctx.fio(5_000, "read", "--filename=" + file, "--readonly", "--rw=randread",
                                 "--bs=4k", "--offset=" + shift, "--size=" + (size - 4096), "--ioengine=psync",

@@ -127,8 +127,9 @@ public final class BuffersExperiment implements Experiment {
                 LibC.close(fd);
             }
         }
-        Plot p = Plot.lines("buffers: one read of N bytes, page cache hot", "read size (bytes)", "GB/s (median)",
+        Plot p = Plot.lines("buffers: one read of N bytes, page cache hot", "read size (MiB)", "GB/s (median)",
                 true, false);
+        for (int i = 0; i < x.length; i++) x[i] /= 1 << 20;
         for (int m = 0; m < METHODS.length; m++) p.line(METHODS[m], x, y[m]);
         r.plot(p);
         r.note("extra_us_vs_direct: this method's median time per read minus the direct ByteBuffer's at the same "
