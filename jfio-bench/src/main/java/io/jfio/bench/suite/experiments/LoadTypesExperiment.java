@@ -182,8 +182,10 @@ public final class LoadTypesExperiment implements Experiment {
                                 // the first fio run pairs with the warm-up, like the first Java one
                                 double[] fv = fioRuns.subList(1, fioRuns.size()).stream().mapToDouble(d -> d)
                                         .toArray();
+                                Stats.Summary fs = Stats.summarize(fv);
                                 r.fio(new FioCheck(LOADS[load] + " " + Units.formatSize(size) + " cold", METHODS[m],
-                                        fioLabel(load, m), "GB/s", s.median(), Stats.summarize(fv).median(), true));
+                                        fioLabel(load, m), "GB/s", s.median(), fs.median(), true, s.min(), s.max(),
+                                        fs.min(), fs.max()));
                             }
                         }
                     }

@@ -166,10 +166,11 @@ public final class ReadaheadExperiment implements Experiment {
                         if (check) {
                             // the first fio run pairs with the warm-up, like the first Java one
                             double[] fv = fioRuns.subList(1, fioRuns.size()).stream().mapToDouble(d -> d).toArray();
+                            Stats.Summary fs = Stats.summarize(fv);
                             r.fio(new FioCheck(cell + " cold", "pread after posix_fadvise " + HINTS[h],
                                     "fio psync --fadvise_hint=" + FIO_HINT[h] + " (median of " + SuiteOptions.REPS
-                                    + " runs interleaved with ours)", "MB/s", s.median(),
-                                    Stats.summarize(fv).median(), true));
+                                    + " runs interleaved with ours)", "MB/s", s.median(), fs.median(), true, s.min(),
+                                    s.max(), fs.min(), fs.max()));
                         }
                     }
                 }
