@@ -95,6 +95,11 @@ public final class Fcntl {
     public static final int PATH_MAX = 4096;                               // PATH_MAX in linux/limits.h
     public static final int NAME_MAX = 255;                                // NAME_MAX
 
+    public static final int LOCK_SH = 1;                                   // LOCK_SH in asm-generic/fcntl.h
+    public static final int LOCK_EX = 2;                                   // LOCK_EX
+    public static final int LOCK_NB = 4;                                   // LOCK_NB
+    public static final int LOCK_UN = 8;                                   // LOCK_UN
+
     public static final int POLLIN = 0x001;                                // POLLIN in asm-generic/poll.h
     public static final int POLLOUT = 0x004;                               // POLLOUT
     public static final int POLLERR = 0x008;                               // POLLERR

@@ -161,6 +161,36 @@ public final class LibC {
         static final MethodHandle H = Native.errnoCall("pipe2",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
+    // int socket(int domain, int type, int protocol)
+    private static final class Socket {
+        static final MethodHandle H = Native.errnoCall("socket",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    // int connect(int sockfd, const struct sockaddr *addr, socklen_t addrlen)
+    private static final class Connect {
+        static final MethodHandle H = Native.errnoCall("connect",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    // int setsockopt(int sockfd, int level, int optname, const void *optval, socklen_t optlen)
+    private static final class Setsockopt {
+        static final MethodHandle H = Native.errnoCall("setsockopt",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    // int shutdown(int sockfd, int how)
+    private static final class Shutdown {
+        static final MethodHandle H = Native.errnoCall("shutdown",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    // ssize_t send(int sockfd, const void *buf, size_t len, int flags)
+    private static final class Send {
+        static final MethodHandle H = Native.errnoCall("send",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+    // ssize_t recv(int sockfd, void *buf, size_t len, int flags)
+    private static final class Recv {
+        static final MethodHandle H = Native.errnoCall("recv",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
     // int getpagesize(void)
     private static final class Getpagesize {
         static final MethodHandle H = Native.plainCall("getpagesize", FunctionDescriptor.of(JAVA_INT));
@@ -305,6 +335,40 @@ public final class LibC {
     // gid_t getegid(void): cannot fail
     private static final class Getegid {
         static final MethodHandle H = Native.plainCall("getegid", FunctionDescriptor.of(JAVA_INT));
+    }
+    // int flock(int fd, int operation)
+    private static final class Flock {
+        static final MethodHandle H = Native.errnoCall("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+
+    // ---- change notification (the watcher)
+    // int inotify_init1(int flags)
+    private static final class InotifyInit1 {
+        static final MethodHandle H = Native.errnoCall("inotify_init1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    // int inotify_add_watch(int fd, const char *pathname, uint32_t mask)
+    private static final class InotifyAddWatch {
+        static final MethodHandle H = Native.errnoCall("inotify_add_watch",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    // int inotify_rm_watch(int fd, int wd)
+    private static final class InotifyRmWatch {
+        static final MethodHandle H = Native.errnoCall("inotify_rm_watch",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    // int epoll_create1(int flags)
+    private static final class EpollCreate1 {
+        static final MethodHandle H = Native.errnoCall("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    // int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
+    private static final class EpollCtl {
+        static final MethodHandle H = Native.errnoCall("epoll_ctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+    }
+    // int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout): blocks, so never critical
+    private static final class EpollWait {
+        static final MethodHandle H = Native.errnoCall("epoll_wait",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     }
 
     /** The page size, asked once on first use. */
@@ -620,6 +684,72 @@ public final class LibC {
         MemorySegment cap = Native.capture();
         try {
             return (int) ret((int) Pipe2.H.invokeExact(cap, fds, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** socket(2); flags such as {@link Sockets#SOCK_CLOEXEC} are or-ed into {@code type}. Returns the fd or -errno. */
+    public static int socket(int domain, int type, int protocol) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Socket.H.invokeExact(cap, domain, type, protocol), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * connect(2) to a {@link SockaddrIn} or {@link SockaddrIn6} of {@code addrLen} bytes. On a blocking socket it
+     * waits at most the socket's SO_SNDTIMEO (then -EINPROGRESS). Returns 0 or -errno.
+     */
+    public static int connect(int fd, MemorySegment addr, int addrLen) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Connect.H.invokeExact(cap, fd, addr, addrLen), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** setsockopt(2) with the option value in {@code value} ({@code len} bytes). Returns 0 or -errno. */
+    public static int setsockopt(int fd, int level, int name, MemorySegment value, int len) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Setsockopt.H.invokeExact(cap, fd, level, name, value, len), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * shutdown(2). Unlike close, it wakes every thread blocked in a call on the socket, which is how one thread stops
+     * another's blocking send or recv. Returns 0 or -errno.
+     */
+    public static int shutdown(int fd, int how) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Shutdown.H.invokeExact(cap, fd, how), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** send(2) of {@code count} bytes of {@code buf}; returns bytes sent (possibly fewer) or -errno. */
+    public static long send(int fd, MemorySegment buf, long count, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) Send.H.invokeExact(cap, fd, buf, count, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** recv(2) into {@code buf}, at most {@code count} bytes; returns bytes received (0: end of stream) or -errno. */
+    public static long recv(int fd, MemorySegment buf, long count, int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) Recv.H.invokeExact(cap, fd, buf, count, flags), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
@@ -974,6 +1104,89 @@ public final class LibC {
     public static int getegid() {
         try {
             return (int) Getegid.H.invokeExact();
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * flock(2): an advisory lock on the open file description (not on the process, unlike fcntl locks), so two
+     * descriptors opened separately conflict even inside one process. Returns 0 or -errno ({@code EWOULDBLOCK},
+     * which is EAGAIN, with {@link Fcntl#LOCK_NB} when another holder has it).
+     */
+    public static int flock(int fd, int operation) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) Flock.H.invokeExact(cap, fd, operation), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    // ------------------------------------------------------------------ change notification
+
+    /** inotify_init1(2) with {@code IN_NONBLOCK}/{@code IN_CLOEXEC} flags; returns the descriptor or -errno. */
+    public static int inotifyInit1(int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) InotifyInit1.H.invokeExact(cap, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * inotify_add_watch(2) for a NUL-terminated path; returns the watch descriptor (the same one again for an inode
+     * already watched by this instance) or -errno (ENOSPC: {@code fs.inotify.max_user_watches} reached).
+     */
+    public static int inotifyAddWatch(int fd, MemorySegment path, int mask) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) InotifyAddWatch.H.invokeExact(cap, fd, path, mask), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** inotify_rm_watch(2); returns 0 or -errno (EINVAL: no such watch, e.g. already gone with IN_IGNORED). */
+    public static int inotifyRmWatch(int fd, int wd) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) InotifyRmWatch.H.invokeExact(cap, fd, wd), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** epoll_create1(2); returns the descriptor or -errno. */
+    public static int epollCreate1(int flags) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) EpollCreate1.H.invokeExact(cap, flags), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** epoll_ctl(2) with one {@link EpollEvent} (may be {@code NULL} for EPOLL_CTL_DEL); returns 0 or -errno. */
+    public static int epollCtl(int epfd, int op, int fd, MemorySegment event) {
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) EpollCtl.H.invokeExact(cap, epfd, op, fd, event), cap);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /**
+     * epoll_wait(2) into an array of {@link EpollEvent}, waiting at most {@code timeoutMillis} (-1: forever; 0: do not
+     * wait); returns the number of ready descriptors (0 on timeout) or -errno (EINTR when a signal came first).
+     */
+    public static int epollWait(int epfd, MemorySegment events, int maxEvents, int timeoutMillis) {
+        if (events.byteSize() < maxEvents * EpollEvent.SIZE) throw new IllegalArgumentException("events too small");
+        MemorySegment cap = Native.capture();
+        try {
+            return (int) ret((int) EpollWait.H.invokeExact(cap, epfd, events, maxEvents, timeoutMillis), cap);
         } catch (Throwable t) {
             throw linkFailure(t);
         }

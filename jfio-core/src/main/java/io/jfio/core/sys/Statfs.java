@@ -47,6 +47,19 @@ public final class Statfs {
     public static final long PSTOREFS_MAGIC = 0x6165676CL;      // PSTOREFS_MAGIC
     public static final long BPF_FS_MAGIC = 0xcafe4a11L;        // BPF_FS_MAGIC
     public static final long EFIVARFS_MAGIC = 0xde5e81e4L;      // EFIVARFS_MAGIC
+    public static final long OVERLAYFS_SUPER_MAGIC = 0x794c7630L; // OVERLAYFS_SUPER_MAGIC
+    // Network and user-space file systems: changes made elsewhere (another client, the server, the FUSE daemon's
+    // backing store) never reach the local inotify, so the watcher polls them.
+    public static final long NFS_SUPER_MAGIC = 0x6969L;         // NFS_SUPER_MAGIC
+    public static final long FUSE_SUPER_MAGIC = 0x65735546L;    // FUSE_SUPER_MAGIC
+    public static final long SMB_SUPER_MAGIC = 0x517BL;         // SMB_SUPER_MAGIC
+    public static final long CIFS_SUPER_MAGIC = 0xFF534D42L;    // CIFS_SUPER_MAGIC
+    public static final long SMB2_SUPER_MAGIC = 0xFE534D42L;    // SMB2_SUPER_MAGIC
+    public static final long V9FS_MAGIC = 0x01021997L;          // V9FS_MAGIC
+    public static final long CEPH_SUPER_MAGIC = 0x00c36400L;    // CEPH_SUPER_MAGIC
+    public static final long AFS_SUPER_MAGIC = 0x5346414FL;     // AFS_SUPER_MAGIC
+    public static final long AFS_FS_MAGIC = 0x6B414653L;        // AFS_FS_MAGIC
+    public static final long CODA_SUPER_MAGIC = 0x73757245L;    // CODA_SUPER_MAGIC
 
     public static final StructLayout LAYOUT = MemoryLayout.structLayout(
             JAVA_LONG.withName("f_type"),
@@ -114,6 +127,17 @@ public final class Statfs {
                 || magic == BPF_FS_MAGIC || magic == EFIVARFS_MAGIC;
     }
 
+    /**
+     * True for file systems whose changes do not all pass through this kernel's VFS (NFS, SMB/CIFS, 9p, Ceph, AFS,
+     * Coda, FUSE): inotify there reports only what this machine itself did, so a watcher must poll.
+     */
+    public static boolean isRemote(long magic) {
+        return magic == NFS_SUPER_MAGIC || magic == FUSE_SUPER_MAGIC || magic == SMB_SUPER_MAGIC
+                || magic == CIFS_SUPER_MAGIC || magic == SMB2_SUPER_MAGIC || magic == V9FS_MAGIC
+                || magic == CEPH_SUPER_MAGIC || magic == AFS_SUPER_MAGIC || magic == AFS_FS_MAGIC
+                || magic == CODA_SUPER_MAGIC;
+    }
+
     /** A name for a magic number, for messages: {@code "proc"}, {@code "ext4"}, or the hex value. */
     public static String name(long magic) {
         if (magic == EXT4_SUPER_MAGIC) return "ext4";
@@ -131,6 +155,16 @@ public final class Statfs {
         if (magic == PSTOREFS_MAGIC) return "pstore";
         if (magic == BPF_FS_MAGIC) return "bpf";
         if (magic == EFIVARFS_MAGIC) return "efivarfs";
+        if (magic == OVERLAYFS_SUPER_MAGIC) return "overlay";
+        if (magic == NFS_SUPER_MAGIC) return "nfs";
+        if (magic == FUSE_SUPER_MAGIC) return "fuse";
+        if (magic == SMB_SUPER_MAGIC) return "smb";
+        if (magic == CIFS_SUPER_MAGIC) return "cifs";
+        if (magic == SMB2_SUPER_MAGIC) return "smb2";
+        if (magic == V9FS_MAGIC) return "9p";
+        if (magic == CEPH_SUPER_MAGIC) return "ceph";
+        if (magic == AFS_SUPER_MAGIC || magic == AFS_FS_MAGIC) return "afs";
+        if (magic == CODA_SUPER_MAGIC) return "coda";
         return "0x" + Long.toHexString(magic);
     }
 }

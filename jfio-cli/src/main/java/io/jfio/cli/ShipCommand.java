@@ -1,0 +1,180 @@
+package io.jfio.cli;
+
+import io.jfio.ship.Shipper;
+import io.jfio.ship.config.ConfigException;
+import io.jfio.ship.config.ConfigLoader;
+import io.jfio.ship.config.RawConfig;
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.pipeline.Pipeline;
+import io.jfio.ship.sink.Sinks;
+import io.jfio.ship.state.StateLock;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code jfio ship --from GLOB... --to SINK --state DIR}: ships appended data from local files to a sink, at least
+ * once, through rotation, crashes and sink outages ({@link Shipper}).
+ *
+ * <p>Not thread-safe; one instance per command line. Logs go to stderr as key=value lines; {@code --dry-run} prints
+ * its report to the out writer. Runs until SIGTERM or SIGINT, then flushes, checkpoints and exits
+ * {@link ExitCodes#OK}; with {@code --once} it exits when everything present was shipped ({@link ExitCodes#FAILED}
+ * when some file could not be read or the sink kept failing). A bad configuration exits {@link ExitCodes#USAGE}; a
+ * state directory locked by another shipper, or a sink not in this build, {@link ExitCodes#ENVIRONMENT}.
+ */
+@Command(name = "ship", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+        description = {
+            "Ship appended data from local files to a sink, at least once: through rotation, crashes and outages.",
+            "",
+            "Sinks: dir:PATH (segment files, fsync on commit), stdout:, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC. "
+                    + "Checkpoints under --state advance only after the sink acknowledged the bytes; a restart "
+                    + "resumes there (some bytes may be sent again, none are lost). Runs until SIGTERM/SIGINT.",
+        })
+public final class ShipCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--from", paramLabel = "GLOB", description = "A path or glob to ship (*, ?, [..], {a,b}, "
+            + "recursive **); repeatable.")
+    private List<String> from;
+
+    @Option(names = "--exclude", paramLabel = "GLOB", description = "Leave out matching files (a pattern without / "
+            + "matches the file name); repeatable.")
+    private List<String> exclude;
+
+    @Option(names = "--to", paramLabel = "SINK", description = "dir:PATH, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC or "
+            + "stdout:.")
+    private String to;
+
+    @Option(names = "--state", paramLabel = "DIR", description = "Checkpoints and the lock.")
+    private String state;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "A YAML or TOML file; options given here win.")
+    private Path config;
+
+    @Option(names = "--start", paramLabel = "WHERE", description = "Where files never seen before start: beginning "
+            + "(default) or end (files found at start only; later files start at their beginning).")
+    private String start;
+
+    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics at /metrics.")
+    private String metrics;
+
+    @Option(names = "--poll", paramLabel = "DURATION", description = "Poll for changes at this interval (e.g. 250ms) "
+            + "instead of watching with inotify: for NFS and FUSE.")
+    private String poll;
+
+    @Option(names = "--framing", paramLabel = "lines|raw", description = "Newline-delimited records (default) or "
+            + "raw bytes.")
+    private String framing;
+
+    @Option(names = "--partial-timeout", paramLabel = "DURATION", description = "Ship an unterminated last line "
+            + "after the file has not grown for this long (default: wait for the newline).")
+    private String partialTimeout;
+
+    @Option(names = "--max-record", paramLabel = "SIZE", description = "The longest line (default 1MiB).")
+    private String maxRecord;
+
+    @Option(names = "--on-overlong", paramLabel = "split|drop", description = "Longer lines are split into pieces "
+            + "(default) or dropped; both are counted.")
+    private String onOverlong;
+
+    @Option(names = "--checkpoint-interval", paramLabel = "DURATION", description = "Write checkpoints at most this "
+            + "often (default 200ms; 0: after every acknowledgement).")
+    private String checkpointInterval;
+
+    @Option(names = "--max-open-files", paramLabel = "N", description = "Cap on open source files (default 1024); "
+            + "idle ones are closed first.")
+    private Integer maxOpenFiles;
+
+    @Option(names = "--rotate-wait", paramLabel = "DURATION", description = "Keep a renamed-away file open this "
+            + "long after it last grew (default 5s).")
+    private String rotateWait;
+
+    @Option(names = "--buffer-size", paramLabel = "SIZE", description = "Read buffer (default 4MiB).")
+    private String bufferSize;
+
+    @Option(names = "--segment-size", paramLabel = "SIZE", description = "dir sink segment size (default 128MiB).")
+    private String segmentSize;
+
+    @Option(names = "--max-in-flight", paramLabel = "SIZE", description = "Unacknowledged bytes per sink before "
+            + "reading pauses (default 64MiB).")
+    private String maxInFlight;
+
+    @Option(names = "--once", description = "Ship everything present, then exit.")
+    private boolean once;
+
+    @Option(names = "--dry-run", description = "Print which files would be shipped from which offsets; change "
+            + "nothing.")
+    private boolean dryRun;
+
+    @Override
+    public Integer call() {
+        CliException.requireSupportedPlatform();
+        ShipConfig cfg = config();
+        PrintWriter out = spec.commandLine().getOut();
+        ShipLog log = ShipLog.stderr();
+        if (dryRun) {
+            try {
+                for (String line : Shipper.dryRun(cfg, log)) out.println(line);
+            } catch (IOException e) {
+                throw new CliException(ExitCodes.FAILED, "dry run failed: " + e.getMessage());
+            }
+            out.flush();
+            return ExitCodes.OK;
+        }
+        Shipper shipper;
+        try {
+            shipper = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, log);
+        } catch (StateLock.LockedException | Sinks.UnavailableException e) {
+            throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
+        } catch (IOException e) {
+            throw new CliException(ExitCodes.FAILED, "cannot start: " + e.getMessage());
+        }
+        AtomicReference<String> signal = new AtomicReference<>();
+        Runnable undo = Signals.onTermination(name -> {
+            if (signal.compareAndSet(null, name)) {
+                log.info("signal", "signal", name, "action", "flush, checkpoint, exit 0");
+                shipper.stop();
+            }
+        });
+        // A JVM shutdown that does not come through our handlers (SIGHUP, System.exit elsewhere) still checkpoints.
+        Thread hook = new Thread(shipper::stop, "jfio-ship-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        boolean ok;
+        try {
+            ok = shipper.run();
+        } finally {
+            undo.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Already shutting down: the hook has run or is running.
+            }
+        }
+        if (!ok) throw new CliException(ExitCodes.FAILED, shipper.failure());
+        return ExitCodes.OK;
+    }
+
+    /** The configuration: the file's, with the command line's options over it. */
+    ShipConfig config() {
+        RawConfig file = RawConfig.empty();
+        Path base = Path.of("").toAbsolutePath();
+        try {
+            if (config != null) file = ConfigLoader.load(config);
+            RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
+                    maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
+                    maxInFlight, null, null);
+            return ShipConfig.resolve(file.overriddenBy(cli), base);
+        } catch (ConfigException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.jfio.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code jfio ship}: exit codes, dry run, and a real process stopped by SIGTERM. */
+class ShipCommandTest {
+    @TempDir
+    Path tmp;
+
+    private record Result(int exit, String out, String err) {
+    }
+
+    private static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = Cli.commandLine(new PrintWriter(out), new PrintWriter(err)).execute(args);
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void invalidConfigExitsTwoWithClearMessage() throws Exception {
+        Path cfg = tmp.resolve("ship.yaml");
+        Files.writeString(cfg, "state: " + tmp.resolve("s") + "\nto: dir:" + tmp.resolve("o") + "\nfrom: /x\n"
+                + "poll: often\n");
+        Result r = run("ship", "--config", cfg.toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("invalid poll") && r.err().contains("often"), r.err());
+        r = run("ship", "--from", "/x", "--state", tmp.toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("no sink"), r.err());
+        r = run("ship", "--config", tmp.resolve("missing.toml").toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("config file not found"), r.err());
+    }
+
+    @Test
+    void onceShipsAndDryRunReportsOffsets() throws Exception {
+        Path file = tmp.resolve("a.log");
+        Files.writeString(file, "one\ntwo\n");
+        String[] base = {"ship", "--from", file.toString(), "--to", "dir:" + tmp.resolve("out"), "--state",
+            tmp.resolve("state").toString()};
+        Result r = run(concat(base, "--dry-run"));
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("from=0 bytes=8 why=new"), r.out());
+        r = run(concat(base, "--once"));
+        assertEquals(0, r.exit(), r.err());
+        Files.writeString(file, "three\n", java.nio.file.StandardOpenOption.APPEND);
+        r = run(concat(base, "--dry-run"));
+        assertTrue(r.out().contains("from=8 bytes=6 why=resume"), r.out());
+    }
+
+    @Test
+    void sigtermFlushesCheckpointsAndExitsZero() throws Exception {
+        Path file = tmp.resolve("a.log");
+        Files.writeString(file, "one\ntwo\n");
+        Path out = tmp.resolve("out");
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "ship", "--from", file.toString(),
+                "--to", "dir:" + out, "--state", tmp.resolve("state").toString()));
+        Path logFile = tmp.resolve("ship.log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline && !(Files.isDirectory(out) && new String(
+                io.jfio.ship.sink.DirSink.readAll(out), StandardCharsets.US_ASCII).contains("two\n"))) {
+            Thread.sleep(20);
+        }
+        // A second shipper on the same state directory is refused with exit code 3.
+        Result second = run("ship", "--from", file.toString(), "--to", "dir:" + tmp.resolve("out2"), "--state",
+                tmp.resolve("state").toString());
+        assertEquals(ExitCodes.ENVIRONMENT, second.exit(), second.err());
+        assertTrue(second.err().contains("pid=" + p.pid()), second.err());
+        p.destroy(); // SIGTERM
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        String log = Files.readString(logFile);
+        assertEquals(0, p.exitValue(), log);
+        assertTrue(log.toString().contains("event=signal signal=TERM"), log);
+        Result dry = run("ship", "--from", file.toString(), "--to", "dir:" + out, "--state",
+                tmp.resolve("state").toString(), "--dry-run");
+        assertTrue(dry.out().contains("from=8 bytes=0 why=resume"), dry.out());
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+}

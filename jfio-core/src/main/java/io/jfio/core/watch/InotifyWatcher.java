@@ -1,0 +1,818 @@
+package io.jfio.core.watch;
+
+import static io.jfio.core.sys.Inotify.IN_ATTRIB;
+import static io.jfio.core.sys.Inotify.IN_CLOSE_WRITE;
+import static io.jfio.core.sys.Inotify.IN_CREATE;
+import static io.jfio.core.sys.Inotify.IN_DELETE;
+import static io.jfio.core.sys.Inotify.IN_DELETE_SELF;
+import static io.jfio.core.sys.Inotify.IN_DONT_FOLLOW;
+import static io.jfio.core.sys.Inotify.IN_EXCL_UNLINK;
+import static io.jfio.core.sys.Inotify.IN_IGNORED;
+import static io.jfio.core.sys.Inotify.IN_ISDIR;
+import static io.jfio.core.sys.Inotify.IN_MODIFY;
+import static io.jfio.core.sys.Inotify.IN_MOVED_FROM;
+import static io.jfio.core.sys.Inotify.IN_MOVED_TO;
+import static io.jfio.core.sys.Inotify.IN_MOVE_SELF;
+import static io.jfio.core.sys.Inotify.IN_ONLYDIR;
+import static io.jfio.core.sys.Inotify.IN_Q_OVERFLOW;
+
+import io.jfio.core.sys.Epoll;
+import io.jfio.core.sys.EpollEvent;
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.Inotify;
+import io.jfio.core.sys.InotifyEvent;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.watch.FileEvent.Kind;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.Charset;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link FileWatcher} on inotify(7), waiting in epoll(7): an inotify descriptor and an eventfd (for
+ * {@link #wakeup()} and {@link #close()}) registered in one epoll instance. Idle, the polling thread sleeps in
+ * epoll_wait and costs nothing.
+ *
+ * <p>Thread-safe as {@link FileWatcher} says: one thread polls; the others may watch, wake and close. The thread that
+ * polls should be a platform thread: epoll_wait blocks in the kernel, which pins a virtual thread's carrier.
+ *
+ * <p>What it adds to raw inotify:
+ * <ul>
+ * <li>Renames: {@code IN_MOVED_FROM} and {@code IN_MOVED_TO} with the same cookie become one {@link Kind#MOVED}. The
+ * two are queued one right after the other but a read can split them, so a MOVED_FROM is held for up to 20 ms;
+ * events after it wait with it, so order is kept. Unpaired, it is a {@link Kind#MOVED_FROM}; a MOVED_TO whose
+ * MOVED_FROM was not seen is a {@link Kind#MOVED_TO}.</li>
+ * <li>Trees ({@link #watchTree}): inotify is not recursive, so every directory gets its own watch, and a directory
+ * created or moved into the tree gets one as soon as its event is read; it is then listed and its entries are
+ * reported as CREATE (what was created in it before its watch existed would be missed otherwise). Watch descriptors
+ * map to paths, updated when a directory is renamed within the tree.</li>
+ * <li>{@code IN_Q_OVERFLOW} becomes {@link Kind#OVERFLOW}, after the trees have been walked again to add the
+ * watches that lost events would have added; the caller rescans.</li>
+ * <li>Fallback: with a poll interval given, a path on a file system whose changes do not all pass through this
+ * kernel (NFS, SMB, 9p, FUSE, ...; by statfs {@code f_type}) is polled instead, and so is a path whose watch hits
+ * {@code fs.inotify.max_user_watches} (ENOSPC; a tree that hits it while growing moves to polling whole). Each is
+ * logged at WARNING and listed by {@link #polled()}. Without an interval those are errors
+ * ({@link InotifyLimitException}).</li>
+ * </ul>
+ * Self events ({@code IN_DELETE_SELF}, {@code IN_MOVE_SELF}, {@code IN_ATTRIB} on a directory, {@code IN_IGNORED})
+ * are reported for the paths the caller watched, not for the subdirectories of a tree, whose parent already reports
+ * the change.
+ */
+public final class InotifyWatcher implements FileWatcher {
+    private static final System.Logger LOG = System.getLogger("io.jfio.core.watch");
+
+    /** What every watch asks for. IN_EXCL_UNLINK: nothing about children that were unlinked but are still open. */
+    static final int MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE
+            | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_EXCL_UNLINK;
+    /** How long a MOVED_FROM waits for its MOVED_TO; the kernel queues both within one rename. */
+    static final long PAIR_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final int READ_BUFFER = 64 * 1024;
+    /** Reads per wake-up at most, so one poll returns a bounded batch even under a flood of events. */
+    private static final int MAX_READS = 16;
+    private static final long TAG_INOTIFY = 1;
+    private static final long TAG_WAKE = 2;
+    private static final Charset JNU = Snapshots.jnuCharset();
+
+    /** One inotify watch: a directory or file, by watch descriptor. */
+    private static final class Watch {
+        final int wd;
+        final boolean dir;
+        Path path;
+        /** The caller watched this path. */
+        boolean root;
+        /** The caller watched a tree from here. */
+        boolean treeRoot;
+        /** In a watched tree: subdirectories created in it get watches. */
+        boolean tree;
+        /** Its path was just updated by a rename seen in the watched set; the IN_MOVE_SELF that follows is expected. */
+        boolean relocated;
+        /** inotify_rm_watch was called; forgotten when its IN_IGNORED arrives. */
+        boolean dropping;
+        /**
+         * Dropped because its tree moved to polling: the events the kernel queued before the removal still count
+         * (they happened before the polling baseline), up to its IN_IGNORED.
+         */
+        boolean draining;
+
+        Watch(int wd, Path path, boolean dir) {
+            this.wd = wd;
+            this.path = path;
+            this.dir = dir;
+        }
+    }
+
+    /** A MOVED_FROM waiting for its MOVED_TO: where it sits in {@code pending}, until when. */
+    private static final class Held {
+        int index;
+        final long deadline;
+
+        Held(int index, long deadline) {
+            this.index = index;
+            this.deadline = deadline;
+        }
+    }
+
+    private final int inotifyFd;
+    private final int wakeFd;
+    private final int epollFd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment readBuf;
+    private final MemorySegment ready;
+    private final MemorySegment wakeWrite;
+    private final MemorySegment wakeRead;
+    private final MemorySegment pathBuf;
+    private final MemorySegment statfsBuf;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition releasedCond = lock.newCondition();
+    private final Map<Integer, Watch> byWd = new HashMap<>();
+    private final Map<Path, Watch> byPath = new HashMap<>();
+    private final List<FileEvent> pending = new ArrayList<>();
+    private final Map<Integer, Held> held = new LinkedHashMap<>();
+
+    private final long pollIntervalNanos;
+    private final Snapshots polledPaths;
+    private final Map<Path, String> pollReasons = new LinkedHashMap<>();
+    private long nextScan;
+
+    private IOException deferred;
+    private boolean polling;
+    private boolean woken;
+    private boolean closed;
+    private boolean released;
+
+    /** An inotify watcher without fallback: what inotify cannot watch is an error. */
+    public InotifyWatcher() throws IOException {
+        this(null);
+    }
+
+    /**
+     * An inotify watcher that polls, every {@code pollInterval}, the paths inotify cannot watch (null: no fallback).
+     *
+     * @throws InotifyLimitException when this user has {@code fs.inotify.max_user_instances} instances already
+     * @throws ErrnoException        when inotify, eventfd or epoll cannot be set up
+     */
+    public InotifyWatcher(Duration pollInterval) throws IOException {
+        if (pollInterval != null && pollInterval.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("poll interval below 1 ms: interval=" + pollInterval);
+        }
+        this.pollIntervalNanos = pollInterval == null ? 0 : pollInterval.toNanos();
+        this.polledPaths = pollInterval == null ? null : new Snapshots();
+        int ino = -1;
+        int ev = -1;
+        int ep = -1;
+        try {
+            ino = LibC.inotifyInit1(Inotify.IN_NONBLOCK | Inotify.IN_CLOEXEC);
+            if (ino == -Errno.EMFILE) {
+                throw new InotifyLimitException("inotify_init1", Errno.EMFILE, null,
+                        Limits.INSTANCES.sysctl(), Limits.INSTANCES.value());
+            }
+            ErrnoException.check(ino, "inotify_init1", -1, null);
+            ev = (int) ErrnoException.check(LibC.eventfd(0, Fcntl.EFD_NONBLOCK | Fcntl.EFD_CLOEXEC), "eventfd", -1,
+                    null);
+            ep = (int) ErrnoException.check(LibC.epollCreate1(Epoll.EPOLL_CLOEXEC), "epoll_create1", -1, null);
+            MemorySegment e = arena.allocate(EpollEvent.SIZE, 8);
+            EpollEvent.set(e, 0, Epoll.EPOLLIN, TAG_INOTIFY);
+            ErrnoException.check(LibC.epollCtl(ep, Epoll.EPOLL_CTL_ADD, ino, e), "epoll_ctl", ino, null);
+            EpollEvent.set(e, 0, Epoll.EPOLLIN, TAG_WAKE);
+            ErrnoException.check(LibC.epollCtl(ep, Epoll.EPOLL_CTL_ADD, ev, e), "epoll_ctl", ev, null);
+        } catch (IOException | RuntimeException | Error t) {
+            if (ep >= 0) LibC.close(ep);
+            if (ev >= 0) LibC.close(ev);
+            if (ino >= 0) LibC.close(ino);
+            arena.close();
+            throw t;
+        }
+        inotifyFd = ino;
+        wakeFd = ev;
+        epollFd = ep;
+        readBuf = arena.allocate(READ_BUFFER, 8);
+        ready = arena.allocate(EpollEvent.SIZE * 2, 8);
+        wakeWrite = arena.allocate(8, 8);
+        wakeWrite.set(ValueLayout.JAVA_LONG, 0, 1L);
+        wakeRead = arena.allocate(8, 8);
+        pathBuf = arena.allocate(Fcntl.PATH_MAX + 1);
+        statfsBuf = arena.allocate(io.jfio.core.sys.Statfs.LAYOUT);
+        nextScan = System.nanoTime() + pollIntervalNanos;
+    }
+
+    // ------------------------------------------------------------------ watching
+
+    @Override
+    public void watch(Path path) throws IOException {
+        Path p = path.toAbsolutePath().normalize();
+        lock.lock();
+        try {
+            ensureOpen();
+            Watch existing = byPath.get(p);
+            if (existing != null && existing.root) return;
+            if (polledPaths != null && polledPaths.contains(p)) return;
+            String why = unsupportedReason(p);
+            if (why != null) {
+                pollInstead(p, false, why);
+                return;
+            }
+            try {
+                Watch w = add(p, false);
+                w.root = true;
+            } catch (InotifyLimitException e) {
+                if (polledPaths == null) throw e;
+                pollInstead(p, false, e.getMessage());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void watchTree(Path dir) throws IOException {
+        Path p = dir.toAbsolutePath().normalize();
+        lock.lock();
+        try {
+            ensureOpen();
+            Watch existing = byPath.get(p);
+            if (existing != null && existing.treeRoot) return;
+            if (!Files.isDirectory(p)) {
+                if (!Files.exists(p)) throw new NoSuchFileException(p.toString());
+                throw new NotDirectoryException(p.toString());
+            }
+            String why = unsupportedReason(p);
+            if (why != null) {
+                pollInstead(p, true, why);
+                return;
+            }
+            List<Watch> added = new ArrayList<>();
+            try {
+                addTree(p, null, added, true);
+                Watch w = byPath.get(p);
+                if (w == null) throw new NoSuchFileException(p.toString());
+                w.root = true;
+                w.treeRoot = true;
+            } catch (InotifyLimitException e) {
+                for (Watch w : added) {
+                    if (!w.root) drop(w); // only the watches this call created
+                }
+                if (polledPaths == null) throw e;
+                pollInstead(p, true, e.getMessage());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean unwatch(Path path) throws IOException {
+        Path p = path.toAbsolutePath().normalize();
+        lock.lock();
+        try {
+            if (closed) return false;
+            if (polledPaths != null && polledPaths.remove(p)) {
+                pollReasons.remove(p);
+                return true;
+            }
+            Watch w = byPath.get(p);
+            if (w == null || !w.root) return false;
+            boolean wasTreeRoot = w.treeRoot;
+            w.root = false;
+            w.treeRoot = false;
+            if (wasTreeRoot) {
+                for (Watch u : new ArrayList<>(byWd.values())) {
+                    if (u != w && !u.dropping && u.path.startsWith(p) && !u.root && coveringTree(u.path) == null) {
+                        drop(u);
+                    }
+                }
+                w.tree = coveringTree(p) != null;
+            }
+            if (!w.tree) drop(w);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The caller's tree root that {@code path} lies in, if any. */
+    private Watch coveringTree(Path path) {
+        for (Watch t : byWd.values()) {
+            if (t.treeRoot && !t.dropping && path.startsWith(t.path)) return t;
+        }
+        return null;
+    }
+
+    /**
+     * Adds (or finds) the watch of one path. Directories below a tree root are watched with IN_ONLYDIR and
+     * IN_DONT_FOLLOW: a name that became a file or a symlink in the meantime is not followed.
+     */
+    private Watch add(Path p, boolean subdir) throws IOException {
+        byte[] name = p.toString().getBytes(JNU);
+        if (name.length > Fcntl.PATH_MAX) {
+            throw new ErrnoException("inotify_add_watch", Errno.ENAMETOOLONG, p.toString());
+        }
+        MemorySegment.copy(name, 0, pathBuf, ValueLayout.JAVA_BYTE, 0, name.length);
+        pathBuf.set(ValueLayout.JAVA_BYTE, name.length, (byte) 0);
+        int wd = LibC.inotifyAddWatch(inotifyFd, pathBuf, MASK | (subdir ? IN_ONLYDIR | IN_DONT_FOLLOW : 0));
+        if (wd < 0) {
+            switch (-wd) {
+                case Errno.ENOSPC -> throw new InotifyLimitException("inotify_add_watch", Errno.ENOSPC, p.toString(),
+                        Limits.WATCHES.sysctl(), Limits.WATCHES.value());
+                case Errno.ENOENT -> throw new NoSuchFileException(p.toString());
+                case Errno.ENOTDIR -> throw new NotDirectoryException(p.toString());
+                case Errno.EACCES -> throw new AccessDeniedException(p.toString());
+                default -> throw new ErrnoException("inotify_add_watch", -wd, inotifyFd, p.toString(),
+                        ErrnoException.NONE, ErrnoException.NONE);
+            }
+        }
+        Watch w = byWd.get(wd);
+        if (w != null) {
+            // The same inode again (a second path to it, or a rename we have not read yet): one watch, first path.
+            return w;
+        }
+        w = new Watch(wd, p, subdir || Files.isDirectory(p));
+        byWd.put(wd, w);
+        Watch previous = byPath.put(p, w);
+        if (previous != null && previous != w) previous.path = p; // stale entry of a watch whose IN_IGNORED is due
+        return w;
+    }
+
+    /**
+     * Watches {@code dir} and the directories below it, top-down: a directory is listed only after its own watch
+     * exists, so an entry created meanwhile is either listed or reported by the kernel (or both). With {@code emit},
+     * every entry found is reported as CREATE.
+     */
+    private void addTree(Path dir, List<FileEvent> emit, List<Watch> added, boolean top) throws IOException {
+        ArrayDeque<Path> todo = new ArrayDeque<>();
+        todo.add(dir);
+        boolean first = top;
+        while (!todo.isEmpty()) {
+            Path d = todo.poll();
+            Watch w;
+            try {
+                int before = byWd.size();
+                w = add(d, !first);
+                if (byWd.size() > before) added.add(w);
+            } catch (NoSuchFileException | NotDirectoryException gone) {
+                if (first) throw gone;
+                continue; // removed or replaced already: its parent reports that
+            } catch (AccessDeniedException denied) {
+                if (first) throw denied;
+                LOG.log(System.Logger.Level.WARNING, "cannot watch directory: path=" + d + " reason=EACCES");
+                continue;
+            }
+            first = false;
+            w.tree = true;
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+                for (Path e : ds) {
+                    boolean isDir = Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS);
+                    if (emit != null) emit.add(FileEvent.of(Kind.CREATE, d, e.getFileName().toString(), isDir));
+                    if (isDir) todo.add(e);
+                }
+            } catch (IOException | DirectoryIteratorException gone) {
+                // removed while we listed it: the kernel reports that
+            }
+        }
+    }
+
+    /** Removes a watch; its IN_IGNORED, still to come, makes it forgotten (and reports UNWATCHED if a root). */
+    private void drop(Watch w) {
+        if (w.dropping) return;
+        w.dropping = true;
+        if (byPath.get(w.path) == w) byPath.remove(w.path);
+        int r = LibC.inotifyRmWatch(inotifyFd, w.wd);
+        if (r < 0) {
+            // EINVAL: the kernel removed it already (its IN_IGNORED is queued); nothing else can fail here.
+            LOG.log(System.Logger.Level.DEBUG, "inotify_rm_watch: wd=" + w.wd + " errno=" + Errno.name(-r));
+        }
+    }
+
+    private void pollInstead(Path p, boolean tree, String why) throws IOException {
+        if (polledPaths == null) {
+            throw new IOException("inotify cannot watch this path: path=" + p + " reason=" + why
+                    + " (use a watcher that polls)");
+        }
+        polledPaths.add(p, tree);
+        pollReasons.put(p, why);
+        LOG.log(System.Logger.Level.WARNING, "polling every " + TimeUnit.NANOSECONDS.toMillis(pollIntervalNanos)
+                + " ms instead of inotify: path=" + p + " reason=" + why);
+    }
+
+    /** Why inotify cannot be trusted for this path's file system, or null. */
+    private String unsupportedReason(Path p) {
+        byte[] name = p.toString().getBytes(JNU);
+        if (name.length > Fcntl.PATH_MAX) return null;
+        MemorySegment.copy(name, 0, pathBuf, ValueLayout.JAVA_BYTE, 0, name.length);
+        pathBuf.set(ValueLayout.JAVA_BYTE, name.length, (byte) 0);
+        int fd = LibC.openat(Fcntl.AT_FDCWD, pathBuf, Fcntl.O_PATH | Fcntl.O_CLOEXEC, 0);
+        if (fd < 0) return null; // inotify_add_watch will say what is wrong with it
+        try {
+            if (LibC.fstatfs(fd, statfsBuf) < 0) return null;
+            return FileWatchers.inotifyUnsupportedReason(io.jfio.core.sys.Statfs.type(statfsBuf));
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    // ------------------------------------------------------------------ polling
+
+    @Override
+    public List<FileEvent> poll(Duration timeout) throws IOException {
+        long deadline = Deadlines.after(timeout);
+        lock.lock();
+        try {
+            ensureOpen();
+            if (polling) throw new IllegalStateException("poll called from two threads at once");
+            polling = true;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            while (true) {
+                long waitUntil;
+                lock.lock();
+                try {
+                    ensureOpen();
+                    if (deferred != null) {
+                        IOException e = deferred;
+                        deferred = null;
+                        throw e;
+                    }
+                    if (Thread.currentThread().isInterrupted()) throw new InterruptedIOException("poll interrupted");
+                    long now = System.nanoTime();
+                    if (polledPaths != null && !polledPaths.isEmpty() && now - nextScan >= 0) {
+                        polledPaths.scan(pending);
+                        nextScan = now + pollIntervalNanos;
+                    }
+                    held.values().removeIf(h -> now - h.deadline >= 0); // unpaired: stays a MOVED_FROM
+                    int readyCount = pending.size();
+                    long heldUntil = Long.MAX_VALUE;
+                    for (Held h : held.values()) {
+                        readyCount = Math.min(readyCount, h.index);
+                        heldUntil = Math.min(heldUntil, h.deadline - now);
+                    }
+                    if (readyCount > 0 || woken || now - deadline >= 0) {
+                        woken = false;
+                        return take(readyCount);
+                    }
+                    waitUntil = deadline;
+                    if (heldUntil != Long.MAX_VALUE && now + heldUntil - waitUntil < 0) waitUntil = now + heldUntil;
+                    if (polledPaths != null && !polledPaths.isEmpty() && nextScan - waitUntil < 0) waitUntil = nextScan;
+                } finally {
+                    lock.unlock();
+                }
+                int n = LibC.epollWait(epollFd, ready, 2, Deadlines.millisUntil(waitUntil));
+                if (n < 0 && n != -Errno.EINTR) ErrnoException.check(n, "epoll_wait", epollFd, null);
+                lock.lock();
+                try {
+                    for (int i = 0; i < n; i++) {
+                        long tag = EpollEvent.data(ready, i);
+                        if (tag == TAG_WAKE) {
+                            LibC.read(wakeFd, wakeRead, 8); // resets the counter; EAGAIN if another read won
+                            woken = true;
+                        } else if (tag == TAG_INOTIFY && !closed) {
+                            readEvents();
+                        }
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+        } finally {
+            lock.lock();
+            try {
+                polling = false;
+                if (closed) release();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** The first {@code count} pending events; held MOVED_FROMs behind them move up. */
+    private List<FileEvent> take(int count) {
+        List<FileEvent> out = new ArrayList<>(pending.subList(0, count));
+        pending.subList(0, count).clear();
+        for (Held h : held.values()) h.index -= count;
+        return out;
+    }
+
+    private void readEvents() throws IOException {
+        for (int reads = 0; reads < MAX_READS; reads++) {
+            long n = LibC.read(inotifyFd, readBuf, READ_BUFFER);
+            if (n == -Errno.EAGAIN) return;
+            if (n == -Errno.EINTR) continue;
+            ErrnoException.check(n, "read", inotifyFd, null);
+            long now = System.nanoTime();
+            for (long off = 0; off < n; off += InotifyEvent.recordLength(readBuf, off)) {
+                handle(InotifyEvent.wd(readBuf, off), InotifyEvent.mask(readBuf, off),
+                        InotifyEvent.cookie(readBuf, off), InotifyEvent.nameBytes(readBuf, off), now);
+            }
+        }
+    }
+
+    private void handle(int wd, int mask, int cookie, byte[] nameBytes, long now) {
+        if ((mask & IN_Q_OVERFLOW) != 0) {
+            overflow();
+            return;
+        }
+        Watch w = byWd.get(wd);
+        if (w == null) return; // a watch already forgotten
+        if ((mask & IN_IGNORED) != 0) {
+            byWd.remove(wd);
+            if (byPath.get(w.path) == w) byPath.remove(w.path);
+            if (w.root) pending.add(FileEvent.of(Kind.UNWATCHED, w.path, "", w.dir));
+            return;
+        }
+        if (w.dropping && !w.draining) return;
+        boolean isDir = (mask & IN_ISDIR) != 0;
+        if (nameBytes.length == 0) {
+            self(w, mask);
+            return;
+        }
+        String name = new String(nameBytes, JNU);
+        if ((mask & IN_MOVED_FROM) != 0) {
+            held.put(cookie, new Held(pending.size(), now + PAIR_WAIT_NANOS));
+            pending.add(FileEvent.of(Kind.MOVED_FROM, w.path, name, isDir));
+        } else if ((mask & IN_MOVED_TO) != 0) {
+            movedTo(w, name, isDir, cookie);
+        } else if ((mask & IN_CREATE) != 0) {
+            pending.add(FileEvent.of(Kind.CREATE, w.path, name, isDir));
+            if (isDir && w.tree) joinTree(w.path.resolve(name));
+        } else if ((mask & IN_DELETE) != 0) {
+            pending.add(FileEvent.of(Kind.DELETE, w.path, name, isDir));
+        } else if ((mask & IN_MODIFY) != 0) {
+            pending.add(FileEvent.of(Kind.MODIFY, w.path, name, isDir));
+        } else if ((mask & IN_ATTRIB) != 0) {
+            pending.add(FileEvent.of(Kind.ATTRIB, w.path, name, isDir));
+        } else if ((mask & IN_CLOSE_WRITE) != 0) {
+            pending.add(FileEvent.of(Kind.CLOSE_WRITE, w.path, name, isDir));
+        }
+    }
+
+    /** An event on a watched object itself. */
+    private void self(Watch w, int mask) {
+        if ((mask & IN_DELETE_SELF) != 0) {
+            if (w.root) pending.add(FileEvent.of(Kind.DELETE_SELF, w.path, "", w.dir));
+        } else if ((mask & IN_MOVE_SELF) != 0) {
+            if (w.relocated) {
+                w.relocated = false;
+                if (w.root) pending.add(FileEvent.of(Kind.MOVE_SELF, w.path, "", w.dir));
+            } else {
+                // Moved to where we do not watch: its path, and those below it, are unknown now.
+                if (w.root) pending.add(FileEvent.of(Kind.MOVE_SELF, w.path, "", w.dir));
+                Path old = w.path;
+                for (Watch u : new ArrayList<>(byWd.values())) {
+                    if (u != w && !u.root && u.path.startsWith(old)) drop(u);
+                }
+                drop(w);
+            }
+        } else if (w.root || !w.dir) {
+            Kind k = (mask & IN_MODIFY) != 0 ? Kind.MODIFY
+                    : (mask & IN_ATTRIB) != 0 ? Kind.ATTRIB
+                    : (mask & IN_CLOSE_WRITE) != 0 ? Kind.CLOSE_WRITE : null;
+            if (k != null) pending.add(FileEvent.of(k, w.path, "", w.dir));
+        }
+    }
+
+    private void movedTo(Watch w, String name, boolean isDir, int cookie) {
+        Held h = held.remove(cookie);
+        Path to = w.path.resolve(name);
+        if (h == null) {
+            pending.add(FileEvent.of(Kind.MOVED_TO, w.path, name, isDir));
+            if (isDir && w.tree) joinTree(to);
+            return;
+        }
+        Path from = pending.get(h.index).path();
+        pending.set(h.index, new FileEvent(Kind.MOVED, w.path, name, isDir, from));
+        if (isDir) relocate(from, to, w.tree);
+    }
+
+    /** A directory renamed from {@code from} to {@code to}, both in watched directories: its watches follow. */
+    private void relocate(Path from, Path to, boolean intoTree) {
+        Watch top = byPath.get(from);
+        if (top == null || top.dropping) {
+            if (intoTree) joinTree(to);
+            return;
+        }
+        boolean wasTree = top.tree;
+        for (Watch u : new ArrayList<>(byWd.values())) {
+            if (u.dropping || !u.path.startsWith(from)) continue;
+            if (intoTree || u.root) {
+                if (byPath.get(u.path) == u) byPath.remove(u.path);
+                u.path = to.resolve(from.relativize(u.path));
+                byPath.put(u.path, u);
+                u.tree = intoTree || u.treeRoot;
+                if (u == top) u.relocated = true;
+            } else {
+                drop(u);
+            }
+        }
+        if (intoTree && !wasTree) joinTree(to); // its subdirectories were not watched: watch and report them
+    }
+
+    /** A directory that became part of a tree: watch it and what is below it, and report what is in it. */
+    private void joinTree(Path dir) {
+        try {
+            addTree(dir, pending, new ArrayList<>(), false);
+        } catch (InotifyLimitException e) {
+            Watch root = coveringTree(dir);
+            if (polledPaths == null || root == null) {
+                if (deferred == null) deferred = e;
+                return;
+            }
+            demote(root, e.getMessage());
+            reportContents(dir);
+        } catch (IOException e) {
+            if (deferred == null) deferred = e;
+        }
+    }
+
+    /**
+     * Moves a whole tree from inotify to polling (its watches ran out). The polling baseline is taken now; what
+     * happened before it is reported by the events already queued for the old watches, read until their IN_IGNORED.
+     */
+    private void demote(Watch root, String why) {
+        Path p = root.path;
+        for (Watch u : new ArrayList<>(byWd.values())) {
+            if (!u.dropping && u.path.startsWith(p) && (u == root || !u.root)) {
+                if (u == root) {
+                    u.root = false;
+                    u.treeRoot = false;
+                }
+                u.tree = false;
+                u.draining = true;
+                drop(u);
+            }
+        }
+        try {
+            pollInstead(p, true, why);
+        } catch (IOException e) {
+            if (deferred == null) deferred = e;
+        }
+    }
+
+    /**
+     * Reports as CREATE what is in a directory (and below it) whose watch could not be added before the tree moved to
+     * polling: it was filled before the polling baseline, and no watch saw it.
+     */
+    private void reportContents(Path dir) {
+        ArrayDeque<Path> todo = new ArrayDeque<>();
+        todo.add(dir);
+        while (!todo.isEmpty()) {
+            Path d = todo.poll();
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+                for (Path e : ds) {
+                    boolean isDir = Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS);
+                    pending.add(FileEvent.of(Kind.CREATE, d, e.getFileName().toString(), isDir));
+                    if (isDir) todo.add(e);
+                }
+            } catch (IOException | DirectoryIteratorException gone) {
+                // removed meanwhile: nothing to report
+            }
+        }
+    }
+
+    /**
+     * The queue overflowed: events are lost, renames among them, so unpaired MOVED_FROMs are reported as they are;
+     * directories created in the lost events are found by walking the trees again and get their watches.
+     */
+    private void overflow() {
+        held.clear();
+        pending.add(FileEvent.of(Kind.OVERFLOW, null, "", false));
+        for (Watch t : new ArrayList<>(byWd.values())) {
+            if (!t.treeRoot || t.dropping) continue;
+            ArrayDeque<Path> todo = new ArrayDeque<>();
+            todo.add(t.path);
+            while (!todo.isEmpty()) {
+                Path d = todo.poll();
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+                    for (Path e : ds) {
+                        if (!Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS)) continue;
+                        if (!byPath.containsKey(e)) {
+                            try {
+                                add(e, true).tree = true;
+                            } catch (InotifyLimitException limit) {
+                                if (polledPaths != null) {
+                                    demote(t, limit.getMessage());
+                                    todo.clear();
+                                    break;
+                                }
+                                if (deferred == null) deferred = limit;
+                            } catch (IOException gone) {
+                                continue;
+                            }
+                        }
+                        todo.add(e);
+                    }
+                } catch (IOException | DirectoryIteratorException gone) {
+                    // removed meanwhile
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    @Override
+    public void wakeup() {
+        lock.lock();
+        try {
+            if (closed) return;
+            LibC.write(wakeFd, wakeWrite, 8); // EAGAIN only when the counter is near 2^64: a wake-up is due anyway
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) return;
+            closed = true;
+            if (!polling) {
+                release();
+                return;
+            }
+            LibC.write(wakeFd, wakeWrite, 8);
+            boolean interrupted = false;
+            while (!released) {
+                try {
+                    releasedCond.await();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes the descriptors; called with the lock held, once no thread is in epoll_wait. */
+    private void release() {
+        if (released) return;
+        released = true;
+        LibC.close(epollFd);
+        LibC.close(wakeFd);
+        LibC.close(inotifyFd); // removes every watch with it
+        arena.close();
+        byWd.clear();
+        byPath.clear();
+        releasedCond.signalAll();
+    }
+
+    private void ensureOpen() throws WatcherClosedException {
+        if (closed) throw new WatcherClosedException("inotify");
+    }
+
+    @Override
+    public String mechanism() {
+        return "inotify";
+    }
+
+    @Override
+    public Map<Path, String> polled() {
+        lock.lock();
+        try {
+            return Collections.unmodifiableMap(new LinkedHashMap<>(pollReasons));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many inotify watches this watcher holds now (one per watched directory or file). */
+    public int watchCount() {
+        lock.lock();
+        try {
+            return (int) byWd.values().stream().filter(w -> !w.dropping).count();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "InotifyWatcher[fd=" + inotifyFd + " watches=" + byWd.size() + "]";
+    }
+}

@@ -1,0 +1,176 @@
+package io.jfio.ship;
+
+import io.jfio.ship.config.InputConfig;
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.config.Units;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.metrics.MetricsServer;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.pipeline.Pipeline;
+import io.jfio.ship.sink.Sink;
+import io.jfio.ship.sink.SinkSpec;
+import io.jfio.ship.sink.Sinks;
+import io.jfio.ship.state.CheckpointStore;
+import io.jfio.ship.state.StateLock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The shipper: locks the state directory, opens every sink, runs one {@link Pipeline} per sink on its own platform
+ * thread, serves metrics, and stops gracefully.
+ *
+ * <p>Thread-safe: {@link #run} blocks on one thread; {@link #stop} may be called from any thread (a signal
+ * handler).
+ */
+public final class Shipper implements AutoCloseable {
+    private final ShipConfig config;
+    private final ShipLog log;
+    private final ShipMetrics metrics = new ShipMetrics();
+    private final StateLock lock;
+    private final List<Pipeline> pipelines = new ArrayList<>();
+    private MetricsServer metricsServer;
+    private final Pipeline.Mode mode;
+
+    private Shipper(ShipConfig config, ShipLog log, Pipeline.Mode mode, StateLock lock) {
+        this.config = config;
+        this.log = log;
+        this.mode = mode;
+        this.lock = lock;
+    }
+
+    /**
+     * Prepares a run: locks the state directory, loads checkpoints, opens the sinks, starts the metrics server.
+     * Nothing is read yet.
+     *
+     * @throws StateLock.LockedException  when another shipper uses the state directory
+     * @throws Sinks.UnavailableException when a sink is not part of this build
+     * @throws IOException                when the state directory, a sink or the metrics port cannot be used
+     */
+    public static Shipper open(ShipConfig config, Pipeline.Mode mode, ShipLog log) throws IOException {
+        Files.createDirectories(config.state());
+        StateLock lock = StateLock.acquire(config.state(), "lock", "state directory");
+        Shipper s = new Shipper(config, log, mode, lock);
+        try {
+            for (Map.Entry<String, SinkSpec> e : config.sinks().entrySet()) {
+                List<InputConfig> inputs = config.inputsOf(e.getKey());
+                if (inputs.isEmpty()) {
+                    log.warn("sink-without-inputs", "sink", e.getKey(), "action", "not opened");
+                    continue;
+                }
+                Sink sink = Sinks.open(e.getValue(), new Sinks.Options(config.segmentSize(), config.maxInFlight(),
+                        log));
+                try {
+                    s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
+                            log, s.metrics, mode));
+                } catch (IOException | RuntimeException ex) {
+                    sink.close();
+                    throw ex;
+                }
+            }
+            if (config.metrics() != null) {
+                s.metricsServer = new MetricsServer(config.metrics(), s.metrics);
+                log.info("metrics", "address", config.metrics().getHostString() + ":" + s.metricsServer.port(),
+                        "path", "/metrics");
+            }
+            return s;
+        } catch (IOException | RuntimeException e) {
+            for (Pipeline p : s.pipelines) {
+                p.stop();
+                p.run(); // stopping already: reads nothing, closes its sink
+            }
+            s.close();
+            throw e;
+        }
+    }
+
+    /** The checkpoint store of sink {@code sink} in {@code state}. */
+    public static CheckpointStore store(Path state, String sink) {
+        return new CheckpointStore(state.resolve("checkpoints-" + sink.replaceAll("[^A-Za-z0-9_.-]", "_") + ".bin"));
+    }
+
+    /** The metrics of this run. */
+    public ShipMetrics metrics() {
+        return metrics;
+    }
+
+    /** The port metrics are served on, or -1. */
+    public int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
+    /**
+     * Runs every pipeline until {@link #stop} (or, with {@code --once}, until everything present was shipped),
+     * then releases everything.
+     *
+     * @return true when every file could be read and every pipeline ended cleanly
+     */
+    public boolean run() {
+        log.info("start", "mode", mode, "state", config.state(), "sinks", config.sinks(), "inputs",
+                config.inputs().stream().map(InputConfig::name).toList(), "change-detection",
+                config.poll() != null ? "poll" : "poll", "poll-interval",
+                Units.formatDuration(config.poll() != null ? config.poll() : java.time.Duration.ofMillis(250)),
+                "why-poll", config.poll() != null ? "--poll given" : "no inotify watcher in this build yet");
+        List<Thread> threads = new ArrayList<>();
+        for (Pipeline p : pipelines) {
+            threads.add(Thread.ofPlatform().name("jfio-ship-" + p.name()).start(p::run));
+        }
+        for (Thread t : threads) {
+            while (true) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    stop();
+                }
+            }
+        }
+        boolean ok = true;
+        for (Pipeline p : pipelines) {
+            if (p.fatal() != null) ok = false;
+            if (mode == Pipeline.Mode.ONCE && p.fileErrors() > 0) ok = false;
+        }
+        ShipMetrics m = metrics();
+        log.info("stop", "bytes-shipped", m.total(ShipMetrics.Counter.BYTES_SHIPPED), "records-shipped",
+                m.total(ShipMetrics.Counter.RECORDS_SHIPPED), "ok", ok);
+        close();
+        return ok;
+    }
+
+    /** Why the run failed (a pipeline's fatal error), or null. */
+    public String failure() {
+        for (Pipeline p : pipelines) {
+            if (p.fatal() != null) return "sink=" + p.name() + " " + p.fatal();
+        }
+        for (Pipeline p : pipelines) {
+            if (p.fileErrors() > 0) return "some files could not be read: sink=" + p.name() + " errors="
+                    + p.fileErrors();
+        }
+        return null;
+    }
+
+    /** Asks every pipeline to flush, checkpoint and end; returns at once. */
+    public void stop() {
+        for (Pipeline p : pipelines) p.stop();
+    }
+
+    @Override
+    public void close() {
+        if (metricsServer != null) metricsServer.close();
+        lock.close();
+    }
+
+    /** The dry-run report of {@code config}: one line per file, per sink. */
+    public static List<String> dryRun(ShipConfig config, ShipLog log) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String sink : config.sinks().keySet()) {
+            List<InputConfig> inputs = config.inputsOf(sink);
+            if (inputs.isEmpty()) continue;
+            out.addAll(Pipeline.dryRun(sink, inputs, config, store(config.state(), sink), log));
+        }
+        return out;
+    }
+}

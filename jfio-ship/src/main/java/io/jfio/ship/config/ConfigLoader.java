@@ -1,0 +1,74 @@
+package io.jfio.ship.config;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.toml.TomlMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * Reads a configuration file, YAML ({@code .yaml}, {@code .yml}) or TOML ({@code .toml}), onto {@link RawConfig}.
+ * Keys are kebab case ({@code max-record}); unknown keys are errors (a typo must not silently mean a default).
+ *
+ * <p>Thread-safe; stateless.
+ */
+public final class ConfigLoader {
+    private ConfigLoader() {
+    }
+
+    /**
+     * Reads {@code file}.
+     *
+     * @throws ConfigException when it cannot be read or parsed, naming the file, the line and the problem
+     */
+    public static RawConfig load(Path file) throws ConfigException {
+        String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        ObjectMapper mapper;
+        if (name.endsWith(".toml")) {
+            mapper = new TomlMapper();
+        } else if (name.endsWith(".yaml") || name.endsWith(".yml")) {
+            mapper = new YAMLMapper();
+        } else {
+            throw new ConfigException("config file must end in .yaml, .yml or .toml: file=" + file);
+        }
+        mapper.setPropertyNamingStrategy(PropertyNamingStrategies.KEBAB_CASE);
+        mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        mapper.enable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY);
+        mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("config file not found: file=" + file);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file: file=" + file + " error=" + e);
+        }
+        if (bytes.length == 0) throw new ConfigException("config file is empty: file=" + file);
+        try {
+            RawConfig raw = mapper.readValue(bytes, RawConfig.class);
+            if (raw == null) throw new ConfigException("config file is empty: file=" + file);
+            return raw;
+        } catch (UnrecognizedPropertyException e) {
+            throw new ConfigException("unknown key in config file: file=" + file + where(e) + " key="
+                    + e.getPropertyName() + " (known keys: " + e.getKnownPropertyIds() + ")", e);
+        } catch (JsonProcessingException e) {
+            throw new ConfigException("invalid config file: file=" + file + where(e) + " problem="
+                    + e.getOriginalMessage().replace('\n', ' '), e);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file: file=" + file + " error=" + e, e);
+        }
+    }
+
+    private static String where(JsonProcessingException e) {
+        JsonLocation loc = e.getLocation();
+        return loc == null || loc.getLineNr() < 1 ? "" : " line=" + loc.getLineNr();
+    }
+}

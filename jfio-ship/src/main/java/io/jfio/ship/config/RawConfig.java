@@ -1,0 +1,73 @@
+package io.jfio.ship.config;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The configuration as written, before defaults and checks: what a YAML or TOML file maps onto (keys in kebab case,
+ * {@code max-record}) and what the command line's options fill in. Every field may be null (not given).
+ * {@link ShipConfig#resolve} merges a command line over a file and checks the result.
+ *
+ * @param from               globs of a single input named {@code main} (like {@code --from})
+ * @param exclude            excludes of that input
+ * @param to                 the sink of that input, named {@code main} (like {@code --to})
+ * @param state              the state directory
+ * @param start              {@code beginning} or {@code end}
+ * @param metrics            {@code PORT} or {@code HOST:PORT} for Prometheus metrics over HTTP
+ * @param poll               poll interval: forces polling instead of inotify
+ * @param framing            {@code lines} or {@code raw} for inputs that do not say
+ * @param partialTimeout     when an unterminated last line ships anyway, for inputs that do not say
+ * @param maxRecord          the longest line, e.g. {@code 1MiB}
+ * @param onOverlong         {@code split} or {@code drop}
+ * @param checkpointInterval how often checkpoints are written at most
+ * @param maxOpenFiles       the cap on open source files
+ * @param rotateWait         how long a renamed-away file is kept open after its last growth
+ * @param bufferSize         the read buffer
+ * @param segmentSize        the dir sink's segment size
+ * @param maxInFlight        unacknowledged bytes per sink before reading pauses
+ * @param inputs             more inputs
+ * @param sinks              named sinks, name to spec
+ */
+public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
+                        String metrics, String poll, String framing, String partialTimeout, String maxRecord,
+                        String onOverlong, String checkpointInterval, Integer maxOpenFiles, String rotateWait,
+                        String bufferSize, String segmentSize, String maxInFlight, List<RawInput> inputs,
+                        Map<String, String> sinks) {
+
+    /** Nothing given. */
+    public static RawConfig empty() {
+        return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null);
+    }
+
+    /**
+     * One input as written.
+     *
+     * @param name           its name (default {@code input-N})
+     * @param paths          paths and globs
+     * @param exclude        globs to leave out
+     * @param framing        {@code lines} or {@code raw}
+     * @param start          {@code beginning} or {@code end}
+     * @param partialTimeout when an unterminated last line ships anyway
+     * @param sink           the sink's name (may be left out when there is one sink)
+     */
+    public record RawInput(String name, List<String> paths, List<String> exclude, String framing, String start,
+                           String partialTimeout, String sink) {
+    }
+
+    /** This configuration with every field that {@code over} gives replaced by {@code over}'s. */
+    public RawConfig overriddenBy(RawConfig over) {
+        return new RawConfig(pick(over.from, from), pick(over.exclude, exclude), pick(over.to, to),
+                pick(over.state, state), pick(over.start, start), pick(over.metrics, metrics), pick(over.poll, poll),
+                pick(over.framing, framing), pick(over.partialTimeout, partialTimeout),
+                pick(over.maxRecord, maxRecord), pick(over.onOverlong, onOverlong),
+                pick(over.checkpointInterval, checkpointInterval), pick(over.maxOpenFiles, maxOpenFiles),
+                pick(over.rotateWait, rotateWait), pick(over.bufferSize, bufferSize),
+                pick(over.segmentSize, segmentSize), pick(over.maxInFlight, maxInFlight), pick(over.inputs, inputs),
+                pick(over.sinks, sinks));
+    }
+
+    private static <T> T pick(T over, T base) {
+        return over != null ? over : base;
+    }
+}

@@ -1,0 +1,225 @@
+package io.jfio.ship.config;
+
+import io.jfio.ship.sink.SinkSpec;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The shipper's checked configuration: inputs, sinks, state directory and tuning, with defaults filled in.
+ *
+ * <p>Immutable. Made by {@link #resolve} from a {@link RawConfig} (a file, the command line, or both merged).
+ *
+ * @param inputs             the inputs, each naming one of {@code sinks}
+ * @param sinks              the sinks by name, in the order given
+ * @param state              the state directory (checkpoints, lock)
+ * @param metrics            where to serve Prometheus metrics, or null
+ * @param poll               poll interval when polling is forced, or null to watch with inotify
+ * @param maxRecord          the longest line in bytes (without its newline)
+ * @param onOverlong         what happens to longer lines
+ * @param checkpointInterval at most this often a checkpoint is written (zero: after every acknowledgement)
+ * @param maxOpenFiles       at most this many source files are open at once (idle ones are closed first)
+ * @param rotateWait         a file renamed out of the inputs is kept open this long after it last grew
+ * @param bufferSize         the read buffer (at least {@code maxRecord + 1} in line mode)
+ * @param segmentSize        the dir sink's segment size
+ * @param maxInFlight        unacknowledged bytes per sink before reading pauses
+ */
+public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
+                         InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
+                         Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
+                         long segmentSize, long maxInFlight) {
+    /** The default longest line. */
+    public static final long MAX_RECORD_DEFAULT = 1L << 20;
+    /** The default read buffer: large enough that one read call moves a lot, small enough for a bounded RSS. */
+    public static final long BUFFER_SIZE_DEFAULT = 4L << 20;
+    /** The default segment size of the dir sink. */
+    public static final long SEGMENT_SIZE_DEFAULT = 128L << 20;
+    /** The default bound on unacknowledged bytes per sink. */
+    public static final long MAX_IN_FLIGHT_DEFAULT = 64L << 20;
+    /** The default checkpoint interval. */
+    public static final Duration CHECKPOINT_INTERVAL_DEFAULT = Duration.ofMillis(200);
+    /** The default cap on open source files. */
+    public static final int MAX_OPEN_FILES_DEFAULT = 1024;
+    /** The default time a renamed-away file stays open after it last grew. */
+    public static final Duration ROTATE_WAIT_DEFAULT = Duration.ofSeconds(5);
+    /** The name of the input and sink that {@code --from}/{@code --to} (and {@code from}/{@code to}) make. */
+    public static final String MAIN = "main";
+
+    public ShipConfig {
+        inputs = List.copyOf(inputs);
+        sinks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sinks));
+    }
+
+    /**
+     * Checks a raw configuration and fills in defaults.
+     *
+     * @param raw  the configuration (a file's, a command line's, or one merged over the other)
+     * @param base relative paths and globs are resolved against this directory
+     * @throws ConfigException naming the first problem found
+     */
+    public static ShipConfig resolve(RawConfig raw, Path base) throws ConfigException {
+        Map<String, SinkSpec> sinks = new LinkedHashMap<>();
+        if (raw.to() != null) sinks.put(MAIN, sink(MAIN, raw.to()));
+        if (raw.sinks() != null) {
+            for (Map.Entry<String, String> e : raw.sinks().entrySet()) {
+                if (e.getValue() == null) throw new ConfigException("sink without a spec: sink=" + e.getKey());
+                if (sinks.containsKey(e.getKey())) {
+                    throw new ConfigException("sink defined twice: sink=" + e.getKey());
+                }
+                sinks.put(e.getKey(), sink(e.getKey(), e.getValue()));
+            }
+        }
+        if (sinks.isEmpty()) {
+            throw new ConfigException("no sink: give --to SINK (dir:PATH, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC, "
+                    + "stdout:) or 'to'/'sinks' in the config file");
+        }
+        if (raw.state() == null || raw.state().isBlank()) {
+            throw new ConfigException("no state directory: give --state DIR or 'state' in the config file");
+        }
+        Framing framing = raw.framing() == null ? Framing.LINES : enumValue(Framing.class, "framing", raw.framing());
+        Start start = raw.start() == null ? Start.BEGINNING : enumValue(Start.class, "start", raw.start());
+        Duration partial = raw.partialTimeout() == null ? null : duration("partial-timeout", raw.partialTimeout());
+
+        List<InputConfig> inputs = new ArrayList<>();
+        Set<String> names = new LinkedHashSet<>();
+        if (raw.from() != null && !raw.from().isEmpty()) {
+            inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base));
+            names.add(MAIN);
+        } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
+            throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
+        }
+        if (raw.inputs() != null) {
+            int i = 0;
+            for (RawConfig.RawInput in : raw.inputs()) {
+                i++;
+                if (in == null) throw new ConfigException("empty input: input=" + i);
+                String name = in.name() != null ? in.name() : "input-" + i;
+                if (!names.add(name)) throw new ConfigException("input defined twice: input=" + name);
+                Framing f = in.framing() == null ? framing : enumValue(Framing.class, "framing", in.framing());
+                Start s = in.start() == null ? start : enumValue(Start.class, "start", in.start());
+                Duration p = in.partialTimeout() == null ? partial : duration("partial-timeout", in.partialTimeout());
+                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base));
+            }
+        }
+        if (inputs.isEmpty()) {
+            throw new ConfigException("no input: give --from GLOB or 'from'/'inputs' in the config file");
+        }
+
+        InetSocketAddress metrics = raw.metrics() == null ? null : metrics(raw.metrics());
+        Duration poll = raw.poll() == null ? null : duration("poll", raw.poll());
+        if (poll != null && (poll.isZero() || poll.compareTo(Duration.ofHours(1)) > 0)) {
+            throw new ConfigException("poll interval out of range: poll=" + raw.poll() + " (1ms to 1h)");
+        }
+        long maxRecord = raw.maxRecord() == null ? MAX_RECORD_DEFAULT : size("max-record", raw.maxRecord());
+        if (maxRecord < 64 || maxRecord > (1L << 30)) {
+            throw new ConfigException("max-record out of range: max-record=" + raw.maxRecord() + " (64B to 1GiB)");
+        }
+        Overlong overlong = raw.onOverlong() == null ? Overlong.SPLIT
+                : enumValue(Overlong.class, "on-overlong", raw.onOverlong());
+        Duration checkpoint = raw.checkpointInterval() == null ? CHECKPOINT_INTERVAL_DEFAULT
+                : duration("checkpoint-interval", raw.checkpointInterval());
+        int maxOpen = raw.maxOpenFiles() == null ? MAX_OPEN_FILES_DEFAULT : raw.maxOpenFiles();
+        if (maxOpen < 1) throw new ConfigException("max-open-files must be at least 1: max-open-files=" + maxOpen);
+        Duration rotateWait = raw.rotateWait() == null ? ROTATE_WAIT_DEFAULT : duration("rotate-wait",
+                raw.rotateWait());
+        long buffer = raw.bufferSize() == null ? BUFFER_SIZE_DEFAULT : size("buffer-size", raw.bufferSize());
+        if (buffer < 4096 || buffer > (1L << 31)) {
+            throw new ConfigException("buffer-size out of range: buffer-size=" + raw.bufferSize() + " (4KiB to 2GiB)");
+        }
+        // A line of max-record bytes and its newline must fit in one read, or it could never be framed.
+        buffer = Math.max(buffer, maxRecord + 1);
+        long segment = raw.segmentSize() == null ? SEGMENT_SIZE_DEFAULT : size("segment-size", raw.segmentSize());
+        if (segment < 4096) throw new ConfigException("segment-size too small: segment-size=" + raw.segmentSize());
+        long inFlight = raw.maxInFlight() == null ? MAX_IN_FLIGHT_DEFAULT : size("max-in-flight", raw.maxInFlight());
+        if (inFlight < 1) throw new ConfigException("max-in-flight must be positive: max-in-flight=" + inFlight);
+        return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
+                overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight);
+    }
+
+    private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,
+                                     Start start, Duration partial, String sink, Map<String, SinkSpec> sinks,
+                                     Path base) throws ConfigException {
+        if (paths == null || paths.isEmpty()) throw new ConfigException("input without paths: input=" + name);
+        List<String> abs = new ArrayList<>();
+        for (String p : paths) {
+            if (p == null || p.isBlank()) throw new ConfigException("empty path: input=" + name);
+            abs.add(p.startsWith("/") ? p : base.resolve(p).toString());
+        }
+        String target = sink;
+        if (target == null) {
+            if (sinks.size() != 1) {
+                throw new ConfigException("input names no sink and there are several: input=" + name + " sinks="
+                        + sinks.keySet());
+            }
+            target = sinks.keySet().iterator().next();
+        } else if (!sinks.containsKey(target)) {
+            throw new ConfigException("input names an unknown sink: input=" + name + " sink=" + target
+                    + " sinks=" + sinks.keySet());
+        }
+        return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target);
+    }
+
+    private static SinkSpec sink(String name, String spec) throws ConfigException {
+        try {
+            return SinkSpec.parse(spec);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage() + " sink=" + name);
+        }
+    }
+
+    private static InetSocketAddress metrics(String text) throws ConfigException {
+        String t = text.trim();
+        int colon = t.lastIndexOf(':');
+        String host = colon < 0 ? "0.0.0.0" : t.substring(0, colon);
+        String port = colon < 0 ? t : t.substring(colon + 1);
+        try {
+            int p = Integer.parseInt(port);
+            if (p < 0 || p > 65535) throw new NumberFormatException();
+            if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
+            return InetSocketAddress.createUnresolved(host, p);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("invalid metrics address: metrics=" + text
+                    + " (PORT or HOST:PORT, port 0-65535)");
+        }
+    }
+
+    private static Duration duration(String key, String value) throws ConfigException {
+        try {
+            Duration d = Units.parseDuration(value);
+            if (d.isNegative()) throw new IllegalArgumentException("negative");
+            return d;
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new ConfigException("invalid " + key + ": " + e.getMessage());
+        }
+    }
+
+    private static long size(String key, String value) throws ConfigException {
+        try {
+            return Units.parseSize(value);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("invalid " + key + ": " + e.getMessage());
+        }
+    }
+
+    private static <E extends Enum<E>> E enumValue(Class<E> type, String key, String value) throws ConfigException {
+        try {
+            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            List<String> allowed = new ArrayList<>();
+            for (E c : type.getEnumConstants()) allowed.add(c.name().toLowerCase(Locale.ROOT));
+            throw new ConfigException("invalid " + key + ": value='" + value + "' (one of " + allowed + ")");
+        }
+    }
+
+    /** The inputs that ship to {@code sink}. */
+    public List<InputConfig> inputsOf(String sink) {
+        return inputs.stream().filter(i -> i.sink().equals(sink)).toList();
+    }
+}

@@ -1,0 +1,319 @@
+package io.jfio.ship.kafka;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.Sink;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * A sink that produces to Kafka: one record per line (the newline not included) or, in raw mode, one record per
+ * batch; the key is the source file's path, the topic a fixed name or a template with {@code ${input}}.
+ *
+ * <p>Not thread-safe for callers: one pipeline thread calls {@link #send}, {@link #flush} and {@link #close}. The
+ * producer's own I/O thread completes the futures.
+ *
+ * <p>Delivery: an idempotent producer with {@code acks=all} (so retries inside the producer neither duplicate nor
+ * reorder records of a partition) and {@code max.in.flight.requests.per.connection=5}, the most idempotence keeps
+ * ordered. A batch's future completes when every record of it was acknowledged by all in-sync replicas and every
+ * earlier batch's future completed: records of different sources go to different partitions, whose acknowledgements
+ * can come in any order, and the pipeline needs its futures in order. When the broker is down, the producer retries
+ * until {@code delivery.timeout.ms}, then the futures fail and the pipeline resends from its checkpoint (duplicates,
+ * never loss). Memory is bounded by {@code buffer.memory}: when it is full, {@code send} blocks (up to
+ * {@code max.block.ms}, then throws; the pipeline backs off and retries), which pauses reading.
+ *
+ * <p>Bytes: the producer needs each value as a heap array, so each line is copied once, from the batch's native
+ * memory straight into its record's array; there is no intermediate buffer.
+ */
+public final class KafkaSink implements Sink {
+    /** The topic template's placeholder for the input's name. */
+    public static final String INPUT_PLACEHOLDER = "${input}";
+    private static final Set<String> COMPRESSIONS = Set.of("none", "gzip", "snappy", "lz4", "zstd");
+
+    static {
+        KafkaLogging.configure();
+    }
+
+    /**
+     * How the sink produces.
+     *
+     * @param compression     none, gzip, snappy, lz4 or zstd (default lz4: the cheapest CPU per byte of the codecs
+     *                        Kafka offers, with a ratio on log lines close to zstd's at level 1, and decoded cheaply
+     *                        by every consumer)
+     * @param raw             one record per batch instead of one per line
+     * @param linger          how long the producer waits to fill a request (default 5 ms)
+     * @param batchSize       the producer's per-partition batch size in bytes (default 1 MiB)
+     * @param bufferMemory    the producer's memory for unsent records (default 32 MiB): the memory bound
+     * @param deliveryTimeout how long the producer retries a record before its batch's future fails (default 120 s)
+     * @param maxBlock        how long {@code send} blocks on a full buffer or missing metadata before it throws
+     *                        (default 60 s)
+     * @param properties      further producer properties, applied last (they override everything above)
+     */
+    public record Options(String compression, boolean raw, Duration linger, int batchSize, long bufferMemory,
+                          Duration deliveryTimeout, Duration maxBlock, Map<String, String> properties) {
+        public Options {
+            if (!COMPRESSIONS.contains(compression)) {
+                throw new IllegalArgumentException("kafka compression must be one of none, gzip, snappy, lz4, zstd;"
+                        + " got '" + compression + "'");
+            }
+            if (batchSize <= 0 || bufferMemory <= 0 || linger.isNegative() || deliveryTimeout.isNegative()
+                    || maxBlock.isNegative()) {
+                throw new IllegalArgumentException("kafka options: batchSize=" + batchSize + " bufferMemory="
+                        + bufferMemory + " linger=" + linger + " deliveryTimeout=" + deliveryTimeout);
+            }
+            properties = Map.copyOf(properties);
+        }
+
+        /** lz4, one record per line, 5 ms linger, 1 MiB batches, 32 MiB buffer, 120 s delivery, 60 s block. */
+        public static Options defaults() {
+            return new Options("lz4", false, Duration.ofMillis(5), 1 << 20, 32L << 20, Duration.ofSeconds(120),
+                    Duration.ofSeconds(60), Map.of());
+        }
+
+        public Options withCompression(String value) {
+            return new Options(value, raw, linger, batchSize, bufferMemory, deliveryTimeout, maxBlock, properties);
+        }
+
+        public Options withRaw(boolean value) {
+            return new Options(compression, value, linger, batchSize, bufferMemory, deliveryTimeout, maxBlock,
+                    properties);
+        }
+
+        public Options withBufferMemory(long value) {
+            return new Options(compression, raw, linger, batchSize, value, deliveryTimeout, maxBlock, properties);
+        }
+
+        public Options withDeliveryTimeout(Duration value) {
+            return new Options(compression, raw, linger, batchSize, bufferMemory, value, maxBlock, properties);
+        }
+
+        public Options withMaxBlock(Duration value) {
+            return new Options(compression, raw, linger, batchSize, bufferMemory, deliveryTimeout, value, properties);
+        }
+
+        /** Adds a producer property ({@code client.id}, {@code security.protocol}, ...). */
+        public Options withProperty(String key, String value) {
+            Map<String, String> m = new LinkedHashMap<>(properties);
+            m.put(key, value);
+            return new Options(compression, raw, linger, batchSize, bufferMemory, deliveryTimeout, maxBlock, m);
+        }
+    }
+
+    private final String bootstrap;
+    private final String topicTemplate;
+    private final Options options;
+    private final Producer<byte[], byte[]> producer;
+    private final AtomicLong recordsAcked = new AtomicLong();
+    private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
+
+    /**
+     * A sink producing to {@code bootstrap} (host:port[,host:port...]); {@code topic} may contain
+     * {@link #INPUT_PLACEHOLDER}. The producer is created here but connects lazily.
+     */
+    public KafkaSink(String bootstrap, String topic, Options options) {
+        if (bootstrap == null || bootstrap.isBlank() || topic == null || topic.isBlank()) {
+            throw new IllegalArgumentException("kafka sink needs BOOTSTRAP/TOPIC, got bootstrap=" + bootstrap
+                    + " topic=" + topic);
+        }
+        this.bootstrap = bootstrap;
+        this.topicTemplate = topic;
+        this.options = options;
+        if (!topic.contains(INPUT_PLACEHOLDER)) {
+            checkTopic(topic);
+        }
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
+        p.put(ProducerConfig.RETRIES_CONFIG, Integer.toString(Integer.MAX_VALUE));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, options.compression());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(options.linger().toMillis()));
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(options.batchSize()));
+        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(options.bufferMemory()));
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(options.deliveryTimeout().toMillis()));
+        // delivery.timeout.ms must be >= linger.ms + request.timeout.ms: keep the request timeout below it.
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                Long.toString(Math.min(30_000, Math.max(1, options.deliveryTimeout().toMillis()
+                        - options.linger().toMillis()))));
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(options.maxBlock().toMillis()));
+        // A line can be as long as a batch; let the broker's limit (message.max.bytes) be the one that decides.
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(Math.max(options.batchSize(), 16 << 20)));
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, "jfio-ship");
+        p.putAll(options.properties());
+        try {
+            this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        } catch (KafkaException e) {
+            throw new IllegalArgumentException("kafka sink: " + e.getMessage()
+                    + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""), e);
+        }
+    }
+
+    /**
+     * A sink for {@code BOOTSTRAP/TOPIC} as in {@code --to kafka:BOOTSTRAP/TOPIC}; the topic may contain
+     * {@link #INPUT_PLACEHOLDER}.
+     *
+     * @throws IllegalArgumentException with a message for the user when the address is malformed
+     */
+    public static KafkaSink parse(String spec, Options options) {
+        int slash = spec.indexOf('/');
+        if (slash <= 0 || slash == spec.length() - 1) {
+            throw new IllegalArgumentException("kafka sink must be BOOTSTRAP/TOPIC (host:9092/logs), got '"
+                    + spec + "'");
+        }
+        return new KafkaSink(spec.substring(0, slash), spec.substring(slash + 1), options);
+    }
+
+    /** Checks a topic name against Kafka's rules, so that a bad one fails at start rather than on every send. */
+    private static void checkTopic(String topic) {
+        if (topic.length() > 249 || topic.equals(".") || topic.equals("..") || !topic.matches("[a-zA-Z0-9._-]+")) {
+            throw new IllegalArgumentException("kafka topic '" + topic + "' is not valid: 1-249 characters of"
+                    + " a-z A-Z 0-9 . _ -");
+        }
+    }
+
+    /** The topic for an input: the template with {@code ${input}} replaced by the input's name, made legal. */
+    public String topicFor(String input) {
+        if (!topicTemplate.contains(INPUT_PLACEHOLDER)) {
+            return topicTemplate;
+        }
+        String name = input.replaceAll("[^a-zA-Z0-9._-]", "_");
+        String t = topicTemplate.replace(INPUT_PLACEHOLDER, name);
+        return t.length() > 249 ? t.substring(0, 249) : t;
+    }
+
+    @Override
+    public String describe() {
+        return "kafka:" + bootstrap + "/" + topicTemplate;
+    }
+
+    /** Records acknowledged by the cluster so far. */
+    public long recordsAcknowledged() {
+        return recordsAcked.get();
+    }
+
+    @Override
+    public CompletableFuture<Void> send(Batch batch) throws IOException {
+        String topic = topicFor(batch.input());
+        byte[] key = batch.source().getBytes(StandardCharsets.UTF_8);
+        MemorySegment bytes = batch.bytes();
+        long length = batch.length();
+        BatchFuture own = new BatchFuture();
+        try {
+            if (options.raw()) {
+                own.expect(1);
+                send(topic, key, bytes, 0, length, own);
+            } else {
+                long start = 0;
+                for (long i = 0; i < length; i++) {
+                    if (bytes.get(JAVA_BYTE, i) == '\n') {
+                        own.expect(1);
+                        send(topic, key, bytes, start, i - start, own);
+                        start = i + 1;
+                    }
+                }
+                if (start < length) {
+                    // A batch ends at a record boundary; a tail without newline is still a record, not dropped.
+                    own.expect(1);
+                    send(topic, key, bytes, start, length - start, own);
+                }
+            }
+        } catch (KafkaException e) {
+            // Records already handed over may still arrive: the resend makes duplicates of them, never gaps.
+            IOException io = new IOException("kafka send to " + topic + " failed: " + e.getMessage(), e);
+            own.fail(io);
+            previous = inOrder(own);
+            throw io;
+        }
+        own.sealed();
+        CompletableFuture<Void> ordered = inOrder(own);
+        previous = ordered;
+        return ordered;
+    }
+
+    /**
+     * A future with {@code own}'s outcome that settles only after the previous batch's future settled, so that the
+     * pipeline sees completions in send order. It waits for the previous one's outcome, not its success: a failure
+     * must not poison the batches the pipeline resends after it.
+     */
+    private CompletableFuture<Void> inOrder(CompletableFuture<Void> own) {
+        return previous.handle((v, t) -> null).thenCompose(x -> own);
+    }
+
+    private void send(String topic, byte[] key, MemorySegment bytes, long offset, long length, BatchFuture own) {
+        if (length > Integer.MAX_VALUE - 16) {
+            throw new KafkaException("record of " + length + " bytes is larger than a Kafka record can be");
+        }
+        byte[] value = new byte[(int) length];
+        MemorySegment.copy(bytes, JAVA_BYTE, offset, value, 0, (int) length);
+        producer.send(new ProducerRecord<>(topic, key, value), (metadata, error) -> {
+            if (error != null) {
+                own.fail(error);
+            } else {
+                recordsAcked.incrementAndGet();
+                own.recordDone();
+            }
+        });
+    }
+
+    /**
+     * Nothing to wait for: the producer sends within {@code linger.ms} on its own, and KafkaProducer.flush() would
+     * block the pipeline until every record is acknowledged (for minutes while the broker is down).
+     */
+    @Override
+    public void flush() {
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            producer.close(Duration.ofSeconds(5));
+        } catch (KafkaException e) {
+            throw new IOException("closing the kafka producer failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Completes when every expected record is acknowledged; fails on the first error. */
+    private static final class BatchFuture extends CompletableFuture<Void> {
+        private long expected;
+        private long done;
+        private boolean sealed;
+
+        synchronized void expect(long n) {
+            expected += n;
+        }
+
+        synchronized void sealed() {
+            sealed = true;
+            if (done == expected) {
+                complete(null);
+            }
+        }
+
+        synchronized void recordDone() {
+            done++;
+            if (sealed && done == expected) {
+                complete(null);
+            }
+        }
+
+        void fail(Throwable t) {
+            completeExceptionally(t instanceof IOException ? t : new IOException("kafka: " + t.getMessage(), t));
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.jfio.ship.pipeline;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.ship.config.InputConfig;
+import io.jfio.ship.log.ShipLog;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Finds the files an input's globs name: walks each glob's base directory (one statx per entry, following symlinks,
+ * so a symlinked path names its target; symlink loops are cut by remembering directories by identity), matches
+ * whole paths, applies the excludes. Files that match but are not regular files (a FIFO, a directory, a device) are
+ * reported too, so that the pipeline can say why it skips them; it never opens them.
+ *
+ * <p>Not thread-safe; owned by the pipeline thread.
+ */
+final class Discovery {
+    /** A path that an input names, with what statx said about it. */
+    record Found(InputConfig input, String path, long device, long inode, long size, boolean regular,
+                 String type) {
+    }
+
+    private final List<InputConfig> inputs;
+    private final List<List<Glob>> globs = new ArrayList<>();
+    private final List<List<PathMatcher>> nameExcludes = new ArrayList<>();
+    private final List<List<PathMatcher>> pathExcludes = new ArrayList<>();
+    private final Stx stx;
+    private final ShipLog log;
+    private final Set<String> warned = new HashSet<>();
+
+    Discovery(List<InputConfig> inputs, Stx stx, ShipLog log) {
+        this.inputs = inputs;
+        this.stx = stx;
+        this.log = log;
+        for (InputConfig in : inputs) {
+            List<Glob> g = new ArrayList<>();
+            for (String p : in.paths()) g.add(Glob.of(p));
+            globs.add(g);
+            List<PathMatcher> names = new ArrayList<>();
+            List<PathMatcher> paths = new ArrayList<>();
+            for (String e : in.exclude()) {
+                PathMatcher m = FileSystems.getDefault().getPathMatcher("glob:" + e);
+                (e.contains("/") ? paths : names).add(m);
+            }
+            nameExcludes.add(names);
+            pathExcludes.add(paths);
+        }
+    }
+
+    /** Every path the inputs name now; a path named by two inputs goes to the first. */
+    List<Found> scan() {
+        List<Found> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < inputs.size(); i++) {
+            for (Glob g : globs.get(i)) {
+                if (g.literal) {
+                    consider(i, g.base, out, seen);
+                } else {
+                    walk(i, g, g.base, 0, out, seen, new HashSet<>());
+                }
+            }
+        }
+        return out;
+    }
+
+    private void walk(int input, Glob g, Path dir, int depth, List<Found> out, Set<String> seen,
+                      Set<TrackedFile.Id> dirs) {
+        int r = stx.ofPath(dir.toString());
+        if (r < 0 || !stx.isDirectory()) return;
+        if (!dirs.add(new TrackedFile.Id(stx.dev(), stx.ino()))) return; // a symlink loop
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                int s = stx.ofPath(p.toString());
+                if (s < 0) continue; // gone meanwhile, or a dangling symlink
+                if (stx.isDirectory()) {
+                    // Reported before the walk below reuses the statx buffer.
+                    if (g.matches(p) && !excluded(input, p)) report(input, p, out, seen);
+                    if (depth + 1 < g.maxDepth) walk(input, g, p, depth + 1, out, seen, dirs);
+                } else if (g.matches(p)) {
+                    consider(input, p, out, seen);
+                }
+            }
+        } catch (NoSuchFileException | NotDirectoryException e) {
+            // Removed while we looked: the next scan sees what is there then.
+        } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+            warnOnce("dir:" + dir, "cannot-list-directory", "dir", dir, "error", e.toString());
+        }
+    }
+
+    private void consider(int input, Path p, List<Found> out, Set<String> seen) {
+        if (excluded(input, p)) return;
+        int s = stx.ofPath(p.toString());
+        if (s == -Errno.ENOENT || s == -Errno.ENOTDIR) return;
+        if (s < 0) {
+            warnOnce("stat:" + p, "cannot-stat", "path", p, "errno", Errno.name(-s));
+            return;
+        }
+        report(input, p, out, seen);
+    }
+
+    /** Adds what the last statx said about {@code p}. */
+    private void report(int input, Path p, List<Found> out, Set<String> seen) {
+        String path = p.toString();
+        if (!seen.add(path)) return;
+        out.add(new Found(inputs.get(input), path, stx.dev(), stx.ino(), stx.size(), stx.isRegular(),
+                stx.typeName()));
+    }
+
+    private boolean excluded(int input, Path p) {
+        Path name = p.getFileName();
+        for (PathMatcher m : nameExcludes.get(input)) {
+            if (name != null && m.matches(name)) return true;
+        }
+        for (PathMatcher m : pathExcludes.get(input)) {
+            if (m.matches(p)) return true;
+        }
+        return false;
+    }
+
+    private void warnOnce(String key, String event, Object... kv) {
+        if (warned.add(key)) log.warn(event, kv);
+    }
+
+    /**
+     * Looks in {@code dir} for a file with this identity (without following symlinks): where a file renamed by a
+     * rotation went, found by what it is rather than by name.
+     */
+    String findByIdentity(Path dir, long device, long inode) {
+        if (dir == null) return null;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                if (stx.ofPathNoFollow(p.toString()) == 0 && stx.isRegular() && stx.dev() == device
+                        && stx.ino() == inode) {
+                    return p.toString();
+                }
+            }
+        } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+            return null;
+        }
+        return null;
+    }
+}

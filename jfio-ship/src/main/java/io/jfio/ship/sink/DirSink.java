@@ -1,0 +1,327 @@
+package io.jfio.ship.sink;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.state.CheckpointStore;
+import io.jfio.ship.state.StateLock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * The directory sink: batches appended to segment files {@code ship-000000000001.log}, {@code ship-...2.log}, ...,
+ * rolled when a segment would pass the segment size. Records are written exactly as read, no headers: one source
+ * file's bytes appear in the order read, and batches of several sources interleave at batch granularity (whole
+ * records).
+ *
+ * <p>Durability: {@link #send} writes (pwrite from the batch's native memory, no heap copy) and returns a pending
+ * future; {@link #flush} hands an fsync to the sink's sync thread, which fsyncs the segment and then records the
+ * synced length in {@code ship.commit} (fdatasync'ed) before it completes the futures, in order. A new segment's name
+ * is made durable with a directory fsync before any byte in it is acknowledged. After a crash, {@code ship.commit}
+ * says how much of which segment was acknowledged: the newest segment is cut back to that length and newer ones
+ * (never synced) are removed, so a batch torn by a kill never leaves a partial record behind; the shipper sends it
+ * again.
+ *
+ * <p>Threads: one pipeline thread calls {@code send}/{@code flush}/{@code close}; the sync thread
+ * ({@code jfio-ship-dirsync}) completes the futures. The directory is locked ({@code .jfio-sink.lock}) so that two
+ * shippers never write the same segments.
+ */
+public final class DirSink implements Sink {
+    private static final Pattern SEGMENT = Pattern.compile("ship-(\\d{12})\\.log");
+    private static final String COMMIT = "ship.commit";
+    private static final Runnable STOP = () -> { };
+
+    private final Path dir;
+    private final long segmentSize;
+    private final ShipLog log;
+    private final StateLock lock;
+    private final int commitFd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment commitBuf = arena.allocate(24);
+    private final LinkedBlockingQueue<Runnable> syncQueue = new LinkedBlockingQueue<>();
+    private final Thread syncer;
+
+    // Pipeline thread only.
+    private long nextSeq;
+    private Segment current;
+    private List<CompletableFuture<Void>> unsynced = new ArrayList<>();
+    private volatile boolean poisoned;
+    private boolean closed;
+
+    /** An open segment. Its descriptor is closed by the sync thread after its last fsync. */
+    private static final class Segment {
+        final long seq;
+        final int fd;
+        long size;
+
+        Segment(long seq, int fd) {
+            this.seq = seq;
+            this.fd = fd;
+        }
+    }
+
+    /**
+     * Opens (creating it if needed) the sink directory, repairs what a crash left, and starts the sync thread.
+     *
+     * @param dir         the directory
+     * @param segmentSize a segment is rolled before it would pass this size
+     * @param log         where repairs and failures are logged
+     */
+    public DirSink(Path dir, long segmentSize, ShipLog log) throws IOException {
+        this.dir = dir.toAbsolutePath().normalize();
+        this.segmentSize = segmentSize;
+        this.log = log;
+        Files.createDirectories(this.dir);
+        this.lock = StateLock.acquire(this.dir, ".jfio-sink.lock", "sink directory");
+        try {
+            this.nextSeq = recover() + 1;
+            this.commitFd = (int) ErrnoException.check(LibC.openat(Fcntl.AT_FDCWD, this.dir.resolve(COMMIT).toString(),
+                    Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_CLOEXEC, 0644), "open", -1, COMMIT);
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            arena.close();
+            throw e;
+        }
+        this.syncer = Thread.ofPlatform().name("jfio-ship-dirsync").daemon(true).start(this::syncLoop);
+    }
+
+    @Override
+    public String describe() {
+        return SinkSpec.DIR + ":" + dir;
+    }
+
+    /** Segment file name of sequence number {@code seq}. */
+    public static String segmentName(long seq) {
+        return String.format("ship-%012d.log", seq);
+    }
+
+    /**
+     * Cuts the newest acknowledged segment back to its committed length and removes segments that were never
+     * synced; returns the highest sequence number in use.
+     */
+    private long recover() throws IOException {
+        List<Long> seqs = new ArrayList<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            s.forEach(p -> {
+                Matcher m = SEGMENT.matcher(p.getFileName().toString());
+                if (m.matches()) seqs.add(Long.parseLong(m.group(1)));
+            });
+        }
+        seqs.sort(null);
+        long max = seqs.isEmpty() ? 0 : seqs.get(seqs.size() - 1);
+        Path commitFile = dir.resolve(COMMIT);
+        if (!Files.exists(commitFile)) {
+            if (!seqs.isEmpty()) {
+                log.warn("dir-sink-no-commit-record", "dir", dir, "segments", seqs.size(),
+                        "action", "segments left as they are");
+            }
+            return max;
+        }
+        byte[] b = Files.readAllBytes(commitFile);
+        if (b.length == 0) {
+            // Created, never written: nothing in any segment was ever acknowledged by this directory's writer.
+            for (long seq : seqs) removeUnsynced(seq);
+            return max;
+        }
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        CRC32C crc = new CRC32C();
+        crc.update(b, 0, Math.min(16, b.length));
+        if (b.length != 24 || (int) crc.getValue() != buf.getInt(16)) {
+            log.warn("dir-sink-commit-record-damaged", "dir", dir, "bytes", b.length,
+                    "action", "segments left as they are; a partial batch may remain at a segment's end");
+            return max;
+        }
+        long seq = buf.getLong(0);
+        long length = buf.getLong(8);
+        for (long s : seqs) {
+            if (s > seq) {
+                removeUnsynced(s);
+            } else if (s == seq) {
+                Path p = dir.resolve(segmentName(s));
+                long size = Files.size(p);
+                if (size > length) {
+                    try (var ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
+                        ch.truncate(length);
+                        ch.force(true);
+                    }
+                    log.info("dir-sink-repaired", "segment", p, "cut-bytes", size - length,
+                            "why", "bytes after the last commit were never acknowledged; they are sent again");
+                }
+            }
+        }
+        return max;
+    }
+
+    private void removeUnsynced(long seq) throws IOException {
+        Path p = dir.resolve(segmentName(seq));
+        long size = Files.size(p);
+        Files.delete(p);
+        CheckpointStore.syncDirectory(dir);
+        log.info("dir-sink-repaired", "segment", p, "removed-bytes", size,
+                "why", "never acknowledged; its batches are sent again");
+    }
+
+    @Override
+    public CompletableFuture<Void> send(Batch batch) throws IOException {
+        if (closed) throw new IOException("sink closed: sink=" + describe());
+        long length = batch.length();
+        if (current == null || poisoned || (current.size > 0 && current.size + length > segmentSize)) roll();
+        Segment seg = current;
+        long before = seg.size;
+        MemorySegment bytes = batch.bytes();
+        long done = 0;
+        while (done < length) {
+            long n = LibC.pwrite(seg.fd, bytes.asSlice(done), length - done, before + done);
+            if (n == -Errno.EINTR) continue;
+            if (n < 0) {
+                // Leave no partial batch behind: the pipeline sends the whole batch again.
+                LibC.ftruncate(seg.fd, before);
+                throw new ErrnoException("pwrite", (int) -n, seg.fd, dir.resolve(segmentName(seg.seq)).toString(),
+                        before + done, length - done);
+            }
+            done += n;
+        }
+        seg.size = before + length;
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        unsynced.add(f);
+        return f;
+    }
+
+    /** Starts the next segment; the previous one is synced and closed by the sync thread. */
+    private void roll() throws IOException {
+        if (current != null) {
+            Segment old = current;
+            List<CompletableFuture<Void>> waiting = unsynced;
+            unsynced = new ArrayList<>();
+            long length = old.size;
+            current = null;
+            syncQueue.add(() -> {
+                sync(old, length, waiting);
+                LibC.close(old.fd);
+            });
+        }
+        long seq = nextSeq;
+        Path p = dir.resolve(segmentName(seq));
+        int fd = LibC.openat(Fcntl.AT_FDCWD, p.toString(),
+                Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_CLOEXEC, 0644);
+        ErrnoException.check(fd, "open", -1, p.toString());
+        nextSeq = seq + 1;
+        current = new Segment(seq, fd);
+        poisoned = false;
+        // The new name must survive a crash before anything in the segment is acknowledged.
+        CheckpointStore.syncDirectory(dir);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        if (closed || current == null || unsynced.isEmpty()) return;
+        Segment seg = current;
+        List<CompletableFuture<Void>> waiting = unsynced;
+        long length = seg.size;
+        unsynced = new ArrayList<>();
+        syncQueue.add(() -> sync(seg, length, waiting));
+    }
+
+    /**
+     * On the sync thread: fsync, record the commit, complete the futures. {@code length} is the segment's size when
+     * the task was queued: the bytes the futures stand for. The pipeline may be writing more meanwhile; those belong
+     * to a later task.
+     */
+    private void sync(Segment seg, long length, List<CompletableFuture<Void>> waiting) {
+        if (waiting.isEmpty()) return;
+        int r = LibC.fsync(seg.fd);
+        if (r == 0) r = writeCommit(seg.seq, length);
+        if (r < 0) {
+            // After a failed fsync the kernel may have dropped the dirty pages: nothing in this segment can be
+            // trusted any more, so the next batch starts a new segment.
+            poisoned = true;
+            IOException e = new ErrnoException("fsync", -r, seg.fd, dir.resolve(segmentName(seg.seq)).toString(),
+                    ErrnoException.NONE, ErrnoException.NONE);
+            log.error("dir-sink-sync-failed", "segment", segmentName(seg.seq), "error", e.getMessage());
+            for (CompletableFuture<Void> f : waiting) f.completeExceptionally(e);
+            return;
+        }
+        for (CompletableFuture<Void> f : waiting) f.complete(null);
+    }
+
+    private int writeCommit(long seq, long length) {
+        commitBuf.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0, seq);
+        commitBuf.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 8, length);
+        CRC32C crc = new CRC32C();
+        crc.update(commitBuf.asSlice(0, 16).asByteBuffer());
+        commitBuf.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 16,
+                (int) crc.getValue());
+        commitBuf.set(ValueLayout.JAVA_INT_UNALIGNED, 20, 0);
+        long n = LibC.pwrite(commitFd, commitBuf, 24, 0);
+        if (n < 0) return (int) n;
+        if (n != 24) return -Errno.EIO;
+        return LibC.fdatasync(commitFd);
+    }
+
+    private void syncLoop() {
+        while (true) {
+            Runnable task;
+            try {
+                task = syncQueue.take();
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (task == STOP) return;
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("dir-sink-sync-thread", "error", e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) return;
+        flush();
+        closed = true;
+        if (current != null) {
+            Segment last = current;
+            current = null;
+            syncQueue.add(() -> LibC.close(last.fd));
+        }
+        syncQueue.add(STOP);
+        try {
+            syncer.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LibC.close(commitFd);
+        lock.close();
+        if (!syncer.isAlive()) arena.close();
+    }
+
+    /** Reads every segment of {@code dir} in order, concatenated: for tests and tools. */
+    public static byte[] readAll(Path dir) {
+        try (Stream<Path> s = Files.list(dir)) {
+            List<Path> segs = s.filter(p -> SEGMENT.matcher(p.getFileName().toString()).matches()).sorted().toList();
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            for (Path p : segs) out.write(Files.readAllBytes(p));
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.jfio.ship.state;
+
+import io.jfio.ship.log.ShipLog;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * The checkpoints of one sink, in one small file rewritten whole: written to a temporary file, fsynced, renamed over
+ * the old one, and the directory fsynced. A crash at any point leaves either the old or the new file, never a mix.
+ *
+ * <p>Format (big-endian): magic {@code JFIOCKP1}, int version 1, long written-at (epoch ms), int entry count; per
+ * entry an int body length, the body (long dev, long ino, int fingerprint length, long fingerprint hash, long
+ * offset, long seen-at, short path length, path bytes UTF-8) and an int CRC32C of the body; last an int CRC32C of
+ * everything before it. A file whose whole-file CRC fails is corrupt: the entries whose own CRC still holds are kept,
+ * the file is renamed aside ({@code .corrupt-TIMESTAMP}), and {@link Loaded#corrupt()} tells the pipeline to start
+ * files it has no entry for at their beginning (never at the end): some bytes may be sent twice, none are lost.
+ *
+ * <p>Not thread-safe; owned by one pipeline thread.
+ */
+public final class CheckpointStore {
+    private static final byte[] MAGIC = "JFIOCKP1".getBytes(StandardCharsets.US_ASCII);
+    private static final int VERSION = 1;
+
+    private final Path file;
+    private final Path temp;
+
+    /**
+     * A store at {@code file} (its directory must exist).
+     *
+     * @param file the checkpoint file, e.g. {@code state/checkpoints-main.bin}
+     */
+    public CheckpointStore(Path file) {
+        this.file = file;
+        this.temp = file.resolveSibling(file.getFileName() + ".tmp");
+    }
+
+    /** The checkpoint file. */
+    public Path file() {
+        return file;
+    }
+
+    /**
+     * What a load found.
+     *
+     * @param entries the checkpoints read (all of them, or those that survived corruption)
+     * @param corrupt whether the file was damaged (and moved aside)
+     * @param problem what was wrong, for the log; null when nothing was
+     */
+    public record Loaded(List<Checkpoint> entries, boolean corrupt, String problem) {
+    }
+
+    /**
+     * Reads the checkpoints; a missing file is an empty store. A damaged file is moved aside when {@code repair}
+     * (not in a dry run) and reported in the result and the log.
+     */
+    public Loaded load(ShipLog log, boolean repair) throws IOException {
+        if (repair) Files.deleteIfExists(temp); // a write that never reached its rename; the old file stands
+        byte[] b;
+        try {
+            b = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return new Loaded(List.of(), false, null);
+        }
+        List<Checkpoint> entries = new ArrayList<>();
+        String problem = parse(b, entries);
+        if (problem == null) return new Loaded(entries, false, null);
+        Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + Instant.now().toEpochMilli());
+        if (repair) Files.move(file, aside);
+        log.error("checkpoint-corrupt", "file", file, "problem", problem, "kept", entries.size(),
+                "moved-to", repair ? aside : "(dry run: left in place)",
+                "recovery", "files without a valid entry start at their beginning; some bytes may be sent again");
+        return new Loaded(entries, true, problem);
+    }
+
+    /** Parses {@code b} into {@code out}; returns null when the file is intact, else what is wrong. */
+    static String parse(byte[] b, List<Checkpoint> out) {
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        if (b.length < MAGIC.length + 4 + 8 + 4 + 4) return "too short: bytes=" + b.length;
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (buf.get() != MAGIC[i]) return "bad magic";
+        }
+        int version = buf.getInt();
+        if (version != VERSION) return "unknown version: version=" + version;
+        buf.getLong();
+        int count = buf.getInt();
+        String problem = null;
+        CRC32C whole = new CRC32C();
+        whole.update(b, 0, b.length - 4);
+        int stored = ByteBuffer.wrap(b, b.length - 4, 4).getInt();
+        if ((int) whole.getValue() != stored) problem = "file checksum mismatch";
+        for (int i = 0; i < count; i++) {
+            if (buf.remaining() < 8) return "truncated at entry " + i + (problem == null ? "" : "; " + problem);
+            int len = buf.getInt();
+            if (len < 46 || len > buf.remaining() - 4 - 4 || len > 70_000) {
+                return "bad entry length at entry " + i + (problem == null ? "" : "; " + problem);
+            }
+            int start = buf.position();
+            CRC32C crc = new CRC32C();
+            crc.update(b, start, len);
+            long dev = buf.getLong();
+            long ino = buf.getLong();
+            int fpLen = buf.getInt();
+            long fpHash = buf.getLong();
+            long offset = buf.getLong();
+            long seen = buf.getLong();
+            int pathLen = Short.toUnsignedInt(buf.getShort());
+            if (pathLen != len - 46) {
+                buf.position(start + len + 4);
+                problem = "bad path length at entry " + i;
+                continue;
+            }
+            byte[] path = new byte[pathLen];
+            buf.get(path);
+            int entryCrc = buf.getInt();
+            if ((int) crc.getValue() != entryCrc || offset < 0 || fpLen < 0) {
+                problem = "entry checksum mismatch at entry " + i;
+                continue;
+            }
+            out.add(new Checkpoint(dev, ino, fpLen, fpHash, offset, seen, new String(path, StandardCharsets.UTF_8)));
+        }
+        if (problem == null && buf.remaining() != 4) problem = "trailing bytes: bytes=" + (buf.remaining() - 4);
+        return problem;
+    }
+
+    /** Encodes entries in the file format. */
+    static byte[] encode(Collection<Checkpoint> entries) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + entries.size() * 96);
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.write(MAGIC);
+            out.writeInt(VERSION);
+            out.writeLong(System.currentTimeMillis());
+            out.writeInt(entries.size());
+            for (Checkpoint c : entries) {
+                byte[] path = c.path().getBytes(StandardCharsets.UTF_8);
+                if (path.length > 65_535) path = java.util.Arrays.copyOf(path, 65_535);
+                ByteBuffer body = ByteBuffer.allocate(46 + path.length);
+                body.putLong(c.device()).putLong(c.inode()).putInt(c.fpLength()).putLong(c.fpHash())
+                        .putLong(c.offset()).putLong(c.seenAt()).putShort((short) path.length).put(path);
+                CRC32C crc = new CRC32C();
+                crc.update(body.array());
+                out.writeInt(body.capacity());
+                out.write(body.array());
+                out.writeInt((int) crc.getValue());
+            }
+            out.flush();
+            CRC32C whole = new CRC32C();
+            byte[] b = bytes.toByteArray();
+            whole.update(b);
+            out.writeInt((int) whole.getValue());
+            out.flush();
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+        }
+    }
+
+    /** Replaces the stored checkpoints with {@code entries}, durably (temp + fsync + rename + directory fsync). */
+    public void write(Collection<Checkpoint> entries) throws IOException {
+        byte[] b = encode(entries);
+        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buf = ByteBuffer.wrap(b);
+            while (buf.hasRemaining()) ch.write(buf);
+            ch.force(true);
+        }
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("state directory cannot rename atomically: dir=" + file.getParent(), e);
+        }
+        syncDirectory(file.getParent());
+    }
+
+    /** fsync of a directory, so that a rename or a new name in it survives a crash of the machine. */
+    public static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.jfio.ship.state;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * An exclusive lock on a directory: {@code flock(LOCK_EX | LOCK_NB)} on its {@code lock} file, which then holds the
+ * holder's pid. The kernel drops the lock when the process dies however it dies (kill -9 included), so a stale lock
+ * file never blocks a restart; flock belongs to the open file description, so a second lock inside the same process
+ * fails too.
+ *
+ * <p>Not thread-safe; {@link #close} is idempotent.
+ */
+public final class StateLock implements AutoCloseable {
+    private final Path file;
+    private int fd;
+
+    private StateLock(Path file, int fd) {
+        this.file = file;
+        this.fd = fd;
+    }
+
+    /**
+     * Takes the lock on {@code dir/name}.
+     *
+     * @param what for the message: what the directory is ("state directory", "sink directory")
+     * @throws LockedException when another holder has it; the message names its pid
+     * @throws IOException     when the lock file cannot be opened
+     */
+    public static StateLock acquire(Path dir, String name, String what) throws IOException {
+        Path file = dir.resolve(name);
+        int fd = (int) ErrnoException.check(LibC.openat(Fcntl.AT_FDCWD, file.toString(),
+                Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_CLOEXEC, 0644), "open", -1, file.toString());
+        int r = LibC.flock(fd, Fcntl.LOCK_EX | Fcntl.LOCK_NB);
+        if (r == -Errno.EAGAIN) {
+            String pid = readPid(fd);
+            LibC.close(fd);
+            throw new LockedException(what + " is in use by another jfio ship: dir=" + dir + " pid=" + pid
+                    + " lock=" + file);
+        }
+        if (r < 0) {
+            LibC.close(fd);
+            ErrnoException.check(r, "flock", fd, file.toString());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            byte[] pid = (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
+            MemorySegment seg = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, pid);
+            LibC.ftruncate(fd, 0);
+            LibC.pwrite(fd, seg, pid.length, 0);
+        }
+        return new StateLock(file, fd);
+    }
+
+    private static String readPid(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(32);
+            long n = LibC.pread(fd, buf, 32, 0);
+            if (n <= 0) return "unknown";
+            return new String(buf.asSlice(0, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                    StandardCharsets.US_ASCII).trim();
+        }
+    }
+
+    /** The lock file. */
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public void close() {
+        if (fd >= 0) {
+            LibC.close(fd);
+            fd = -1;
+        }
+    }
+
+    /** Another process (or another open of the same file) holds the lock. */
+    public static final class LockedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        LockedException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,417 @@
+package io.jfio.ship.tcp;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The receiving end of {@link TcpSink}: accepts connections, writes what arrives to files and, for senders that open
+ * with the acknowledgement handshake ({@link TcpProtocol}), acknowledges what it has made durable.
+ *
+ * <p>Thread-safe. One acceptor thread; per connection a reader thread (socket to file, 1 MiB direct buffer, no
+ * per-record work) and, with acknowledgements, a syncer thread that fdatasyncs the file at most every
+ * {@link Options#syncInterval()} or every {@link Options#syncBytes()} and then sends the synced count. Syncing on its
+ * own thread keeps the socket read while the disk flushes.
+ *
+ * <p>Each connection writes its own file in the output directory, {@code receive-<epoch-millis>-<n>.log}, created
+ * new: a stream is never mixed with another one or cut between connections, and what a sender resends after a
+ * reconnect lands in the next file. Without an output directory the receiver discards the data (acknowledging it at
+ * once), which measures the network path alone.
+ */
+public final class TcpReceiver implements AutoCloseable {
+    private static final int BUFFER = 1 << 20;
+
+    /**
+     * How the receiver behaves.
+     *
+     * @param syncInterval the longest time received data waits for its fsync and acknowledgement (default 10 ms)
+     * @param syncBytes    sync early once this much data is unsynced (default 4 MiB)
+     */
+    public record Options(Duration syncInterval, long syncBytes) {
+        public Options {
+            if (syncInterval.isNegative() || syncInterval.isZero() || syncBytes <= 0) {
+                throw new IllegalArgumentException("receiver options: syncInterval=" + syncInterval
+                        + " syncBytes=" + syncBytes);
+            }
+        }
+
+        /** 10 ms, 4 MiB. */
+        public static Options defaults() {
+            return new Options(Duration.ofMillis(10), 4L << 20);
+        }
+    }
+
+    private final ServerSocketChannel server;
+    private final Path dir;
+    private final Options options;
+    private final PrintStream log;
+    private final Thread acceptor;
+    private final Set<Conn> conns = ConcurrentHashMap.newKeySet();
+    private final AtomicLong received = new AtomicLong();
+    private final AtomicLong durable = new AtomicLong();
+    private final AtomicLong fileSeq = new AtomicLong();
+    private final List<Path> files = new ArrayList<>();
+    private volatile boolean closed;
+
+    private TcpReceiver(ServerSocketChannel server, Path dir, Options options, PrintStream log) {
+        this.server = server;
+        this.dir = dir;
+        this.options = options;
+        this.log = log;
+        this.acceptor = Thread.ofPlatform().daemon().name("jfio-receive-accept").start(this::acceptLoop);
+    }
+
+    /**
+     * Starts listening on {@code bind} (port 0: any free port).
+     *
+     * @param dir where the connections' files go (created if missing); null: discard the data
+     * @param log where connection errors are reported (one line each)
+     */
+    public static TcpReceiver start(InetSocketAddress bind, Path dir, Options options, PrintStream log)
+            throws IOException {
+        if (dir != null) {
+            Files.createDirectories(dir);
+        }
+        ServerSocketChannel s = ServerSocketChannel.open();
+        try {
+            // Restarting on the same port right after a stop must not wait for TIME_WAIT.
+            s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            s.bind(bind, 128);
+        } catch (IOException e) {
+            s.close();
+            throw new IOException("cannot listen on " + bind + ": " + e.getMessage(), e);
+        }
+        return new TcpReceiver(s, dir, options, log);
+    }
+
+    /** The port listened on. */
+    public int port() {
+        try {
+            return ((InetSocketAddress) server.getLocalAddress()).getPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("receiver closed", e);
+        }
+    }
+
+    /** Data bytes received so far, on all connections (handshakes excluded). */
+    public long received() {
+        return received.get();
+    }
+
+    /** Data bytes made durable (and acknowledged to senders that asked) so far. */
+    public long durable() {
+        return durable.get();
+    }
+
+    /** The files written so far, in the order their connections arrived. */
+    public List<Path> files() {
+        synchronized (files) {
+            return List.copyOf(files);
+        }
+    }
+
+    /** Connections currently open. */
+    public int connections() {
+        return conns.size();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (!closed) {
+                    log.println("receive: accept failed: " + e.getMessage());
+                }
+                continue;
+            }
+            Conn c = new Conn(ch);
+            conns.add(c);
+            if (closed) {
+                c.abort();
+            }
+            c.reader = Thread.ofPlatform().daemon().name("jfio-receive " + c.peer).unstarted(c::run);
+            c.reader.start();
+        }
+    }
+
+    private FileChannel newFile() throws IOException {
+        while (true) {
+            Path p = dir.resolve("receive-" + System.currentTimeMillis() + "-" + fileSeq.incrementAndGet() + ".log");
+            try {
+                FileChannel fc = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                synchronized (files) {
+                    files.add(p);
+                }
+                return fc;
+            } catch (FileAlreadyExistsException e) {
+                // a file of an earlier run with the same millisecond and number: take the next number
+            }
+        }
+    }
+
+    /**
+     * Stops listening and drops every connection at once, without a last sync or acknowledgement, as a crash would:
+     * senders resend what was not acknowledged.
+     */
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        server.close();
+        for (Conn c : conns) {
+            c.abort();
+        }
+        try {
+            acceptor.join();
+            for (Conn c : conns) {
+                c.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One connection. written/synced guarded by {@code lock}. */
+    private final class Conn {
+        final SocketChannel ch;
+        final String peer;
+        final ReentrantLock lock = new ReentrantLock();
+        final Condition wake = lock.newCondition();
+        FileChannel file;
+        long written;
+        long synced;
+        boolean eof;
+        Thread syncer;
+        volatile Thread reader;
+
+        Conn(SocketChannel ch) {
+            this.ch = ch;
+            String p;
+            try {
+                p = String.valueOf(ch.getRemoteAddress());
+            } catch (IOException e) {
+                p = "?";
+            }
+            this.peer = p;
+        }
+
+        void run() {
+            ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
+            try {
+                boolean ack = handshake(buf);
+                if (dir != null) {
+                    file = newFile();
+                }
+                if (ack) {
+                    syncer = Thread.ofPlatform().daemon().name("jfio-receive-sync " + peer).start(this::syncLoop);
+                }
+                while (true) {
+                    if (buf.position() > 0) {
+                        buf.flip();
+                        long n = buf.remaining();
+                        if (file != null) {
+                            while (buf.hasRemaining()) {
+                                file.write(buf);
+                            }
+                        }
+                        buf.clear();
+                        received.addAndGet(n);
+                        lock.lock();
+                        try {
+                            written += n;
+                            if (written - synced >= options.syncBytes()) {
+                                wake.signal();
+                            }
+                        } finally {
+                            lock.unlock();
+                        }
+                        if (syncer == null && file == null) {
+                            durable.addAndGet(n);
+                        }
+                    }
+                    if (ch.read(buf) < 0) {
+                        break;
+                    }
+                }
+                // The sender closed its side: sync the rest, acknowledge, then close.
+                lock.lock();
+                try {
+                    eof = true;
+                    wake.signal();
+                } finally {
+                    lock.unlock();
+                }
+                if (syncer != null) {
+                    syncer.join();
+                } else if (file != null) {
+                    file.force(false);
+                    durable.addAndGet(written);
+                }
+            } catch (IOException e) {
+                if (!closed) {
+                    log.println("receive: connection from " + peer + " failed: " + e.getMessage());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                abort();
+                if (syncer != null) {
+                    try {
+                        syncer.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                try {
+                    if (file != null) {
+                        file.close();
+                    }
+                } catch (IOException e) {
+                    log.println("receive: closing the file of " + peer + " failed: " + e.getMessage());
+                }
+                conns.remove(this);
+            }
+        }
+
+        /** Reads the first line if it is the handshake; returns true for an acknowledging sender. */
+        private boolean handshake(ByteBuffer buf) throws IOException {
+            byte[] magic = TcpProtocol.MAGIC;
+            while (true) {
+                int have = buf.position();
+                int check = Math.min(have, magic.length);
+                for (int i = 0; i < check; i++) {
+                    if (buf.get(i) != magic[i]) {
+                        return false; // plain stream: everything read so far is data
+                    }
+                }
+                if (have >= magic.length) {
+                    for (int i = magic.length; i < have; i++) {
+                        if (buf.get(i) == '\n') {
+                            byte[] line = new byte[i + 1];
+                            buf.get(0, line);
+                            if (!java.util.Arrays.equals(line, TcpProtocol.HANDSHAKE_BYTES)) {
+                                ch.write(ByteBuffer.wrap(("JFIO-SHIP error unsupported handshake\n")
+                                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+                                throw new IOException("unsupported handshake "
+                                        + new String(line, java.nio.charset.StandardCharsets.US_ASCII).strip());
+                            }
+                            buf.flip().position(i + 1);
+                            buf.compact();
+                            ByteBuffer reply = ByteBuffer.wrap(TcpProtocol.HANDSHAKE_BYTES);
+                            while (reply.hasRemaining()) {
+                                ch.write(reply);
+                            }
+                            return true;
+                        }
+                    }
+                    if (have > 256) {
+                        return false; // no line end: not a handshake after all
+                    }
+                }
+                if (ch.read(buf) < 0) {
+                    return false;
+                }
+            }
+        }
+
+        /** Syncs and acknowledges; every syncInterval, or sooner when syncBytes are waiting, or at the end. */
+        private void syncLoop() {
+            ByteBuffer ackBuf = ByteBuffer.allocateDirect(TcpProtocol.ACK_BYTES).order(ByteOrder.BIG_ENDIAN);
+            long intervalNanos = options.syncInterval().toNanos();
+            try {
+                while (true) {
+                    long target;
+                    boolean last;
+                    lock.lock();
+                    try {
+                        long deadline = System.nanoTime() + intervalNanos;
+                        while (!eof && !closed && written - synced < options.syncBytes()) {
+                            long left = deadline - System.nanoTime();
+                            if (left <= 0) {
+                                break;
+                            }
+                            wake.awaitNanos(left);
+                        }
+                        if (closed) {
+                            return;
+                        }
+                        target = written;
+                        last = eof;
+                    } finally {
+                        lock.unlock();
+                    }
+                    if (target > synced) {
+                        if (file != null) {
+                            file.force(false);
+                        }
+                        lock.lock();
+                        try {
+                            durable.addAndGet(target - synced);
+                            synced = target;
+                        } finally {
+                            lock.unlock();
+                        }
+                        ackBuf.clear();
+                        ackBuf.putLong(0, target);
+                        while (ackBuf.hasRemaining()) {
+                            ch.write(ackBuf);
+                        }
+                    }
+                    if (last) {
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                if (!closed) {
+                    log.println("receive: acknowledging " + peer + " failed: " + e.getMessage());
+                }
+                abort();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        void abort() {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // closing a socket that is already broken: nothing left to release
+            }
+            lock.lock();
+            try {
+                wake.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void join() throws InterruptedException {
+            Thread r = reader;
+            if (r != null) {
+                r.join();
+            }
+        }
+    }
+}

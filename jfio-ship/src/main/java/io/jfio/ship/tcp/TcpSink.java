@@ -1,0 +1,643 @@
+package io.jfio.ship.tcp;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.SockaddrIn;
+import io.jfio.core.sys.SockaddrIn6;
+import io.jfio.core.sys.Sockets;
+import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.Sink;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A sink that streams batches to a TCP receiver, newline-framed, optionally with acknowledgements
+ * ({@link TcpProtocol}).
+ *
+ * <p>Not thread-safe for callers: one pipeline thread calls {@link #send}, {@link #flush} and {@link #close}. With
+ * acknowledgements, one daemon thread per connection ({@code jfio-tcp-ack}) reads the receiver's counts and
+ * completes the futures; it shares only the lock-guarded window state with the pipeline thread.
+ *
+ * <p>The socket is our own (FFM socket/connect), so that a batch goes from the source file to the socket with
+ * sendfile(2), never through the Java heap or user space; when sendfile cannot be used (EINVAL, ENOSYS, ESPIPE,
+ * or the file was truncated under us) the rest of the batch is written from the batch's native bytes with send(2).
+ *
+ * <p>With acknowledgements, a batch's future completes when the receiver's count covers its last byte; the sink keeps
+ * only the lengths of unacknowledged batches (the files on disk are the buffer) and blocks {@code send} while more
+ * than {@link Options#window()} bytes are unacknowledged. When the connection breaks, every pending future fails and
+ * the next {@code send} reconnects, after an exponential backoff (100 ms doubling to {@link Options#maxBackoff()}).
+ * Without acknowledgements a batch counts as delivered once the kernel accepted it, which loses what was in flight
+ * when the receiver crashes.
+ */
+public final class TcpSink implements Sink {
+    private static final ValueLayout.OfLong BE_LONG = JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How often the acknowledgement reader wakes to check {@link Options#ackTimeout()}. */
+    private static final long ACK_POLL_MILLIS = 500;
+
+    /**
+     * How the sink behaves.
+     *
+     * @param ack              use the acknowledgement protocol (default true: at-least-once; false: plain stream)
+     * @param window           most unacknowledged bytes before {@code send} blocks (default 64 MiB)
+     * @param connectTimeout   longest wait for a connection, and for the receiver's handshake (default 5 s)
+     * @param ackTimeout       a connection with unacknowledged data and no acknowledgement for this long is taken for
+     *                         dead (default 30 s)
+     * @param maxBackoff       cap of the reconnect backoff (default 5 s)
+     * @param sendfile         move bytes with sendfile(2) from the source file (default true); false writes the
+     *                         batch's bytes with send(2)
+     */
+    public record Options(boolean ack, long window, Duration connectTimeout, Duration ackTimeout, Duration maxBackoff,
+                          boolean sendfile) {
+        public static final long WINDOW_DEFAULT = 64L << 20;
+
+        public Options {
+            if (window <= 0 || connectTimeout.isNegative() || connectTimeout.isZero() || ackTimeout.isNegative()
+                    || ackTimeout.isZero() || maxBackoff.isNegative()) {
+                throw new IllegalArgumentException("tcp sink options: window=" + window + " connectTimeout="
+                        + connectTimeout + " ackTimeout=" + ackTimeout + " maxBackoff=" + maxBackoff);
+            }
+        }
+
+        /** The defaults: acknowledgements on, 64 MiB window, 5 s connect, 30 s ack timeout, 5 s backoff, sendfile. */
+        public static Options defaults() {
+            return new Options(true, WINDOW_DEFAULT, Duration.ofSeconds(5), Duration.ofSeconds(30),
+                    Duration.ofSeconds(5), true);
+        }
+
+        public Options withAck(boolean value) {
+            return new Options(value, window, connectTimeout, ackTimeout, maxBackoff, sendfile);
+        }
+
+        public Options withWindow(long value) {
+            return new Options(ack, value, connectTimeout, ackTimeout, maxBackoff, sendfile);
+        }
+
+        public Options withConnectTimeout(Duration value) {
+            return new Options(ack, window, value, ackTimeout, maxBackoff, sendfile);
+        }
+
+        public Options withAckTimeout(Duration value) {
+            return new Options(ack, window, connectTimeout, value, maxBackoff, sendfile);
+        }
+
+        public Options withMaxBackoff(Duration value) {
+            return new Options(ack, window, connectTimeout, ackTimeout, value, sendfile);
+        }
+
+        public Options withSendfile(boolean value) {
+            return new Options(ack, window, connectTimeout, ackTimeout, maxBackoff, value);
+        }
+    }
+
+    private final String host;
+    private final int port;
+    private final Options options;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final AtomicLong sendfileBytes = new AtomicLong();
+    private final AtomicLong copiedBytes = new AtomicLong();
+    private final AtomicLong connects = new AtomicLong();
+    /** Scratch for sendfile's offset; owned by the pipeline thread. */
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment offsetBox = arena.allocate(JAVA_LONG);
+
+    private Connection conn;
+    private long backoffNanos;
+    private long nextAttemptNanos = System.nanoTime();
+    private boolean closed;
+
+    /** A sink for {@code host:port}; connects on the first {@link #send}. The host is resolved then, by the JDK. */
+    public TcpSink(String host, int port, Options options) {
+        if (host == null || host.isEmpty() || port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("tcp sink: bad address host=" + host + " port=" + port);
+        }
+        this.host = host;
+        this.port = port;
+        this.options = options;
+    }
+
+    /**
+     * A sink for an address written {@code HOST:PORT}, {@code [IPV6]:PORT} or {@code IPV6-LITERAL:PORT} (the last
+     * colon separates the port), as in {@code --to tcp:HOST:PORT}.
+     *
+     * @throws IllegalArgumentException with a message for the user when the address is malformed
+     */
+    public static TcpSink parse(String address, Options options) {
+        int colon = address.lastIndexOf(':');
+        if (colon <= 0 || colon == address.length() - 1) {
+            throw new IllegalArgumentException("tcp sink address must be HOST:PORT, got '" + address + "'");
+        }
+        String h = address.substring(0, colon);
+        if (h.startsWith("[") && h.endsWith("]")) {
+            h = h.substring(1, h.length() - 1);
+        }
+        int p;
+        try {
+            p = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("tcp sink port must be a number 1-65535, got '" + address + "'");
+        }
+        if (p <= 0 || p > 65535 || h.isEmpty()) {
+            throw new IllegalArgumentException("tcp sink address must be HOST:PORT with port 1-65535, got '"
+                    + address + "'");
+        }
+        return new TcpSink(h, p, options);
+    }
+
+    @Override
+    public String describe() {
+        String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+        return "tcp:" + h + ":" + port + (options.ack() ? "" : " (no ack)");
+    }
+
+    /** Bytes moved by sendfile(2) so far. */
+    public long sendfileBytes() {
+        return sendfileBytes.get();
+    }
+
+    /** Bytes written from the batches' native memory with send(2) so far (sendfile off or not possible). */
+    public long copiedBytes() {
+        return copiedBytes.get();
+    }
+
+    /** Connections made so far. */
+    public long connects() {
+        return connects.get();
+    }
+
+    /** Bytes sent and not yet acknowledged on the current connection (0 without acknowledgements). */
+    public long unacknowledged() {
+        lock.lock();
+        try {
+            return conn == null || conn.dead ? 0 : conn.sent - conn.acked;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> send(Batch batch) throws IOException {
+        if (closed) {
+            throw new IOException("tcp sink closed: " + describe());
+        }
+        Connection c = connection();
+        if (options.ack()) {
+            awaitWindow(c, batch.length());
+        }
+        try {
+            transfer(c, batch);
+        } catch (IOException e) {
+            lost(c, e);
+            throw new IOException("send to " + describe() + " failed: " + e.getMessage(), e);
+        }
+        if (!options.ack()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        lock.lock();
+        try {
+            if (c.dead) {
+                f.completeExceptionally(c.cause);
+            } else if (c.acked >= c.sent) {
+                f.complete(null);
+            } else {
+                c.pending.add(new Pending(c.sent, f));
+            }
+        } finally {
+            lock.unlock();
+        }
+        return f;
+    }
+
+    /** Blocks while the window is full; an empty window always takes a batch, however large. */
+    private void awaitWindow(Connection c, long length) throws IOException {
+        lock.lock();
+        try {
+            while (!c.dead && c.sent - c.acked > 0 && c.sent - c.acked + length > options.window()) {
+                changed.awaitUninterruptibly();
+            }
+            if (c.dead) {
+                throw new IOException("connection to " + describe() + " lost: " + c.cause.getMessage(), c.cause);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sends the whole batch: loops over short transfers, retries EINTR, waits out EAGAIN. */
+    private void transfer(Connection c, Batch batch) throws IOException {
+        long done = 0;
+        long length = batch.length();
+        boolean useSendfile = options.sendfile();
+        lock.lock();
+        try {
+            // The receiver may acknowledge bytes of this batch before the syscall that sent them has returned.
+            c.limit = c.sent + length;
+        } finally {
+            lock.unlock();
+        }
+        while (done < length) {
+            long n;
+            if (useSendfile) {
+                offsetBox.set(JAVA_LONG, 0, batch.offset() + done);
+                n = LibC.sendfile(c.fd, batch.fd(), offsetBox, length - done);
+                if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.ESPIPE || n == 0) {
+                    // EINVAL/ENOSYS/ESPIPE: this source cannot be sendfile'd (a pipe, a special file). 0: the file is
+                    // now shorter than the batch (truncated under us); the batch's bytes still hold the records.
+                    useSendfile = false;
+                    continue;
+                }
+                if (n > 0) {
+                    sendfileBytes.addAndGet(n);
+                }
+            } else {
+                n = LibC.send(c.fd, batch.bytes().asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
+                if (n > 0) {
+                    copiedBytes.addAndGet(n);
+                }
+            }
+            if (n == -Errno.EINTR || n == -Errno.EAGAIN) {
+                continue; // blocking socket: EAGAIN only if a timeout was set; just try again
+            }
+            if (n < 0) {
+                throw new ErrnoException(useSendfile ? "sendfile" : "send", (int) -n, c.fd, batch.source(),
+                        batch.offset() + done, length - done);
+            }
+            done += n;
+            lock.lock();
+            try {
+                c.sent += n;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** The live connection, reconnecting (after the backoff) when there is none. */
+    private Connection connection() throws IOException {
+        if (conn != null && !conn.dead) {
+            return conn;
+        }
+        if (conn != null) {
+            release(conn);
+            conn = null;
+        }
+        long wait = nextAttemptNanos - System.nanoTime();
+        if (wait > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting to reconnect to " + describe(), e);
+            }
+        }
+        try {
+            conn = open();
+            backoffNanos = 0;
+            connects.incrementAndGet();
+            return conn;
+        } catch (IOException e) {
+            backoffNanos = backoffNanos == 0 ? FIRST_BACKOFF_NANOS
+                    : Math.min(backoffNanos * 2, options.maxBackoff().toNanos());
+            nextAttemptNanos = System.nanoTime() + backoffNanos;
+            throw e;
+        }
+    }
+
+    private Connection open() throws IOException {
+        InetAddress[] addresses;
+        try {
+            addresses = InetAddress.getAllByName(host);
+        } catch (UnknownHostException e) {
+            throw new IOException("tcp sink: cannot resolve host " + host + ": " + e.getMessage(), e);
+        }
+        IOException failure = null;
+        for (InetAddress a : addresses) {
+            try {
+                return open(a);
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        throw failure;
+    }
+
+    private Connection open(InetAddress address) throws IOException {
+        boolean v6 = address instanceof Inet6Address;
+        int fd = LibC.socket(v6 ? Sockets.AF_INET6 : Sockets.AF_INET, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0);
+        ErrnoException.check(fd, "socket", -1, describe());
+        boolean ok = false;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment one = a.allocate(JAVA_INT);
+            one.set(JAVA_INT, 0, 1);
+            // Small batches at the end of a burst should not wait for Nagle; big ones fill segments anyway.
+            ErrnoException.check(LibC.setsockopt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, one, 4),
+                    "setsockopt(TCP_NODELAY)", fd, describe());
+            ErrnoException.check(LibC.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_KEEPALIVE, one, 4),
+                    "setsockopt(SO_KEEPALIVE)", fd, describe());
+            MemorySegment tv = a.allocate(Sockets.TIMEVAL_SIZE);
+            // On a blocking socket Linux bounds connect(2) by SO_SNDTIMEO; no non-blocking connect+poll dance needed.
+            Sockets.setTimeval(tv, options.connectTimeout().toMillis());
+            ErrnoException.check(LibC.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDTIMEO, tv,
+                    (int) Sockets.TIMEVAL_SIZE), "setsockopt(SO_SNDTIMEO)", fd, describe());
+            MemorySegment sa;
+            if (v6) {
+                sa = a.allocate(SockaddrIn6.LAYOUT);
+                SockaddrIn6.set(sa, address.getAddress(), port, ((Inet6Address) address).getScopeId());
+            } else {
+                sa = a.allocate(SockaddrIn.LAYOUT);
+                SockaddrIn.set(sa, address.getAddress(), port);
+            }
+            int r;
+            do {
+                r = LibC.connect(fd, sa, (int) sa.byteSize());
+            } while (r == -Errno.EINTR);
+            if (r == -Errno.EINPROGRESS || r == -Errno.EAGAIN) {
+                throw new IOException("connect to " + address.getHostAddress() + ":" + port + " timed out after "
+                        + options.connectTimeout().toMillis() + " ms");
+            }
+            if (r < 0) {
+                throw new IOException("connect to " + address.getHostAddress() + ":" + port + " failed: "
+                        + Errno.name(r) + " (" + Errno.describe(r) + ")");
+            }
+            Connection c = new Connection(fd);
+            if (options.ack()) {
+                handshake(c, a, tv);
+                // Sends block as long as the receiver is alive; liveness is the ack reader's job (ackTimeout).
+                Sockets.setTimeval(tv, 0);
+                ErrnoException.check(LibC.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDTIMEO, tv,
+                        (int) Sockets.TIMEVAL_SIZE), "setsockopt(SO_SNDTIMEO)", fd, describe());
+                Sockets.setTimeval(tv, ACK_POLL_MILLIS);
+                ErrnoException.check(LibC.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_RCVTIMEO, tv,
+                        (int) Sockets.TIMEVAL_SIZE), "setsockopt(SO_RCVTIMEO)", fd, describe());
+                c.reader = Thread.ofPlatform().daemon().name("jfio-tcp-ack " + host + ":" + port)
+                        .start(() -> readAcks(c));
+            } else {
+                Sockets.setTimeval(tv, 0);
+                ErrnoException.check(LibC.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDTIMEO, tv,
+                        (int) Sockets.TIMEVAL_SIZE), "setsockopt(SO_SNDTIMEO)", fd, describe());
+            }
+            ok = true;
+            return c;
+        } finally {
+            if (!ok) {
+                LibC.close(fd);
+            }
+        }
+    }
+
+    /** Sends the handshake line and waits (at most the connect timeout) for the receiver to echo it. */
+    private void handshake(Connection c, Arena a, MemorySegment tv) throws IOException {
+        MemorySegment line = a.allocate(TcpProtocol.HANDSHAKE_BYTES.length);
+        MemorySegment.copy(TcpProtocol.HANDSHAKE_BYTES, 0, line, JAVA_BYTE, 0, TcpProtocol.HANDSHAKE_BYTES.length);
+        long off = 0;
+        while (off < line.byteSize()) {
+            long n = LibC.send(c.fd, line.asSlice(off), line.byteSize() - off, Sockets.MSG_NOSIGNAL);
+            if (n == -Errno.EINTR) {
+                continue;
+            }
+            ErrnoException.check(n, "send(handshake)", c.fd, describe());
+            off += n;
+        }
+        ErrnoException.check(LibC.setsockopt(c.fd, Sockets.SOL_SOCKET, Sockets.SO_RCVTIMEO, tv,
+                (int) Sockets.TIMEVAL_SIZE), "setsockopt(SO_RCVTIMEO)", c.fd, describe());
+        MemorySegment reply = a.allocate(line.byteSize());
+        off = 0;
+        while (off < reply.byteSize()) {
+            long n = LibC.recv(c.fd, reply.asSlice(off), reply.byteSize() - off, 0);
+            if (n == -Errno.EINTR) {
+                continue;
+            }
+            if (n == -Errno.EAGAIN || n == 0) {
+                throw new IOException(describe() + " did not answer the acknowledgement handshake ("
+                        + (n == 0 ? "closed the connection" : "no answer in " + options.connectTimeout().toMillis()
+                        + " ms") + "); is it a jfio receiver? A plain listener needs the sink without ack");
+            }
+            ErrnoException.check(n, "recv(handshake)", c.fd, describe());
+            off += n;
+        }
+        if (!Arrays.equals(reply.toArray(JAVA_BYTE), TcpProtocol.HANDSHAKE_BYTES)) {
+            throw new IOException(describe() + " answered the handshake with something else than "
+                    + TcpProtocol.HANDSHAKE.strip() + "; is it a jfio receiver?");
+        }
+    }
+
+    /** The acknowledgement reader's loop: one per connection, until the connection dies. */
+    private void readAcks(Connection c) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(TcpProtocol.ACK_BYTES * 64L);
+            long have = 0;
+            long lastProgress = System.nanoTime();
+            while (true) {
+                long n = LibC.recv(c.fd, buf.asSlice(have), buf.byteSize() - have, 0);
+                if (n == -Errno.EINTR) {
+                    continue;
+                }
+                if (n == -Errno.EAGAIN) {
+                    lock.lock();
+                    try {
+                        if (c.dead) {
+                            return;
+                        }
+                        if (c.sent == c.acked || c.closing) {
+                            lastProgress = System.nanoTime();
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                    if (System.nanoTime() - lastProgress > options.ackTimeout().toNanos()) {
+                        lost(c, new IOException("no acknowledgement from " + describe() + " for "
+                                + options.ackTimeout().toMillis() + " ms"));
+                        return;
+                    }
+                    continue;
+                }
+                if (n == 0) {
+                    lost(c, new IOException(describe() + " closed the connection"));
+                    return;
+                }
+                if (n < 0) {
+                    lost(c, new ErrnoException("recv(ack)", (int) -n, c.fd, describe(), ErrnoException.NONE,
+                            ErrnoException.NONE));
+                    return;
+                }
+                have += n;
+                long whole = have - have % TcpProtocol.ACK_BYTES;
+                if (whole > 0) {
+                    long count = buf.get(BE_LONG, whole - TcpProtocol.ACK_BYTES);
+                    MemorySegment.copy(buf, whole, buf, 0, have - whole);
+                    have -= whole;
+                    lastProgress = System.nanoTime();
+                    if (!acknowledge(c, count)) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Applies a cumulative count; completes covered futures in order. False when the connection is done. */
+    private boolean acknowledge(Connection c, long count) {
+        ArrayDeque<Pending> done = new ArrayDeque<>();
+        IOException violation = null;
+        lock.lock();
+        try {
+            if (c.dead) {
+                return false;
+            }
+            if (count > c.limit || count < c.acked) {
+                violation = new IOException(describe() + " acknowledged " + count + " bytes; sent " + c.limit
+                        + ", acknowledged before " + c.acked + ": protocol violation");
+            } else {
+                c.acked = count;
+                while (!c.pending.isEmpty() && c.pending.peekFirst().end <= count) {
+                    done.add(c.pending.pollFirst());
+                }
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (violation != null) {
+            lost(c, violation);
+            return false;
+        }
+        // Complete outside the lock: continuations may run here and must not deadlock with send().
+        for (Pending p : done) {
+            p.future.complete(null);
+        }
+        return true;
+    }
+
+    /** Marks the connection dead, fails its pending futures and wakes everything blocked on it. Idempotent. */
+    private void lost(Connection c, IOException cause) {
+        ArrayDeque<Pending> failed;
+        lock.lock();
+        try {
+            if (c.dead) {
+                return;
+            }
+            c.dead = true;
+            c.cause = cause;
+            failed = new ArrayDeque<>(c.pending);
+            c.pending.clear();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        // Wakes a send blocked in sendfile and the ack reader; the descriptor itself is closed by the owner thread.
+        LibC.shutdown(c.fd, Sockets.SHUT_RDWR);
+        IOException failure = new IOException("connection to " + describe() + " lost with unacknowledged data: "
+                + cause.getMessage(), cause);
+        for (Pending p : failed) {
+            p.future.completeExceptionally(failure);
+        }
+    }
+
+    /** Owner thread only: joins the reader and closes the descriptor of a dead connection. */
+    private void release(Connection c) {
+        if (c.reader != null) {
+            try {
+                c.reader.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        LibC.close(c.fd);
+    }
+
+    /** Nothing to do: the receiver syncs on its own timer, and every byte is already in the kernel's hands. */
+    @Override
+    public void flush() {
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            Connection c = conn;
+            conn = null;
+            if (c == null) {
+                return;
+            }
+            if (!c.dead && options.ack()) {
+                // FIN first: the receiver sees the end, syncs what is left and sends its last acknowledgement.
+                lock.lock();
+                try {
+                    c.closing = true;
+                } finally {
+                    lock.unlock();
+                }
+                LibC.shutdown(c.fd, Sockets.SHUT_WR);
+                long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+                lock.lock();
+                try {
+                    while (!c.dead && c.acked < c.sent) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            break;
+                        }
+                        changed.awaitNanos(left);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            lost(c, new IOException("tcp sink closed"));
+            release(c);
+        } finally {
+            arena.close();
+        }
+    }
+
+    /** One unacknowledged batch: the connection's byte count at its end and its future. */
+    private record Pending(long end, CompletableFuture<Void> future) {
+    }
+
+    /** One TCP connection; fields other than fd and reader are guarded by the sink's lock. */
+    private static final class Connection {
+        final int fd;
+        Thread reader;
+        long sent;
+        /** sent plus what the transfer in progress may have put on the wire already: no ack may exceed it. */
+        long limit;
+        long acked;
+        boolean dead;
+        boolean closing;
+        IOException cause;
+        final ArrayDeque<Pending> pending = new ArrayDeque<>();
+
+        Connection(int fd) {
+            this.fd = fd;
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.jfio.ship;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.core.testing.TestSeed;
+import io.jfio.ship.config.ConfigException;
+import io.jfio.ship.config.ConfigLoader;
+import io.jfio.ship.config.Overlong;
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.config.Start;
+import io.jfio.ship.config.Units;
+import io.jfio.ship.harvest.Framer;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.testing.ShipRun;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The framer against a plain byte loop, the configuration files, and the metrics endpoint. */
+class UnitTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void framerAgreesWithByteLoopOnRandomInput() {
+        TestSeed ts = TestSeed.pick();
+        String seed = ts.toString();
+        RandomGenerator rnd = ts.random();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(1 << 16);
+            Framer.Scan scan = new Framer.Scan();
+            for (int round = 0; round < 500; round++) {
+                int len = rnd.nextInt(1 << 16);
+                int density = 1 + rnd.nextInt(300);
+                for (int i = 0; i < len; i++) {
+                    byte b = rnd.nextInt(density) == 0 ? (byte) '\n' : (byte) rnd.nextInt(256);
+                    if (b == '\n' && rnd.nextInt(density) != 0) b = (byte) 0x8a; // high-bit cousins of '\n'
+                    seg.set(ValueLayout.JAVA_BYTE, i, b);
+                }
+                long max = 64 + rnd.nextInt(400);
+                Framer.scan(seg, len, max, scan);
+                long records = 0;
+                long start = 0;
+                long overlong = -1;
+                for (int i = 0; i < len; i++) {
+                    if (seg.get(ValueLayout.JAVA_BYTE, i) == '\n') {
+                        if (i - start > max) {
+                            overlong = start;
+                            break;
+                        }
+                        records++;
+                        start = i + 1;
+                    }
+                }
+                if (overlong < 0 && len - start > max) overlong = start;
+                String why = "seed=" + seed + " round=" + round;
+                assertEquals(records, scan.records, why);
+                assertEquals(start, scan.end, why);
+                assertEquals(overlong, scan.overlong, why);
+                long first = -1;
+                for (int i = 7; i < len; i++) {
+                    if (seg.get(ValueLayout.JAVA_BYTE, i) == '\n') {
+                        first = i;
+                        break;
+                    }
+                }
+                assertEquals(first, Framer.indexOfNewline(seg, Math.min(7, len), len), why);
+            }
+        }
+    }
+
+    @Test
+    void yamlAndTomlGiveTheSameConfiguration() throws Exception {
+        Path yaml = tmp.resolve("ship.yaml");
+        Files.writeString(yaml, """
+                state: /var/lib/ship
+                start: end
+                max-record: 64KiB
+                on-overlong: drop
+                poll: 250ms
+                inputs:
+                  - name: app
+                    paths: ["/var/log/app/*.log", "/var/log/app/**/*.log"]
+                    exclude: "*.gz"
+                    partial-timeout: 5s
+                    sink: archive
+                sinks:
+                  archive: dir:/srv/ship
+                """);
+        Path toml = tmp.resolve("ship.toml");
+        Files.writeString(toml, """
+                state = "/var/lib/ship"
+                start = "end"
+                max-record = "64KiB"
+                on-overlong = "drop"
+                poll = "250ms"
+
+                [[inputs]]
+                name = "app"
+                paths = ["/var/log/app/*.log", "/var/log/app/**/*.log"]
+                exclude = ["*.gz"]
+                partial-timeout = "5s"
+                sink = "archive"
+
+                [sinks]
+                archive = "dir:/srv/ship"
+                """);
+        ShipConfig a = ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/"));
+        ShipConfig b = ShipConfig.resolve(ConfigLoader.load(toml), Path.of("/"));
+        assertEquals(a, b);
+        assertEquals(Start.END, a.inputs().get(0).start());
+        assertEquals(Overlong.DROP, a.onOverlong());
+        assertEquals(64 << 10, a.maxRecord());
+        assertEquals(Duration.ofSeconds(5), a.inputs().get(0).partialTimeout());
+        assertEquals(List.of("*.gz"), a.inputs().get(0).exclude());
+    }
+
+    @Test
+    void badConfigurationSaysWhatAndWhere() throws Exception {
+        Path yaml = tmp.resolve("bad.yaml");
+        Files.writeString(yaml, "state: /s\nto: dir:/x\nfrom: /a\nmax-recrod: 1MiB\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(yaml));
+        assertTrue(e.getMessage().contains("key=max-recrod") && e.getMessage().contains("line="), e.getMessage());
+        Files.writeString(yaml, "state: /s\nto: dir:/x\nfrom: /a\nmax-record: lots\n");
+        e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
+        assertTrue(e.getMessage().contains("invalid max-record"), e.getMessage());
+        Files.writeString(yaml, "state: /s\nto: nowhere:/x\nfrom: /a\n");
+        e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
+        assertTrue(e.getMessage().contains("invalid sink"), e.getMessage());
+        assertEquals(Duration.ofMillis(250), Units.parseDuration("250ms"));
+        assertEquals(1L << 20, Units.parseSize("1MiB"));
+        assertEquals(1_000_000L, Units.parseSize("1MB"));
+        assertThrows(IllegalArgumentException.class, () -> Units.parseDuration("5"));
+    }
+
+    @Test
+    void metricsAreServedInPrometheusFormat() throws Exception {
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("a.log");
+        Files.writeString(file, RotationTest.lines(1, 10, 1));
+        var cfg = ShipRun.config(List.of(file.toString()), tmp.resolve("out"), tmp.resolve("state"),
+                Map.of("metrics", "127.0.0.1:0"));
+        try (ShipRun run = ShipRun.start(cfg)) {
+            RotationTest.waitFor(tmp.resolve("out"), "n=10 ");
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (run.shipper().metrics().total(ShipMetrics.Counter.RECORDS_SHIPPED) < 10
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(1100); // gauges are published at most once a second
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                    "http://127.0.0.1:" + run.shipper().metricsPort() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode());
+            String body = r.body();
+            assertTrue(body.contains("jfio_ship_records_shipped_total{sink=\"main\"} 10"), body);
+            assertTrue(body.contains("jfio_ship_lag_bytes{sink=\"main\",path=\"" + file + "\"} 0"), body);
+            assertTrue(body.contains("jfio_ship_open_files 1"), body);
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package io.jfio.ship.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.testing.KafkaBroker;
+import io.jfio.ship.testing.SourceFile;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** KafkaSink against a real single-node KRaft broker in a child JVM; every record is consumed back and compared. */
+class KafkaSinkTest {
+    private static KafkaBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = KafkaBroker.start(Files.createTempDirectory("jfio-kafka-"));
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    private static List<String> lines(SourceFile src) {
+        return Arrays.asList(new String(src.content(), StandardCharsets.US_ASCII).split("\n"));
+    }
+
+    /** Every record of a topic, as key -> values in offset order (per partition, which is per key). */
+    private static Map<String, List<String>> consume(String topic, long expected) {
+        Map<String, Object> cfg = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
+        Map<String, List<String>> byKey = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cfg, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (PartitionInfo p : c.partitionsFor(topic, Duration.ofSeconds(30))) {
+                parts.add(new TopicPartition(topic, p.partition()));
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            long n = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (n < expected && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    byKey.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>())
+                            .add(new String(r.value(), StandardCharsets.US_ASCII));
+                    n++;
+                }
+            }
+            // One more poll: records beyond the expected count (duplicates, strays) must show up too.
+            for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                byKey.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>())
+                        .add(new String(r.value(), StandardCharsets.US_ASCII));
+            }
+        }
+        return byKey;
+    }
+
+    private static void sendAll(KafkaSink sink, SourceFile... sources) throws Exception {
+        List<CompletableFuture<Void>> fs = new ArrayList<>();
+        int max = Arrays.stream(sources).mapToInt(SourceFile::batches).max().orElse(0);
+        for (int i = 0; i < max; i++) {
+            for (SourceFile s : sources) {
+                if (i < s.batches()) {
+                    fs.add(sink.send(s.batch(i)));
+                }
+            }
+        }
+        CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void shouldProduceOneRecordPerLineKeyedBySourceInOrder(@TempDir Path dir) throws Exception {
+        broker.createTopic("lines", 3);
+        try (SourceFile a = SourceFile.create(dir.resolve("a.log"), "app", "a", 30_000, 90, 128 << 10);
+             SourceFile b = SourceFile.create(dir.resolve("b.log"), "app", "b", 20_000, 50, 64 << 10)) {
+            try (KafkaSink sink = KafkaSink.parse(broker.bootstrap() + "/lines", KafkaSink.Options.defaults())) {
+                sendAll(sink, a, b);
+                assertEquals(50_000, sink.recordsAcknowledged());
+            }
+            Map<String, List<String>> got = consume("lines", 50_000);
+            assertEquals(Set.of(a.path().toString(), b.path().toString()), got.keySet());
+            assertEquals(lines(a), got.get(a.path().toString()), "values and their order, key " + a.path());
+            assertEquals(lines(b), got.get(b.path().toString()), "values and their order, key " + b.path());
+        }
+    }
+
+    @Test
+    void shouldRouteEachInputToItsOwnTopicAndSupportEveryCodec(@TempDir Path dir) throws Exception {
+        try (SourceFile web = SourceFile.create(dir.resolve("web.log"), "web", "w", 2_000, 70, 16 << 10);
+             SourceFile db = SourceFile.create(dir.resolve("db.log"), "db/main", "d", 1_000, 70, 16 << 10)) {
+            try (KafkaSink sink = KafkaSink.parse(broker.bootstrap() + "/per-${input}",
+                    KafkaSink.Options.defaults().withCompression("zstd"))) {
+                assertEquals("per-db_main", sink.topicFor("db/main"));
+                sendAll(sink, web, db);
+            }
+            assertEquals(Map.of(web.path().toString(), lines(web)), consume("per-web", 2_000));
+            assertEquals(Map.of(db.path().toString(), lines(db)), consume("per-db_main", 1_000));
+        }
+        for (String codec : List.of("none", "gzip", "snappy", "lz4")) {
+            try (SourceFile s = SourceFile.create(dir.resolve(codec + ".log"), codec, codec, 500, 40, 4096);
+                 KafkaSink sink = new KafkaSink(broker.bootstrap(), "codec-" + codec,
+                         KafkaSink.Options.defaults().withCompression(codec))) {
+                sendAll(sink, s);
+                assertEquals(Map.of(s.path().toString(), lines(s)), consume("codec-" + codec, 500), codec);
+            }
+        }
+    }
+
+    @Test
+    void shouldSendABatchAsOneRecordInRawMode(@TempDir Path dir) throws Exception {
+        try (SourceFile s = SourceFile.create(dir.resolve("raw.log"), "raw", "r", 3_000, 64, 32 << 10);
+             KafkaSink sink = new KafkaSink(broker.bootstrap(), "raw", KafkaSink.Options.defaults().withRaw(true))) {
+            sendAll(sink, s);
+            List<String> got = consume("raw", s.batches()).get(s.path().toString());
+            assertEquals(s.batches(), got.size());
+            assertEquals(new String(s.content(), StandardCharsets.US_ASCII), String.join("", got));
+        }
+    }
+
+    @Test
+    void shouldRejectBadSpecsWithAClearMessage() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> KafkaSink.parse("localhost:9092", KafkaSink.Options.defaults()));
+        assertTrue(e.getMessage().contains("BOOTSTRAP/TOPIC"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> KafkaSink.parse("localhost:9092/bad topic", KafkaSink.Options.defaults()));
+        assertTrue(e.getMessage().contains("not valid"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> KafkaSink.Options.defaults().withCompression("brotli"));
+        assertTrue(e.getMessage().contains("lz4"), e.getMessage());
+    }
+
+    @Test
+    void shouldLoseNothingWhenTheBrokerIsKilledAndRestarted(@TempDir Path dir) throws Exception {
+        broker.createTopic("outage", 2);
+        try (SourceFile a = SourceFile.create(dir.resolve("o1.log"), "o", "o1", 150_000, 80, 64 << 10);
+             SourceFile b = SourceFile.create(dir.resolve("o2.log"), "o", "o2", 100_000, 80, 64 << 10)) {
+            // A small buffer, so that the outage fills it and send blocks (the pause), and a delivery timeout
+            // short enough that some batches fail and are resent from the checkpoint.
+            KafkaSink sink = new KafkaSink(broker.bootstrap(), "outage", KafkaSink.Options.defaults()
+                    .withBufferMemory(4L << 20).withDeliveryTimeout(Duration.ofSeconds(10))
+                    .withMaxBlock(Duration.ofSeconds(5)));
+            AtomicLong failures = new AtomicLong();
+            AtomicLong acked = new AtomicLong();
+            SourceFile[] files = {a, b};
+            Thread pipeline = Thread.ofPlatform().name("test-pipeline").start(() -> {
+                int[] checkpoint = new int[2];
+                int turn = 0;
+                List<List<CompletableFuture<Void>>> inflight = List.of(new ArrayList<>(), new ArrayList<>());
+                int[] next = new int[2];
+                while (checkpoint[0] < a.batches() || checkpoint[1] < b.batches()) {
+                    int f = turn++ % 2;
+                    List<CompletableFuture<Void>> q = inflight.get(f);
+                    while (!q.isEmpty() && q.get(0).isDone()) {
+                        if (q.get(0).isCompletedExceptionally()) {
+                            failures.incrementAndGet();
+                            q.clear();
+                            next[f] = checkpoint[f];
+                            break;
+                        }
+                        q.remove(0);
+                        checkpoint[f]++;
+                        acked.incrementAndGet();
+                    }
+                    if (next[f] < files[f].batches() && q.size() < 64) {
+                        try {
+                            q.add(sink.send(files[f].batch(next[f])));
+                            next[f]++;
+                        } catch (IOException e) {
+                            failures.incrementAndGet();
+                            q.clear();
+                            next[f] = checkpoint[f];
+                            sleep(200);
+                        }
+                    } else {
+                        sleep(1);
+                    }
+                }
+            });
+            long total = a.batches() + b.batches();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (acked.get() < total / 5 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            broker.kill();
+            Thread.sleep(3000);
+            broker.restart();
+            pipeline.join(240_000);
+            assertTrue(!pipeline.isAlive(), "the pipeline finished after the broker came back");
+            sink.close();
+            Map<String, List<String>> got = consume("outage", 250_000);
+            for (SourceFile s : files) {
+                List<String> values = got.get(s.path().toString());
+                Set<String> distinct = new HashSet<>(values);
+                assertTrue(distinct.containsAll(lines(s)), "every line of " + s.path() + " arrived");
+                assertEquals(lines(s).size(), distinct.size(), "nothing else arrived");
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,273 @@
+package io.jfio.ship.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.testing.Fds;
+import io.jfio.ship.sink.Batch;
+import io.jfio.ship.testing.SourceFile;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** TcpSink against a real TcpReceiver and against a plain listener, over loopback sockets, with real files. */
+class TcpSinkTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    private static byte[] concat(List<Path> files) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Path p : files) {
+            out.write(Files.readAllBytes(p));
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void shouldDeliverEveryByteWithSendfileAndCompleteOnlyAfterTheReceiverSynced(@TempDir Path dir)
+            throws Exception {
+        Path out = dir.resolve("out");
+        try (SourceFile src = SourceFile.create(dir.resolve("app.log"), "app", "line", 100_000, 100, 256 << 10);
+             TcpReceiver receiver = TcpReceiver.start(LOOPBACK, out, TcpReceiver.Options.defaults(), System.err)) {
+            ConcurrentLinkedQueue<String> early = new ConcurrentLinkedQueue<>();
+            List<CompletableFuture<Void>> futures = new ArrayList<>();
+            TcpSink sink = new TcpSink("localhost", receiver.port(), TcpSink.Options.defaults());
+            try {
+                for (int i = 0; i < src.batches(); i++) {
+                    Batch b = src.batch(i);
+                    long end = b.end();
+                    futures.add(sink.send(b).thenRun(() -> {
+                        if (receiver.durable() < end) {
+                            early.add("batch ending at " + end + " completed with durable=" + receiver.durable());
+                        }
+                    }));
+                }
+                CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            } finally {
+                sink.close();
+            }
+            assertTrue(early.isEmpty(), early.toString());
+            assertEquals(src.content().length, sink.sendfileBytes());
+            assertEquals(0, sink.copiedBytes());
+            assertEquals(1, receiver.files().size());
+            assertArrayEquals(src.content(), Files.readAllBytes(receiver.files().get(0)));
+        }
+    }
+
+    @Test
+    void shouldFallBackToSendFromNativeBytesWhenSendfileIsOffOrImpossible(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("out");
+        try (SourceFile src = SourceFile.create(dir.resolve("a.log"), "a", "x", 20_000, 80, 64 << 10);
+             TcpReceiver receiver = TcpReceiver.start(LOOPBACK, out, TcpReceiver.Options.defaults(), System.err);
+             Arena arena = Arena.ofConfined()) {
+            try (TcpSink sink = new TcpSink("127.0.0.1", receiver.port(),
+                    TcpSink.Options.defaults().withSendfile(false))) {
+                List<CompletableFuture<Void>> fs = new ArrayList<>();
+                for (int i = 0; i < src.batches(); i++) {
+                    fs.add(sink.send(src.batch(i)));
+                }
+                CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                assertEquals(0, sink.sendfileBytes());
+                assertEquals(src.content().length, sink.copiedBytes());
+            }
+            // A source sendfile refuses (a pipe: EINVAL): the sink falls back to the batch's bytes by itself.
+            MemorySegment fds = arena.allocate(8);
+            assertEquals(0, LibC.pipe2(fds, Fcntl.O_CLOEXEC));
+            int rd = fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+            int wr = fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 4);
+            try (TcpSink sink = new TcpSink("127.0.0.1", receiver.port(), TcpSink.Options.defaults())) {
+                byte[] piped = "from a pipe 1\nfrom a pipe 2\n".getBytes(StandardCharsets.US_ASCII);
+                MemorySegment bytes = arena.allocate(piped.length);
+                MemorySegment.copy(MemorySegment.ofArray(piped), 0, bytes, 0, piped.length);
+                sink.send(new Batch("pipe", "p", rd, 0, piped.length, 2, bytes)).get(30, TimeUnit.SECONDS);
+                assertEquals(0, sink.sendfileBytes());
+                assertEquals(piped.length, sink.copiedBytes());
+            } finally {
+                LibC.close(rd);
+                LibC.close(wr);
+            }
+            receiver.close();
+            byte[] all = concat(receiver.files());
+            byte[] expected = (new String(src.content(), StandardCharsets.US_ASCII)
+                    + "from a pipe 1\nfrom a pipe 2\n").getBytes(StandardCharsets.US_ASCII);
+            assertArrayEquals(expected, all);
+        }
+    }
+
+    @Test
+    void shouldStreamPlainLinesToAListenerThatDoesNotAcknowledge(@TempDir Path dir) throws Exception {
+        try (SourceFile src = SourceFile.create(dir.resolve("p.log"), "p", "plain", 5_000, 60, 16 << 10);
+             ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(LOOPBACK);
+            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                try (SocketChannel ch = server.accept()) {
+                    ByteBuffer buf = ByteBuffer.allocate(65536);
+                    while (ch.read(buf) >= 0) {
+                        got.write(buf.array(), 0, buf.position());
+                        buf.clear();
+                    }
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            try (TcpSink sink = new TcpSink("localhost", port, TcpSink.Options.defaults().withAck(false))) {
+                for (int i = 0; i < src.batches(); i++) {
+                    assertTrue(sink.send(src.batch(i)).isDone(), "without ack a batch is done once sent");
+                }
+            }
+            reader.join(30_000);
+            assertArrayEquals(src.content(), got.toByteArray(), "the stream is the records, nothing else");
+        }
+    }
+
+    @Test
+    void shouldRefuseAPlainListenerInAckModeWithAClearMessage(@TempDir Path dir) throws Exception {
+        try (SourceFile src = SourceFile.create(dir.resolve("h.log"), "h", "h", 10, 20, 100);
+             ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(LOOPBACK);
+            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+            try (TcpSink sink = new TcpSink("localhost", port,
+                    TcpSink.Options.defaults().withConnectTimeout(Duration.ofMillis(300)))) {
+                IOException e = assertThrows(IOException.class, () -> sink.send(src.batch(0)));
+                assertTrue(e.getMessage().contains("handshake"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void shouldFailSendWhenNobodyListensAndBackOff(@TempDir Path dir) throws Exception {
+        int port;
+        try (ServerSocketChannel s = ServerSocketChannel.open()) {
+            s.bind(LOOPBACK);
+            port = ((InetSocketAddress) s.getLocalAddress()).getPort();
+        }
+        try (SourceFile src = SourceFile.create(dir.resolve("r.log"), "r", "r", 10, 20, 100);
+             TcpSink sink = new TcpSink("127.0.0.1", port, TcpSink.Options.defaults())) {
+            IOException first = assertThrows(IOException.class, () -> sink.send(src.batch(0)));
+            assertTrue(first.getMessage().contains("ECONNREFUSED"), first.getMessage());
+            long t0 = System.nanoTime();
+            assertThrows(IOException.class, () -> sink.send(src.batch(0)));
+            assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(90), "second attempt waits the backoff");
+        }
+    }
+
+    @Test
+    void shouldLoseNothingWhenTheReceiverStopsAndRestartsWithMemoryBoundedByTheWindow(@TempDir Path dir)
+            throws Exception {
+        Path out = dir.resolve("out");
+        long window = 1 << 20;
+        long batchBytes = 64 << 10;
+        try (SourceFile src = SourceFile.create(dir.resolve("o.log"), "o", "rec", 200_000, 100, batchBytes)) {
+            TcpReceiver first = TcpReceiver.start(LOOPBACK, out, TcpReceiver.Options.defaults(), System.err);
+            int port = first.port();
+            TcpSink sink = new TcpSink("127.0.0.1", port, TcpSink.Options.defaults().withWindow(window)
+                    .withMaxBackoff(Duration.ofMillis(400)));
+            AtomicLong maxUnacked = new AtomicLong();
+            AtomicLong failures = new AtomicLong();
+            // The pipeline, as the shipper runs it: send in order; the checkpoint advances over completed batches
+            // only; a failed future or send resends from the checkpoint.
+            Thread pipeline = Thread.ofPlatform().name("test-pipeline").start(() -> {
+                int checkpoint = 0;
+                List<CompletableFuture<Void>> inflight = new ArrayList<>();
+                int next = 0;
+                while (checkpoint < src.batches()) {
+                    while (!inflight.isEmpty() && inflight.get(0).isDone()) {
+                        if (inflight.get(0).isCompletedExceptionally()) {
+                            failures.incrementAndGet();
+                            inflight.clear();
+                            next = checkpoint;
+                            break;
+                        }
+                        inflight.remove(0);
+                        checkpoint++;
+                    }
+                    if (next < src.batches()) {
+                        try {
+                            inflight.add(sink.send(src.batch(next)));
+                            next++;
+                        } catch (IOException e) {
+                            failures.incrementAndGet();
+                            inflight.clear();
+                            next = checkpoint;
+                        }
+                        maxUnacked.accumulateAndGet(sink.unacknowledged(), Math::max);
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+            // Let some data through, then stop the receiver for a second and start it again on the same port.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (first.durable() < src.content().length / 4 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            first.close();
+            Thread.sleep(1000);
+            TcpReceiver second = TcpReceiver.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), out,
+                    TcpReceiver.Options.defaults(), System.err);
+            try {
+                pipeline.join(120_000);
+                assertTrue(!pipeline.isAlive(), "the pipeline finished after the receiver came back");
+                sink.close();
+            } finally {
+                second.close();
+            }
+            assertTrue(failures.get() > 0, "the outage was seen");
+            assertTrue(sink.connects() >= 2, "the sink reconnected");
+            assertTrue(maxUnacked.get() <= window + batchBytes + 200, "unacknowledged bytes stayed within the window: "
+                    + maxUnacked.get());
+            // Nothing lost: every line arrived (some twice: what was sent but not acknowledged before the stop).
+            List<Path> files = new ArrayList<>(first.files());
+            files.addAll(second.files());
+            String received = new String(concat(files), StandardCharsets.US_ASCII);
+            assertTrue(received.endsWith("\n"));
+            Set<String> got = new HashSet<>(List.of(received.split("\n")));
+            String[] sent = new String(src.content(), StandardCharsets.US_ASCII).split("\n");
+            for (String line : sent) {
+                assertTrue(got.contains(line), "lost: " + line);
+            }
+            assertEquals(sent.length, got.size(), "nothing but the sent lines arrived");
+        }
+    }
+
+    @Test
+    void shouldNotLeakDescriptors(@TempDir Path dir) throws Exception {
+        try (SourceFile src = SourceFile.create(dir.resolve("l.log"), "l", "l", 1000, 50, 4096)) {
+            Fds.assertNoLeak("tcp sink and receiver", () -> {
+                try (TcpReceiver r = TcpReceiver.start(LOOPBACK, dir.resolve("out"), TcpReceiver.Options.defaults(),
+                        System.err); TcpSink sink = new TcpSink("localhost", r.port(), TcpSink.Options.defaults())) {
+                    List<CompletableFuture<Void>> fs = new ArrayList<>();
+                    for (int i = 0; i < src.batches(); i++) {
+                        fs.add(sink.send(src.batch(i)));
+                    }
+                    CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                }
+            });
+        }
+    }
+}

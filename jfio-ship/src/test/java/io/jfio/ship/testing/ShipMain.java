@@ -1,0 +1,28 @@
+package io.jfio.ship.testing;
+
+import io.jfio.ship.Shipper;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.pipeline.Pipeline;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A shipper process for the crash test: {@code java ShipMain GLOB OUT STATE MAX_IN_FLIGHT BUFFER MAX_RECORD [once]};
+ * runs until killed, or with {@code once} ships what is there and exits 0 (1 when something failed).
+ */
+public final class ShipMain {
+    private ShipMain() {
+    }
+
+    /** Runs the shipper. */
+    public static void main(String[] args) throws Exception {
+        var cfg = ShipRun.config(List.of(args[0]), Path.of(args[1]), Path.of(args[2]), Map.of("max-in-flight",
+                args[3], "buffer-size", args[4], "max-record", args[5], "poll", "10ms"));
+        boolean once = args.length > 6 && args[6].equals("once");
+        Shipper s = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, ShipLog.stderr());
+        System.out.println("started");
+        System.out.flush();
+        System.exit(s.run() ? 0 : 1);
+    }
+}

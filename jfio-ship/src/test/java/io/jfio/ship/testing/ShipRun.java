@@ -1,0 +1,112 @@
+package io.jfio.ship.testing;
+
+import io.jfio.ship.Shipper;
+import io.jfio.ship.config.ConfigException;
+import io.jfio.ship.config.RawConfig;
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.pipeline.Pipeline;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Test helpers: a configuration from a few settings, a shipper running in this JVM on its own thread, a child JVM.
+ *
+ * <p>Not thread-safe.
+ */
+public final class ShipRun implements AutoCloseable {
+    /** What the shipper logged. */
+    public final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+    private final Shipper shipper;
+    private final Thread thread;
+    private volatile boolean ok;
+
+    private ShipRun(ShipConfig cfg) throws IOException {
+        ShipLog log = new ShipLog(new PrintStream(logBytes, true, StandardCharsets.UTF_8), true);
+        shipper = Shipper.open(cfg, Pipeline.Mode.RUN, log);
+        thread = Thread.ofPlatform().name("test-shipper").start(() -> ok = shipper.run());
+    }
+
+    /** Starts a shipper in this JVM. */
+    public static ShipRun start(ShipConfig cfg) throws IOException {
+        return new ShipRun(cfg);
+    }
+
+    /** Runs a shipper with --once in this JVM; returns whether it succeeded, log in {@code log}. */
+    public static boolean once(ShipConfig cfg, ByteArrayOutputStream log) throws IOException {
+        Shipper s = Shipper.open(cfg, Pipeline.Mode.ONCE, new ShipLog(new PrintStream(log, true,
+                StandardCharsets.UTF_8), true));
+        return s.run();
+    }
+
+    /** The running shipper. */
+    public Shipper shipper() {
+        return shipper;
+    }
+
+    /** The log so far. */
+    public String log() {
+        return logBytes.toString(StandardCharsets.UTF_8);
+    }
+
+    /** Stops gracefully and waits. */
+    @Override
+    public void close() throws InterruptedException {
+        shipper.stop();
+        thread.join(60_000);
+        if (thread.isAlive()) throw new AssertionError("shipper did not stop");
+    }
+
+    /** Whether the run ended cleanly (after {@link #close}). */
+    public boolean ok() {
+        return ok;
+    }
+
+    /**
+     * A configuration: {@code from} globs to {@code dir:out}, state in {@code state}, poll 20ms, rotate-wait 300ms,
+     * checkpoint after every acknowledgement, and {@code extra} settings (kebab-case keys of {@link RawConfig}).
+     */
+    public static ShipConfig config(List<String> from, Path out, Path state, Map<String, String> extra)
+            throws ConfigException {
+        Map<String, String> e = new java.util.HashMap<>(Map.of("poll", "20ms", "rotate-wait", "300ms",
+                "checkpoint-interval", "0"));
+        e.putAll(extra);
+        RawConfig raw = new RawConfig(from, null, "dir:" + out, state.toString(), e.get("start"), e.get("metrics"),
+                e.get("poll"), e.get("framing"), e.get("partial-timeout"), e.get("max-record"), e.get("on-overlong"),
+                e.get("checkpoint-interval"), e.containsKey("max-open-files")
+                        ? Integer.parseInt(e.get("max-open-files")) : null, e.get("rotate-wait"),
+                e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"), null, null);
+        return ShipConfig.resolve(raw, Path.of("/"));
+    }
+
+    /** A child JVM running {@code main} with this test's class path. */
+    public static ProcessBuilder java(Class<?> main, List<String> jvmArgs, String... args) {
+        String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"),
+                "bin", "java").toString());
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(main.getName());
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd);
+    }
+
+    /** Runs a {@link Writer} to the end; fails when it fails. */
+    public static void write(Path file, String mode, int total, int every, Path sink, long pauseMicros)
+            throws IOException, InterruptedException {
+        Process p = java(Writer.class, List.of(), file.toString(), mode, Integer.toString(total),
+                Integer.toString(every), sink == null ? "-" : sink.toString(), Long.toString(pauseMicros))
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) throw new AssertionError("writer failed: " + out);
+    }
+}
