@@ -151,14 +151,14 @@ public final class ReadaheadExperiment implements Experiment {
                             }
                             before[0] = CacheState.prepare(file, CacheState.Cache.COLD);
                         }, () -> {
-                                    long t0 = System.nanoTime();
-                                    long n = readAll(file, advice, slice, offsets, bytes);
-                                    long dt = System.nanoTime() - t0;
-                                    if (n != bytes) throw new IllegalStateException(cell + ": read " + n + " of "
-                                            + bytes);
-                                    after[0] = PageCache.residency(file).fraction();
-                                    return n / (double) dt * 1e3;
-                                });
+                            long t0 = System.nanoTime();
+                            long n = readAll(file, advice, slice, offsets, bytes);
+                            long dt = System.nanoTime() - t0;
+                            if (n != bytes) throw new IllegalStateException(cell + ": read " + n + " of "
+                                    + bytes);
+                            after[0] = PageCache.residency(file).fraction();
+                            return n / (double) dt * 1e3;
+                        });
                         if (!before[0].ok()) r.note("residency mismatch: " + cell + " " + before[0].label());
                         t.add(PATTERNS[p], block, HINTS[h], before[0].label(), s.median(), Measure.spreadPct(s),
                                 bytes, after[0] * 100);
