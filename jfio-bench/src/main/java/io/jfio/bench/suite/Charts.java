@@ -70,9 +70,18 @@ public final class Charts {
 
     /** True when the category labels, written level, would run into each other. */
     static boolean crowded(List<String> categories) {
+        return longest(categories) * categories.size() > LABEL_ROOM;
+    }
+
+    /** True when even labels slanted at 45 degrees would run into each other. */
+    static boolean veryCrowded(List<String> categories) {
+        return longest(categories) * categories.size() > 3 * LABEL_ROOM;
+    }
+
+    private static int longest(List<String> categories) {
         int longest = 0;
         for (String s : categories) longest = Math.max(longest, s.length());
-        return longest * categories.size() > LABEL_ROOM;
+        return longest;
     }
 
     private static CategoryChart bars(Plot plot) {
@@ -82,8 +91,9 @@ public final class Charts {
         c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         c.getStyler().setYAxisLogarithmic(plot.logY());
         if (rotate) {
-            // Slanted, each label ending at its own tick: centred slanted labels sit between two bars.
-            c.getStyler().setXAxisLabelRotation(45);
+            // Slanted, each label ending at its own tick (centred slanted labels sit between two bars); upright when
+            // even slanted ones would run into their neighbours.
+            c.getStyler().setXAxisLabelRotation(veryCrowded(plot.categories()) ? 90 : 45);
             c.getStyler().setXAxisLabelAlignmentVertical(AxesChartStyler.TextAlignment.Right);
         }
         if (plot.kind() == Plot.Kind.CATEGORY_LINE) {

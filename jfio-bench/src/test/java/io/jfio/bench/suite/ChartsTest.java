@@ -16,6 +16,13 @@ class ChartsTest {
         assertTrue(Charts.crowded(List.of("stat (statx on the path)", "open + fstat + close", "fstat", "pread 8 KiB",
                 "pread 8 B")), "metadata's labels overlapped when level");
         assertFalse(Charts.crowded(List.of("NORMAL", "RANDOM", "SEQUENTIAL", "WILLNEED", "DONTNEED", "NOREUSE")));
+        assertFalse(Charts.veryCrowded(List.of("stat (statx on the path)", "open + fstat + close", "fstat",
+                "pread 8 KiB", "pread 8 B")), "five labels fit slanted");
+        List<String> transfer = List.of("stream loop (8 KiB byte[])", "FileChannel read/write (1 MiB direct)",
+                "transferTo, one call", "transferTo loop, 1 MiB chunks", "transferTo loop, 64 MiB chunks",
+                "transferTo loop, Integer.MAX_VALUE chunks", "transferFrom loop", "Files.copy",
+                "copy_file_range loop (LibC)", "sendfile loop (LibC)", "splice via pipe (LibC)");
+        assertTrue(Charts.veryCrowded(transfer), "transfer's eleven long labels overlapped at 45 degrees");
     }
 
     @Test
