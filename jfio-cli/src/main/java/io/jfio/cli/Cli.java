@@ -20,8 +20,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  */
 @Command(name = "jfio", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Fast, correct Linux file I/O for the JVM: tools.",
-        subcommands = {InfoCommand.class, CopyCommand.class, ShipCommand.class, BenchCommand.class,
-            CommandLine.HelpCommand.class},
+        subcommands = {InfoCommand.class, CopyCommand.class, ShipCommand.class, ReceiveCommand.class,
+            BenchCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",

@@ -56,12 +56,7 @@ class ExperimentsTinyTest {
     void everyExperimentRanOrSaidWhyNot() {
         assertEquals(Experiments.all().size(), result.results().size());
         for (ExperimentResult r : result.results()) {
-            if (r.name().equals("watch")) {
-                assertEquals(ExperimentResult.Status.SKIPPED, r.status());
-                assertTrue(r.reason().contains("inotify watcher"), r.reason());
-            } else {
-                assertEquals(ExperimentResult.Status.OK, r.status(), r.name() + ": " + r.reason());
-            }
+            assertEquals(ExperimentResult.Status.OK, r.status(), r.name() + ": " + r.reason());
         }
     }
 
@@ -90,6 +85,9 @@ class ExperimentsTinyTest {
         assertTable("copy-tuning", 0, List.of("workload", "block_bytes", "depth", "cache", "mb_per_s_median",
                 "spread_pct", "bytes_per_rep", "verified"), 8);
         assertTable("copy-tuning", 1, List.of("copy", "mb_per_s"), 2);
+        // 5 workloads x 4 watchers
+        assertTable("watch", 0, List.of("workload", "watcher", "writes", "detected", "thread_cpu_ms_per_s",
+                "process_cpu_ms_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms"), 20);
         // 2 patterns x 2 block sizes x 6 hints
         assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
     }
@@ -117,6 +115,26 @@ class ExperimentsTinyTest {
         boolean direct = false;
         for (int i = 0; i < t.rows().size(); i++) direct |= t.cell(i, "cache").equals("direct");
         assertTrue(direct, "no direct rows:\n" + t.markdown());
+    }
+
+    @Test
+    void watchSawEveryWriteWithInotifyAndNoneInIdleRows() {
+        Table t = of("watch").tables().get(0);
+        int checked = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            String load = t.cell(i, "workload").toString();
+            int writes = ((Number) t.cell(i, "writes")).intValue();
+            if (load.endsWith("idle")) {
+                assertEquals(0, writes, load);
+                assertTrue(Double.isNaN(((Number) t.cell(i, "p50_ms")).doubleValue()), load);
+                continue;
+            }
+            assertTrue(writes > 0, load + "\n" + t.markdown());
+            if (!t.cell(i, "watcher").equals("inotify+epoll")) continue;
+            assertEquals(writes, ((Number) t.cell(i, "detected")).intValue(), load + "\n" + t.markdown());
+            checked++;
+        }
+        assertEquals(4, checked, t.markdown());
     }
 
     @Test

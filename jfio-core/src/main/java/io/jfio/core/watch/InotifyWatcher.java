@@ -527,6 +527,9 @@ public final class InotifyWatcher implements FileWatcher {
                 handle(InotifyEvent.wd(readBuf, off), InotifyEvent.mask(readBuf, off),
                         InotifyEvent.cookie(readBuf, off), InotifyEvent.nameBytes(readBuf, off), now);
             }
+            // Room was left for the largest event: the queue was empty when the kernel filled the buffer, so a
+            // second read would only say EAGAIN (one system call less per wake-up; epoll reports anything newer).
+            if (n <= READ_BUFFER - InotifyEvent.MIN_BUFFER) return;
         }
     }
 
