@@ -60,8 +60,8 @@ public final class CopyTuningExperiment implements Experiment {
 
     @Override
     public Duration quickBudget() {
-        // the capped grid took 15 s at load 7-12; the 1 GiB hot reads of load-types took the rest of the old 40
-        return Duration.ofSeconds(30);
+        // the capped grid took 15-31 s at load 4-12
+        return Duration.ofSeconds(25);
     }
 
     static long fileSize(SuiteOptions.Scale s) {

@@ -58,7 +58,7 @@ public final class ReadaheadExperiment implements Experiment {
 
     @Override
     public Duration quickBudget() {
-        return Duration.ofSeconds(30);
+        return Duration.ofSeconds(22);
     }
 
     static long fileSize(SuiteOptions.Scale s) {

@@ -66,7 +66,7 @@ public final class UringExperiment implements Experiment {
 
     @Override
     public Duration quickBudget() {
-        return Duration.ofSeconds(45);
+        return Duration.ofSeconds(38);
     }
 
     static long fileSize(SuiteOptions.Scale scale) {
