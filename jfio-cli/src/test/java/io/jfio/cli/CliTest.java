@@ -46,7 +46,7 @@ class CliTest {
     static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exit = Cli.commandLine(new PrintWriter(out), new PrintWriter(err)).execute(args);
+        int exit = Cli.run(new PrintWriter(out), new PrintWriter(err), args);
         return new Run(exit, out.toString(), err.toString());
     }
 
