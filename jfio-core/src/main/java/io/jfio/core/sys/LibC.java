@@ -18,8 +18,9 @@ import java.lang.invoke.MethodHandle;
  * turn failures into {@link ErrnoException} with {@link ErrnoException#check}. Nothing here loops over short reads
  * or writes or retries {@code EINTR}: the wrappers in {@code io.jfio.core.file} do, and say so.
  *
- * <p>Segments passed here must be native (off-heap) segments that stay alive for the call; the linker keeps their
- * arena alive during the call.
+ * <p>Segments passed here must be native (off-heap) segments that stay alive for the call. For the calls made
+ * through {@code syscall(2)} (below) a segment is passed as its address, so the linker cannot keep a shared arena
+ * from being closed by another thread during the call: the caller must not.
  *
  * <p>Each handle is built once, in the static initialiser of its own holder class, so it is linked on first use
  * rather than when this class loads: linking a downcall of a new shape costs 4-10 ms (the linker generates code for
