@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
  * {@code jfio bench [NAME...]}: runs the experiment suite ({@link SuiteRunner}), all experiments by default, and
  * writes the report directory. {@code jfio bench uring} with its own options stays the standalone io_uring
  * benchmark ({@link UringBenchCommand}); the suite runs the same code as its {@code uring} experiment.
- * {@code jfio bench copy} is the copy benchmark against cp -a, fcp and xcp ({@link CopyBenchCommand}).
+ * {@code jfio bench copy} is the copy benchmark against cp -a, fcp and xcp ({@link CopyBenchCommand}); {@code jfio
+ * bench ship} the shipper's benchmark against rsyslog ({@link ShipBenchCommand}).
  *
  * <p>Not thread-safe; one instance per command line. Exits {@link ExitCodes#OK} when every experiment ran or was
  * skipped with a reason, {@link ExitCodes#FAILED} when one failed, {@link ExitCodes#USAGE} for an unknown
@@ -43,7 +44,7 @@ import picocli.CommandLine.Spec;
                     + "are removed at the end, on errors and on Ctrl-C/SIGTERM. The report (report.md, report.html, "
                     + "one PNG per experiment, results.json) goes to --out. Progress goes to stderr.",
         },
-        subcommands = {UringBenchCommand.class, CopyBenchCommand.class})
+        subcommands = {UringBenchCommand.class, CopyBenchCommand.class, ShipBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;

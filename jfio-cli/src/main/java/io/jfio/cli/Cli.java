@@ -43,6 +43,7 @@ public final class Cli implements Callable<Integer> {
         m.put("info", InfoCommand.class);
         m.put("copy", CopyCommand.class);
         m.put("ship", ShipCommand.class);
+        m.put("receive", ReceiveCommand.class);
         m.put("bench", BenchCommand.class);
         m.put("help", CommandLine.HelpCommand.class);
         return m;

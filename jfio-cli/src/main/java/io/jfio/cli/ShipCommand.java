@@ -108,6 +108,14 @@ public final class ShipCommand implements Callable<Integer> {
             + "reading pauses (default 64MiB).")
     private String maxInFlight;
 
+    @Option(names = "--tcp-no-ack", description = "tcp sinks: do not wait for the receiver's acknowledgements; "
+            + "send a plain newline stream (works with nc -l; what is in flight when the receiver dies is lost).")
+    private boolean tcpNoAck;
+
+    @Option(names = "--kafka-compression", paramLabel = "CODEC", description = "kafka sinks: none, gzip, snappy, "
+            + "lz4 (default) or zstd.")
+    private String kafkaCompression;
+
     @Option(names = "--once", description = "Ship everything present, then exit.")
     private boolean once;
 
@@ -135,6 +143,8 @@ public final class ShipCommand implements Callable<Integer> {
             shipper = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, log);
         } catch (StateLock.LockedException | Sinks.UnavailableException e) {
             throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
         } catch (IOException e) {
             throw new CliException(ExitCodes.FAILED, "cannot start: " + e.getMessage());
         }
@@ -171,7 +181,7 @@ public final class ShipCommand implements Callable<Integer> {
             if (config != null) file = ConfigLoader.load(config);
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
-                    maxInFlight, null, null);
+                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, kafkaCompression, null, null, null);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

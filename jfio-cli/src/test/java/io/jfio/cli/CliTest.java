@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The jfio command line as main runs it, through {@link Cli#commandLine}, with output captured. */
+/** The jfio command line as main runs it, through {@link Cli#run}, with output captured. */
 class CliTest {
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)

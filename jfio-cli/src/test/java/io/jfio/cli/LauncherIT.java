@@ -152,6 +152,56 @@ class LauncherIT {
     }
 
     @Test
+    void receiveTakesWhatShipSendsOverTcpAndStopsOnSigterm(@TempDir Path tmp) throws Exception {
+        Path recv = tmp.resolve("recv");
+        Path err = tmp.resolve("receive.err");
+        ProcessBuilder pb = new ProcessBuilder(JFIO.toString(), "receive", "--listen", "127.0.0.1:0", "--to",
+                recv.toString()).directory(tmp.toFile()).redirectError(err.toFile())
+                .redirectOutput(tmp.resolve("receive.out").toFile());
+        pb.environment().put("JAVA_HOME", THIS_JDK.toString());
+        pb.environment().remove("JFIO_JAVA_OPTS");
+        Process receiver = pb.start();
+        try {
+            java.util.regex.Matcher m = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            while (System.nanoTime() < deadline) {
+                m = java.util.regex.Pattern.compile("event=listening address=127\\.0\\.0\\.1:(\\d+)")
+                        .matcher(Files.readString(err));
+                if (m.find()) break;
+                assertTrue(receiver.isAlive(), Files.readString(err));
+                Thread.sleep(20);
+            }
+            assertTrue(m != null && m.find(0), "no listening line: " + Files.readString(err));
+            int port = Integer.parseInt(m.group(1));
+            StringBuilder sb = new StringBuilder();
+            for (int i = 1; i <= 50_000; i++) sb.append("record ").append(i).append('\n');
+            Path file = tmp.resolve("app.log");
+            Files.writeString(file, sb);
+            Result ship = run(tmp, env("JAVA_HOME", THIS_JDK.toString(), "JFIO_JAVA_OPTS", null), List.of(
+                    JFIO.toString(), "ship", "--from", file.toString(), "--to", "tcp:127.0.0.1:" + port, "--state",
+                    tmp.resolve("state").toString(), "--once"));
+            assertEquals(ExitCodes.OK, ship.exit(), ship.err());
+            // --once ends when the receiver acknowledged everything: it is durable in the receiver's file.
+            StringBuilder got = new StringBuilder();
+            try (Stream<Path> files = Files.list(recv)) {
+                for (Path f : files.sorted().toList()) got.append(Files.readString(f));
+            }
+            assertEquals(sb.toString(), got.toString());
+            receiver.destroy(); // SIGTERM
+            assertTrue(receiver.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(ExitCodes.OK, receiver.exitValue(), Files.readString(err));
+            assertTrue(Files.readString(err).contains("event=stop received-bytes=" + sb.length()),
+                    Files.readString(err));
+        } finally {
+            receiver.destroyForcibly();
+        }
+        Result bad = run(tmp, env("JAVA_HOME", THIS_JDK.toString(), "JFIO_JAVA_OPTS", null),
+                List.of(JFIO.toString(), "receive", "--listen", "127.0.0.1:99999", "--to", recv.toString()));
+        assertEquals(ExitCodes.USAGE, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("invalid --listen"), bad.err());
+    }
+
+    @Test
     void itExitsWithTheCommandsUsageCode(@TempDir Path tmp) throws Exception {
         Result r = run(tmp, env("JAVA_HOME", THIS_JDK.toString(), "JFIO_JAVA_OPTS", null),
                 List.of(JFIO.toString(), "info", "/does/not/exist"));

@@ -43,6 +43,16 @@ class ShipCommandTest {
         r = run("ship", "--config", tmp.resolve("missing.toml").toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("config file not found"), r.err());
+        r = run("ship", "--from", "/x", "--state", tmp.toString(), "--to", "kafka:k:9092/logs",
+                "--kafka-compression", "brotli");
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("invalid kafka-compression"), r.err());
+        r = run("ship", "--from", "/x", "--state", tmp.toString(), "--to", "kafka:k:9092/no spaces");
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("kafka topic"), r.err());
+        r = run("receive", "--listen", "nope", "--to", tmp.toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("invalid --listen"), r.err());
     }
 
     @Test

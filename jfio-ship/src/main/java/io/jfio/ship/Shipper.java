@@ -1,5 +1,6 @@
 package io.jfio.ship;
 
+import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.config.Units;
@@ -48,6 +49,7 @@ public final class Shipper implements AutoCloseable {
      *
      * @throws StateLock.LockedException  when another shipper uses the state directory
      * @throws Sinks.UnavailableException when a sink is not part of this build
+     * @throws IllegalArgumentException   when a sink's spec cannot name a sink (a bad kafka topic)
      * @throws IOException                when the state directory, a sink or the metrics port cannot be used
      */
     public static Shipper open(ShipConfig config, Pipeline.Mode mode, ShipLog log) throws IOException {
@@ -61,7 +63,9 @@ public final class Shipper implements AutoCloseable {
                     log.warn("sink-without-inputs", "sink", e.getKey(), "action", "not opened");
                     continue;
                 }
+                boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
                 Sink sink = Sinks.open(e.getValue(), new Sinks.Options(config.segmentSize(), config.maxInFlight(),
+                        config.bufferSize(), config.tcpAck(), config.kafkaCompression(), raw, config.kafkaProperties(),
                         log));
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
@@ -111,9 +115,8 @@ public final class Shipper implements AutoCloseable {
     public boolean run() {
         log.info("start", "mode", mode, "state", config.state(), "sinks", config.sinks(), "inputs",
                 config.inputs().stream().map(InputConfig::name).toList(), "change-detection",
-                config.poll() != null ? "poll" : "poll", "poll-interval",
-                Units.formatDuration(config.poll() != null ? config.poll() : java.time.Duration.ofMillis(250)),
-                "why-poll", config.poll() != null ? "--poll given" : "no inotify watcher in this build yet");
+                mode == Pipeline.Mode.ONCE ? "none (--once)" : config.poll() != null
+                        ? "polling every " + Units.formatDuration(config.poll()) + " (--poll given)" : "inotify");
         List<Thread> threads = new ArrayList<>();
         for (Pipeline p : pipelines) {
             threads.add(Thread.ofPlatform().name("jfio-ship-" + p.name()).start(p::run));

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every rotation mode, with a real writer process appending numbered records while a real shipper (in this JVM,
- * polling) ships them into a dir sink: every record arrives, in order per source file.
+ * watching with inotify; one test polls) ships them into a dir sink: every record arrives, in order per source file.
  */
 class RotationTest {
     private static final int TOTAL = 20_000;
@@ -26,13 +26,21 @@ class RotationTest {
     Path tmp;
 
     private Records runWriter(String mode, String glob, boolean allowDuplicates) throws Exception {
+        return runWriter(mode, glob, allowDuplicates, Map.of());
+    }
+
+    private Records runWriter(String mode, String glob, boolean allowDuplicates, Map<String, String> extra)
+            throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Path out = tmp.resolve("out");
         Path file = logs.resolve("app.log");
         Files.createFile(file);
         try (ShipRun run = ShipRun.start(ShipRun.config(List.of(logs.resolve(glob).toString()), out,
-                tmp.resolve("state"), Map.of()))) {
+                tmp.resolve("state"), extra))) {
             ShipRun.write(file, mode, TOTAL, EVERY, out, 200);
+            if (!extra.containsKey("poll")) {
+                assertTrue(run.log().contains("change-detection=inotify"), run.log());
+            }
             waitComplete(out);
         }
         Records r = Records.read(out, TOTAL, true).assertComplete();
@@ -54,6 +62,11 @@ class RotationTest {
     @Test
     void shouldDrainRenamedFileBeforeReleasingIt() throws Exception {
         runWriter("rename", "app.log", false);
+    }
+
+    @Test
+    void shouldDrainRenamedFileBeforeReleasingItWhenPolling() throws Exception {
+        runWriter("rename", "app.log", false, Map.of("poll", "20ms"));
     }
 
     @Test

@@ -92,6 +92,8 @@ class UnitTest {
                 max-record: 64KiB
                 on-overlong: drop
                 poll: 250ms
+                tcp-ack: false
+                kafka-compression: zstd
                 inputs:
                   - name: app
                     paths: ["/var/log/app/*.log", "/var/log/app/**/*.log"]
@@ -100,6 +102,8 @@ class UnitTest {
                     sink: archive
                 sinks:
                   archive: dir:/srv/ship
+                  net: tcp:127.0.0.1:5140
+                  bus: kafka:k1:9092,k2:9092/logs-${input}
                 """);
         Path toml = tmp.resolve("ship.toml");
         Files.writeString(toml, """
@@ -108,6 +112,8 @@ class UnitTest {
                 max-record = "64KiB"
                 on-overlong = "drop"
                 poll = "250ms"
+                tcp-ack = false
+                kafka-compression = "zstd"
 
                 [[inputs]]
                 name = "app"
@@ -118,6 +124,8 @@ class UnitTest {
 
                 [sinks]
                 archive = "dir:/srv/ship"
+                net = "tcp:127.0.0.1:5140"
+                bus = "kafka:k1:9092,k2:9092/logs-${input}"
                 """);
         ShipConfig a = ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/"));
         ShipConfig b = ShipConfig.resolve(ConfigLoader.load(toml), Path.of("/"));
@@ -127,6 +135,10 @@ class UnitTest {
         assertEquals(64 << 10, a.maxRecord());
         assertEquals(Duration.ofSeconds(5), a.inputs().get(0).partialTimeout());
         assertEquals(List.of("*.gz"), a.inputs().get(0).exclude());
+        assertEquals(false, a.tcpAck());
+        assertEquals("zstd", a.kafkaCompression());
+        assertEquals("k1:9092,k2:9092", a.sinks().get("bus").bootstrap());
+        assertEquals(5140, a.sinks().get("net").port());
     }
 
     @Test
@@ -134,13 +146,26 @@ class UnitTest {
         Path yaml = tmp.resolve("bad.yaml");
         Files.writeString(yaml, "state: /s\nto: dir:/x\nfrom: /a\nmax-recrod: 1MiB\n");
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(yaml));
-        assertTrue(e.getMessage().contains("key=max-recrod") && e.getMessage().contains("line="), e.getMessage());
+        assertTrue(e.getMessage().contains("key=max-recrod") && e.getMessage().contains("line=4 "), e.getMessage());
+        Path toml = tmp.resolve("bad.toml");
+        Files.writeString(toml, "state = \"/s\"\nstart = \"end\"\nbufer-size = \"1MiB\"\nto = \"dir:/x\"\n");
+        e = assertThrows(ConfigException.class, () -> ConfigLoader.load(toml));
+        assertTrue(e.getMessage().contains("key=bufer-size") && e.getMessage().contains("line=3 "), e.getMessage());
         Files.writeString(yaml, "state: /s\nto: dir:/x\nfrom: /a\nmax-record: lots\n");
         e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
         assertTrue(e.getMessage().contains("invalid max-record"), e.getMessage());
         Files.writeString(yaml, "state: /s\nto: nowhere:/x\nfrom: /a\n");
         e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
         assertTrue(e.getMessage().contains("invalid sink"), e.getMessage());
+        Files.writeString(yaml, "state: /s\nto: kafka:k:9092/bad topic\nfrom: /a\n");
+        e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
+        assertTrue(e.getMessage().contains("kafka topic"), e.getMessage());
+        Files.writeString(yaml, "state: /s\nto: kafka:k/logs\nfrom: /a\n");
+        e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
+        assertTrue(e.getMessage().contains("HOST:PORT"), e.getMessage());
+        Files.writeString(yaml, "state: /s\nto: kafka:k:9092/logs\nfrom: /a\nkafka-compression: brotli\n");
+        e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
+        assertTrue(e.getMessage().contains("invalid kafka-compression"), e.getMessage());
         assertEquals(Duration.ofMillis(250), Units.parseDuration("250ms"));
         assertEquals(1L << 20, Units.parseSize("1MiB"));
         assertEquals(1_000_000L, Units.parseSize("1MB"));

@@ -57,7 +57,7 @@ public final class ConfigLoader {
             if (raw == null) throw new ConfigException("config file is empty: file=" + file);
             return raw;
         } catch (UnrecognizedPropertyException e) {
-            throw new ConfigException("unknown key in config file: file=" + file + where(e) + " key="
+            throw new ConfigException("unknown key in config file: file=" + file + keyLine(bytes, e) + " key="
                     + e.getPropertyName() + " (known keys: " + e.getKnownPropertyIds() + ")", e);
         } catch (JsonProcessingException e) {
             throw new ConfigException("invalid config file: file=" + file + where(e) + " problem="
@@ -65,6 +65,24 @@ public final class ConfigLoader {
         } catch (IOException e) {
             throw new ConfigException("cannot read config file: file=" + file + " error=" + e, e);
         }
+    }
+
+    /**
+     * The line where an unknown key is written. The parser's location is where it noticed, which for YAML is the
+     * line after the key (it reads the value first); the first line that starts with the key is where it is.
+     */
+    private static String keyLine(byte[] bytes, UnrecognizedPropertyException e) {
+        String key = e.getPropertyName();
+        if (key != null) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^[ \\t]*(- )?[\"']?"
+                    + java.util.regex.Pattern.quote(key) + "[\"']?[ \\t]*[:=]")
+                    .matcher(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+            if (m.find()) {
+                String before = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).substring(0, m.start());
+                return " line=" + (before.chars().filter(c -> c == '\n').count() + 1);
+            }
+        }
+        return where(e);
     }
 
     private static String where(JsonProcessingException e) {

@@ -25,19 +25,23 @@ import java.util.Map;
  * @param bufferSize         the read buffer
  * @param segmentSize        the dir sink's segment size
  * @param maxInFlight        unacknowledged bytes per sink before reading pauses
+ * @param tcpAck             whether tcp sinks ask the receiver to acknowledge durable bytes (default true)
+ * @param kafkaCompression   the kafka sinks' compression: none, gzip, snappy, lz4 (default) or zstd
+ * @param kafkaProperties    further Kafka producer properties for kafka sinks ({@code security.protocol}, ...)
  * @param inputs             more inputs
  * @param sinks              named sinks, name to spec
  */
 public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
                         String onOverlong, String checkpointInterval, Integer maxOpenFiles, String rotateWait,
-                        String bufferSize, String segmentSize, String maxInFlight, List<RawInput> inputs,
+                        String bufferSize, String segmentSize, String maxInFlight, Boolean tcpAck,
+                        String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
                         Map<String, String> sinks) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null);
+                null, null, null, null, null, null, null);
     }
 
     /**
@@ -63,7 +67,9 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.maxRecord, maxRecord), pick(over.onOverlong, onOverlong),
                 pick(over.checkpointInterval, checkpointInterval), pick(over.maxOpenFiles, maxOpenFiles),
                 pick(over.rotateWait, rotateWait), pick(over.bufferSize, bufferSize),
-                pick(over.segmentSize, segmentSize), pick(over.maxInFlight, maxInFlight), pick(over.inputs, inputs),
+                pick(over.segmentSize, segmentSize), pick(over.maxInFlight, maxInFlight), pick(over.tcpAck, tcpAck),
+                pick(over.kafkaCompression, kafkaCompression), pick(over.kafkaProperties, kafkaProperties),
+                pick(over.inputs, inputs),
                 pick(over.sinks, sinks));
     }
 

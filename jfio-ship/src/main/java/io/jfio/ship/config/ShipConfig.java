@@ -30,11 +30,15 @@ import java.util.Set;
  * @param bufferSize         the read buffer (at least {@code maxRecord + 1} in line mode)
  * @param segmentSize        the dir sink's segment size
  * @param maxInFlight        unacknowledged bytes per sink before reading pauses
+ * @param tcpAck             whether tcp sinks wait for the receiver's acknowledgement of durable bytes
+ * @param kafkaCompression   the kafka sinks' compression codec
+ * @param kafkaProperties    further producer properties of kafka sinks, applied over the sink's own
  */
 public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
                          InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
                          Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
-                         long segmentSize, long maxInFlight) {
+                         long segmentSize, long maxInFlight, boolean tcpAck, String kafkaCompression,
+                         Map<String, String> kafkaProperties) {
     /** The default longest line. */
     public static final long MAX_RECORD_DEFAULT = 1L << 20;
     /** The default read buffer: large enough that one read call moves a lot, small enough for a bounded RSS. */
@@ -49,12 +53,15 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     public static final int MAX_OPEN_FILES_DEFAULT = 1024;
     /** The default time a renamed-away file stays open after it last grew. */
     public static final Duration ROTATE_WAIT_DEFAULT = Duration.ofSeconds(5);
+    /** The default compression of kafka sinks. */
+    public static final String KAFKA_COMPRESSION_DEFAULT = "lz4";
     /** The name of the input and sink that {@code --from}/{@code --to} (and {@code from}/{@code to}) make. */
     public static final String MAIN = "main";
 
     public ShipConfig {
         inputs = List.copyOf(inputs);
         sinks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sinks));
+        kafkaProperties = Map.copyOf(kafkaProperties);
     }
 
     /**
@@ -139,8 +146,16 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         if (segment < 4096) throw new ConfigException("segment-size too small: segment-size=" + raw.segmentSize());
         long inFlight = raw.maxInFlight() == null ? MAX_IN_FLIGHT_DEFAULT : size("max-in-flight", raw.maxInFlight());
         if (inFlight < 1) throw new ConfigException("max-in-flight must be positive: max-in-flight=" + inFlight);
+        boolean tcpAck = raw.tcpAck() == null || raw.tcpAck();
+        String compression = raw.kafkaCompression() == null ? KAFKA_COMPRESSION_DEFAULT
+                : raw.kafkaCompression().trim().toLowerCase(Locale.ROOT);
+        if (!List.of("none", "gzip", "snappy", "lz4", "zstd").contains(compression)) {
+            throw new ConfigException("invalid kafka-compression: value='" + raw.kafkaCompression()
+                    + "' (one of [none, gzip, snappy, lz4, zstd])");
+        }
         return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
-                overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight);
+                overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, compression,
+                raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties());
     }
 
     private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,

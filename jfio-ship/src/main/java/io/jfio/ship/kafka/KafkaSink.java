@@ -220,14 +220,17 @@ public final class KafkaSink implements Sink {
                 send(topic, key, bytes, 0, length, own);
             } else {
                 long start = 0;
-                for (long i = 0; i < length; i++) {
+                for (long i = 0; i < length && !own.isDone(); i++) {
                     if (bytes.get(JAVA_BYTE, i) == '\n') {
                         own.expect(1);
                         send(topic, key, bytes, start, i - start, own);
                         start = i + 1;
                     }
                 }
-                if (start < length) {
+                // A record that failed inside producer.send (metadata not available within max.block.ms while the
+                // cluster is down: the producer reports that through the callback, not by throwing) fails the
+                // batch; sending the rest would block up to max.block.ms per record, for hours on a large batch.
+                if (start < length && !own.isDone()) {
                     // A batch ends at a record boundary; a tail without newline is still a record, not dropped.
                     own.expect(1);
                     send(topic, key, bytes, start, length - start, own);

@@ -3,6 +3,8 @@ package io.jfio.ship.pipeline;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.watch.FileWatcher;
+import io.jfio.core.watch.FileWatchers;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.config.Overlong;
@@ -25,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +40,15 @@ import java.util.concurrent.locks.LockSupport;
  * platform thread. One read buffer (direct, {@code buffer-size}) is reused for every read: a batch's bytes are valid
  * only during {@link Sink#send} (the sink copies what it keeps), so memory does not grow with files or load.
  *
- * <p>The duty cycle: rescan when due (polling) or asked; read one buffer from each file that may have data
+ * <p>Changes come from a {@link ChangeFeed} (inotify, or polling with {@code --poll}) on its own thread: a write to a
+ * file marks that file for a look (one fstat), a change of names asks for a rescan. There is no periodic full scan
+ * besides a slow safety rescan; files that grew in the last seconds are checked every few milliseconds only where
+ * nothing reports their writes (polling, and files renamed away or deleted, whose names no watch covers).
+ *
+ * <p>Per wake-up the work is proportional to the files that need attention (data to read, a partial line waiting,
+ * recent growth, a rotation to finish), not to the files tracked: 10,000 idle files cost nothing between rescans.
+ *
+ * <p>The duty cycle: rescan when asked or due; read one buffer from each file that may have data
  * (round-robin, so one busy file cannot starve the others); hand each batch to the sink and queue its future;
  * advance acknowledged offsets from the completed futures, in order; write the checkpoint when due; when nothing
  * was read, flush the sink and sleep until the next poll, an acknowledgement or a stop. Reading pauses while more
@@ -58,6 +69,10 @@ public final class Pipeline {
     private static final long HOT_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final long HOT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** With a watcher, a full rescan this often catches anything events could not say (it costs little). */
+    private static final long SAFETY_RESCAN_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** A write to a matching file that is not tracked asks for a rescan at most this often. */
+    private static final long UNKNOWN_RESCAN_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long SHUTDOWN_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -83,6 +98,13 @@ public final class Pipeline {
     private final Framer.Scan scan = new Framer.Scan();
 
     private final Map<TrackedFile.Id, TrackedFile> tracked = new LinkedHashMap<>();
+    /** Tracked files that may need work at the next wake-up; the rest are idle. */
+    private final LinkedHashSet<TrackedFile> attention = new LinkedHashSet<>();
+    /** Tracked files by path (the file its path names now wins over one renamed away); rebuilt when stale. */
+    private final Map<String, TrackedFile> byPath = new HashMap<>();
+    private boolean byPathStale = true;
+    private final ChangeFeed feed;
+    private long lastUnknownRescanNanos;
     private final Map<TrackedFile.Id, Checkpoint> untracked = new HashMap<>();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private boolean storeCorrupt;
@@ -100,6 +122,9 @@ public final class Pipeline {
     private int fileErrors;
     private String fatal;
     private volatile List<ShipMetrics.FileGauge> gauges = List.of();
+    /** Sizes or acknowledged offsets changed since the gauges were last published. */
+    private boolean gaugesStale = true;
+    private static final long GAUGE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private long lastGaugeNanos;
 
     private volatile boolean stopping;
@@ -122,6 +147,12 @@ public final class Pipeline {
      */
     public Pipeline(String name, List<InputConfig> inputs, ShipConfig config, Sink sink, CheckpointStore store,
                     ShipLog log, ShipMetrics metrics, Mode mode) throws IOException {
+        this(name, inputs, config, sink, store, log, metrics, mode, null);
+    }
+
+    /** As above, with the watcher to use in {@link Mode#RUN} (null: inotify, or polling when the config says). */
+    Pipeline(String name, List<InputConfig> inputs, ShipConfig config, Sink sink, CheckpointStore store,
+             ShipLog log, ShipMetrics metrics, Mode mode, FileWatcher watcher) throws IOException {
         this.name = name;
         this.config = config;
         this.sink = sink;
@@ -137,6 +168,13 @@ public final class Pipeline {
         CheckpointStore.Loaded loaded = store.load(log, true);
         this.storeCorrupt = loaded.corrupt();
         for (Checkpoint c : loaded.entries()) untracked.put(new TrackedFile.Id(c.device(), c.inode()), c);
+        if (mode == Mode.RUN) {
+            FileWatcher w = watcher != null ? watcher : config.poll() != null ? FileWatchers.polling(config.poll())
+                    : FileWatchers.open(ShipConfigDefaults.POLL);
+            this.feed = new ChangeFeed(w, inputs, name, log);
+        } else {
+            this.feed = null; // --once looks at what is there now: nothing to wait for
+        }
         metrics.register(() -> gauges);
     }
 
@@ -169,13 +207,21 @@ public final class Pipeline {
 
     private void wake() {
         woken = true;
+        if (feed != null) feed.wakeup();
         Thread t = runner;
         if (t != null) LockSupport.unpark(t);
     }
 
+    /** Sleeps up to {@code nanos}: in the watcher's poll (events end it too) or, without one, parked. */
     private void park(long nanos) {
         if (nanos <= 0) return;
-        if (!woken) LockSupport.parkNanos(this, nanos);
+        if (!woken) {
+            if (feed != null && feed.usable()) {
+                feed.poll(nanos);
+            } else {
+                LockSupport.parkNanos(this, nanos);
+            }
+        }
         woken = false;
     }
 
@@ -195,12 +241,22 @@ public final class Pipeline {
 
     private void loop() {
         long nextScan = 0;
+        long rescanNanos = pollNanos;
+        if (feed != null) {
+            feed.start(); // before the first scan: what appears in between is reported, not missed
+            rescanNanos = SAFETY_RESCAN_NANOS;
+            log.info("watch", "sink", name, "change-detection", feed.mechanism(), "safety-rescan-s",
+                    TimeUnit.NANOSECONDS.toSeconds(rescanNanos));
+        }
         while (!stopping) {
             long now = System.nanoTime();
+            if (feed != null) applyChanges(now);
             if (mode == Mode.RUN ? (now - nextScan >= 0 || rescanRequested) : !firstScanDone) {
                 rescanRequested = false;
                 scanNow();
-                nextScan = System.nanoTime() + pollNanos;
+                // A watch added now (a directory made since) missed what appeared before it: look once more.
+                if (feed != null && feed.ensureWatches()) rescanRequested = true;
+                nextScan = System.nanoTime() + rescanNanos;
             }
             boolean progress = harvestRound();
             if (!collectAcks()) continue;
@@ -229,12 +285,66 @@ public final class Pipeline {
                 wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
             }
             if (hasPartialTimers()) wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
+            // The lag gauges say what changed within a second, without waking an idle pipeline for nothing.
+            if (gaugesStale) wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
             if (pollHot()) continue;
             if (hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
             park(wait);
             pollHot();
             checkPartialTimeouts();
+            pruneAttention();
         }
+    }
+
+    // ---------------------------------------------------------------- changes reported by the watcher
+
+    /** Takes what the watcher reported: a look at each written file (one fstat), a rescan when names changed. */
+    private void applyChanges(long now) {
+        feed.poll(0); // what came while the pipeline was busy
+        if (feed.takeRescan()) rescanRequested = true;
+        feed.drainModified(path -> {
+            TrackedFile t = trackedAt(path);
+            if (t == null) {
+                // A matching file not tracked: it could not be opened, or appeared before its directory's watch.
+                if (now - lastUnknownRescanNanos >= UNKNOWN_RESCAN_NANOS) {
+                    lastUnknownRescanNanos = now;
+                    rescanRequested = true;
+                }
+                return;
+            }
+            if (t.fd < 0) {
+                markReadable(t); // closed to stay under the cap: the read reopens it
+            } else if (stx.ofFd(t.fd) == 0) {
+                observeSize(t, stx.size(), now);
+            }
+        });
+    }
+
+    private TrackedFile trackedAt(String path) {
+        if (byPathStale) {
+            byPath.clear();
+            for (TrackedFile t : tracked.values()) {
+                if (t.state != TrackedFile.State.ACTIVE) byPath.put(t.path, t);
+            }
+            for (TrackedFile t : tracked.values()) {
+                if (t.state == TrackedFile.State.ACTIVE) byPath.put(t.path, t);
+            }
+            byPathStale = false;
+        }
+        return byPath.get(path);
+    }
+
+    /** {@code t} may need work soon: a read, a timer, a rotation to finish, a hot file to check. */
+    private void attend(TrackedFile t) {
+        if (!t.released) attention.add(t);
+    }
+
+    /** Lets idle files out of {@link #attention}. */
+    private void pruneAttention() {
+        if (attention.isEmpty()) return;
+        long now = System.nanoTime();
+        attention.removeIf(t -> t.released || (!t.readable && !t.partialPending && t.inFlight == 0
+                && t.state == TrackedFile.State.ACTIVE && now - t.lastGrowthNanos > HOT_NANOS));
     }
 
     // ---------------------------------------------------------------- discovery and rotation
@@ -259,9 +369,13 @@ public final class Pipeline {
                 log.info("rotation", "sink", name, "kind", "rename", "from", t.path, "to", f.path());
                 metrics.rotation(name, "rename");
                 t.path = f.path();
+                byPathStale = true;
+                gaugesStale = true;
             }
             if (t.state != TrackedFile.State.ACTIVE) {
                 t.state = TrackedFile.State.ACTIVE;
+                byPathStale = true;
+                gaugesStale = true;
             }
             observeSize(t, f.size(), now);
         }
@@ -273,6 +387,9 @@ public final class Pipeline {
                 if (stx.ofFd(t.fd) == 0) {
                     if (stx.nlink() == 0 && t.state != TrackedFile.State.DELETED) {
                         t.state = TrackedFile.State.DELETED;
+                        attend(t);
+                        byPathStale = true;
+                        gaugesStale = true;
                         log.info("rotation", "sink", name, "kind", "delete", "path", t.path, "unread",
                                 Math.max(0, stx.size() - t.readOffset));
                         metrics.rotation(name, "delete");
@@ -314,6 +431,9 @@ public final class Pipeline {
         boolean deleted = stx.nlink() == 0;
         t.state = deleted ? TrackedFile.State.DELETED : TrackedFile.State.ROTATED;
         t.releaseAtNanos = now + config.rotateWait().toNanos();
+        attend(t);
+        byPathStale = true;
+        gaugesStale = true;
         String kind = deleted ? "delete" : "rename";
         log.info("rotation", "sink", name, "kind", kind, "path", t.path, "unread",
                 Math.max(0, stx.size() - t.readOffset), "action", "drain then close");
@@ -333,6 +453,9 @@ public final class Pipeline {
             if (t == null) continue;
             t.state = stx.ofFd(fd) == 0 && stx.nlink() == 0 ? TrackedFile.State.DELETED : TrackedFile.State.ROTATED;
             t.releaseAtNanos = now + config.rotateWait().toNanos();
+            attend(t);
+            byPathStale = true;
+            gaugesStale = true;
             log.info("rotation", "sink", name, "kind", "rename-while-stopped", "was", c.path(), "now", found,
                     "from", t.readOffset, "action", "drain then close");
             metrics.rotation(name, "rename");
@@ -436,6 +559,13 @@ public final class Pipeline {
         t.lastSize = size;
         fingerprint(t, size);
         tracked.put(id, t);
+        attend(t);
+        byPathStale = true;
+        gaugesStale = true;
+        if (feed != null && !feed.covers(Path.of(path))) {
+            t.watchedLink = Path.of(path);
+            feed.watchFile(t.watchedLink);
+        }
         checkpointDirty = true;
         log.info("file", "sink", name, "input", input.name(), "path", path, "dev", id.device(), "ino", id.inode(),
                 "size", size, "from", start, "why", why);
@@ -455,6 +585,7 @@ public final class Pipeline {
     }
 
     private void observeSize(TrackedFile t, long size, long now) {
+        if (size != t.lastSize) gaugesStale = true;
         if (size < t.readOffset || size < t.lastSize && size < t.fpLength) {
             truncated(t, size);
         } else if (size != t.lastSize && t.fd >= 0 && t.fpLength > 0
@@ -465,6 +596,7 @@ public final class Pipeline {
         } else if (size > t.lastSize) {
             t.lastGrowthNanos = now;
             t.releaseAtNanos = now + config.rotateWait().toNanos();
+            attend(t);
         }
         t.lastSize = size;
         if (t.fpLength < Fingerprint.SIZE && size > t.fpLength && t.fd >= 0) fingerprint(t, size);
@@ -490,6 +622,7 @@ public final class Pipeline {
     private void markReadable(TrackedFile t) {
         t.readable = true;
         t.atEof = false;
+        attend(t);
     }
 
     private boolean reopen(TrackedFile t, String path) {
@@ -500,6 +633,7 @@ public final class Pipeline {
             return false;
         }
         t.fd = fd;
+        if (!t.path.equals(path)) byPathStale = true;
         t.path = path;
         openFiles++;
         return true;
@@ -537,13 +671,17 @@ public final class Pipeline {
         }
         t.released = true;
         tracked.remove(t.id());
+        attention.remove(t);
+        byPathStale = true;
+        gaugesStale = true;
+        if (t.watchedLink != null && feed != null) feed.unwatchFile(t.watchedLink);
         checkpointDirty = true;
     }
 
     /** Lets go of drained rotated and deleted files. */
     private void checkReleases() {
         long now = System.nanoTime();
-        for (TrackedFile t : new ArrayList<>(tracked.values())) {
+        for (TrackedFile t : new ArrayList<>(attention)) {
             if (t.state == TrackedFile.State.ACTIVE || !t.atEof || t.readable || t.inFlight > 0) continue;
             boolean due = t.state == TrackedFile.State.DELETED || mode == Mode.ONCE || now - t.releaseAtNanos >= 0;
             if (!due) continue;
@@ -560,8 +698,9 @@ public final class Pipeline {
     // ---------------------------------------------------------------- harvesting
 
     private boolean harvestRound() {
+        if (attention.isEmpty()) return false;
         boolean progress = false;
-        for (TrackedFile t : new ArrayList<>(tracked.values())) {
+        for (TrackedFile t : new ArrayList<>(attention)) {
             if (stopping) break;
             if (!t.readable) continue;
             if (inFlightBytes > config.maxInFlight()) break;
@@ -640,6 +779,7 @@ public final class Pipeline {
             return true;
         }
         t.partialPending = true;
+        attend(t);
         t.readable = false;
         t.atEof = true;
         return false;
@@ -691,6 +831,7 @@ public final class Pipeline {
     }
 
     private void ack(Pending p) {
+        gaugesStale = true;
         TrackedFile t = p.file();
         inFlightBytes -= p.length();
         t.inFlight--;
@@ -782,7 +923,16 @@ public final class Pipeline {
 
     // ---------------------------------------------------------------- checkpoints
 
+    /**
+     * Writes the checkpoints when due. The write (temp file, fsync, rename, directory fsync: several device flushes)
+     * runs on the checkpoint thread, so that harvesting does not stall behind the disk; {@code force} (shutdown, sink
+     * failure) writes on this thread and returns when the checkpoints are durable.
+     */
     private void maybeCheckpoint(boolean force) {
+        if (checkpointer.failed) {
+            checkpointer.failed = false;
+            checkpointDirty = true;
+        }
         if (!checkpointDirty) return;
         long now = System.nanoTime();
         if (!force && now - lastCheckpointNanos < config.checkpointInterval().toNanos()) return;
@@ -792,27 +942,95 @@ public final class Pipeline {
             entries.add(new Checkpoint(t.device, t.inode, t.fpLength, t.fpHash, t.ackedOffset, wall, t.path));
         }
         entries.addAll(untracked.values());
-        try {
-            store.write(entries);
-            checkpointDirty = false;
-            lastCheckpointNanos = now;
-            metrics.add(Counter.CHECKPOINTS, name, 1);
-        } catch (IOException e) {
-            lastCheckpointNanos = now; // retried after the interval, not in a tight loop
-            metrics.error(name, "checkpoint");
-            log.error("checkpoint-write-failed", "sink", name, "file", store.file(), "error", e.toString(),
-                    "action", "kept in memory; written again at the next interval");
+        checkpointDirty = false;
+        lastCheckpointNanos = now;
+        if (force) {
+            checkpointer.writeNow(entries);
+        } else {
+            checkpointer.submit(entries);
         }
     }
+
+    /**
+     * Writes checkpoints on its own thread, the newest submitted first and only (an older snapshot not yet written
+     * is replaced). A lock orders its writes with forced ones, so an older snapshot never overwrites a newer one.
+     */
+    private final class Checkpointer {
+        private final Object lock = new Object();
+        private final java.util.concurrent.atomic.AtomicReference<List<Checkpoint>> next =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        private final java.util.concurrent.Semaphore signal = new java.util.concurrent.Semaphore(0);
+        private Thread thread;
+        private volatile boolean closed;
+        /** A write failed: the pipeline marks its checkpoints dirty again (retried after the interval). */
+        volatile boolean failed;
+
+        void submit(List<Checkpoint> entries) {
+            if (thread == null) {
+                thread = Thread.ofPlatform().daemon().name("jfio-ship-checkpoint-" + name).start(this::loop);
+            }
+            next.set(entries);
+            signal.release();
+        }
+
+        void writeNow(List<Checkpoint> entries) {
+            synchronized (lock) {
+                next.set(null);
+                write(entries);
+            }
+        }
+
+        private void loop() {
+            while (!closed) {
+                try {
+                    signal.acquire();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                synchronized (lock) {
+                    List<Checkpoint> entries = next.getAndSet(null);
+                    if (entries != null) write(entries);
+                }
+            }
+        }
+
+        private void write(List<Checkpoint> entries) {
+            try {
+                store.write(entries);
+                metrics.add(Counter.CHECKPOINTS, name, 1);
+            } catch (IOException e) {
+                failed = true;
+                metrics.error(name, "checkpoint");
+                log.error("checkpoint-write-failed", "sink", name, "file", store.file(), "error", e.toString(),
+                        "action", "kept in memory; written again at the next interval");
+            }
+        }
+
+        /** Ends the thread after the write in progress; a forced write follows on the caller's thread. */
+        void close() {
+            closed = true;
+            signal.release();
+            Thread t = thread;
+            if (t == null) return;
+            try {
+                t.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private final Checkpointer checkpointer = new Checkpointer();
 
     // ---------------------------------------------------------------- idle-time checks
 
     /** Files that grew recently are polled often (fstat of the descriptor): low latency without inotify. */
     private boolean pollHot() {
+        if (attention.isEmpty()) return false;
         boolean any = false;
         long now = System.nanoTime();
-        for (TrackedFile t : tracked.values()) {
-            if (t.fd < 0 || t.readable || now - t.lastGrowthNanos > HOT_NANOS) continue;
+        for (TrackedFile t : new ArrayList<>(attention)) {
+            if (t.fd < 0 || t.readable || now - t.lastGrowthNanos > HOT_NANOS || !pollsItself(t)) continue;
             if (stx.ofFd(t.fd) != 0) continue;
             long size = stx.size();
             if (size > t.lastSize || size < t.readOffset) {
@@ -825,14 +1043,23 @@ public final class Pipeline {
 
     private boolean hasHotFiles() {
         long now = System.nanoTime();
-        for (TrackedFile t : tracked.values()) {
-            if (t.fd >= 0 && now - t.lastGrowthNanos <= HOT_NANOS) return true;
+        for (TrackedFile t : attention) {
+            if (t.fd >= 0 && now - t.lastGrowthNanos <= HOT_NANOS && pollsItself(t)) return true;
         }
         return false;
     }
 
+    /**
+     * Whether the pipeline must look at {@code t}'s size itself: no watcher (--once), a watcher that polls, or a
+     * file no longer named by a watched path (renamed away or deleted: inotify reports writes to it under a name
+     * no glob matches, or not at all).
+     */
+    private boolean pollsItself(TrackedFile t) {
+        return feed == null || feed.polls() || t.state != TrackedFile.State.ACTIVE;
+    }
+
     private boolean hasPartialTimers() {
-        for (TrackedFile t : tracked.values()) {
+        for (TrackedFile t : attention) {
             if (t.partialPending && t.input.partialTimeout() != null) return true;
         }
         return false;
@@ -840,7 +1067,7 @@ public final class Pipeline {
 
     private void checkPartialTimeouts() {
         long now = System.nanoTime();
-        for (TrackedFile t : tracked.values()) {
+        for (TrackedFile t : attention) {
             Duration timeout = t.input.partialTimeout();
             if (t.partialPending && timeout != null && now - t.lastGrowthNanos >= timeout.toNanos()) {
                 t.readable = true;
@@ -850,7 +1077,7 @@ public final class Pipeline {
 
     private boolean onceDone() {
         if (!firstScanDone || !pending.isEmpty()) return false;
-        for (TrackedFile t : tracked.values()) {
+        for (TrackedFile t : new ArrayList<>(attention)) {
             if (t.readable) return false;
             if (t.partialPending && t.input.partialTimeout() != null) {
                 // In a run that ends now, a partial line that may ship on a timeout ships now.
@@ -863,8 +1090,9 @@ public final class Pipeline {
 
     private void publishGauges(boolean force) {
         long now = System.nanoTime();
-        if (!force && now - lastGaugeNanos < TimeUnit.SECONDS.toNanos(1)) return;
+        if (!force && (!gaugesStale || now - lastGaugeNanos < GAUGE_NANOS)) return;
         lastGaugeNanos = now;
+        gaugesStale = false;
         List<ShipMetrics.FileGauge> g = new ArrayList<>(tracked.size());
         for (TrackedFile t : tracked.values()) {
             g.add(new ShipMetrics.FileGauge(name, t.path, Math.max(0, t.lastSize - t.ackedOffset), t.fd >= 0));
@@ -875,6 +1103,7 @@ public final class Pipeline {
     // ---------------------------------------------------------------- shutdown
 
     private void shutdown() {
+        if (feed != null) feed.close();
         try {
             try {
                 sink.flush();
@@ -896,6 +1125,8 @@ public final class Pipeline {
                 log.warn("shutdown-unacknowledged", "sink", name, "batches", pending.size(),
                         "action", "not checkpointed; sent again at the next start");
             }
+            checkpointer.close();
+            checkpointDirty = true; // the last write is always this thread's own, whatever the other one did
             maybeCheckpoint(true);
         } finally {
             try {

@@ -45,6 +45,8 @@ final class TrackedFile {
     long releaseAtNanos;
     long scanGen;
     boolean released;
+    /** This file's path, watched itself because no directory watch reports its writes (a symlink), or null. */
+    java.nio.file.Path watchedLink;
 
     TrackedFile(InputConfig input, String path, long device, long inode) {
         this.input = input;

@@ -18,7 +18,9 @@ import java.lang.foreign.MemorySegment;
  * @param input   the name of the input (config) this file belongs to; used for topic-per-input routing
  * @param fd      the open source file descriptor
  * @param offset  the file offset of the first byte
- * @param length  the number of bytes; always ends at a record boundary (after a newline in line mode)
+ * @param length  the number of bytes; in line mode it ends after a newline, except for a split piece of an
+ *                overlong line and a partial line shipped after its timeout (or at the end of a rotated file):
+ *                then the unterminated tail is one record of its own, never joined to the next batch's first line
  * @param records the number of records in the batch (lines in line mode; 0 for raw mode)
  * @param bytes   the bytes, {@code length} long, in native memory
  */

@@ -32,7 +32,7 @@ import java.util.zip.CRC32C;
  * records).
  *
  * <p>Durability: {@link #send} writes (pwrite from the batch's native memory, no heap copy) and returns a pending
- * future; {@link #flush} hands an fsync to the sink's sync thread, which fsyncs the segment and then records the
+ * future; {@link #flush} hands a sync to the sink's sync thread, which fdatasyncs the segment and then records the
  * synced length in {@code ship.commit} (fdatasync'ed) before it completes the futures, in order. A new segment's name
  * is made durable with a directory fsync before any byte in it is acknowledged. After a crash, {@code ship.commit}
  * says how much of which segment was acknowledged: the newest segment is cut back to that length and newer ones
@@ -212,10 +212,7 @@ public final class DirSink implements Sink {
             unsynced = new ArrayList<>();
             long length = old.size;
             current = null;
-            syncQueue.add(() -> {
-                sync(old, length, waiting);
-                LibC.close(old.fd);
-            });
+            syncQueue.add(new SyncTask(old, length, waiting, true));
         }
         long seq = nextSeq;
         Path p = dir.resolve(segmentName(seq));
@@ -236,7 +233,40 @@ public final class DirSink implements Sink {
         List<CompletableFuture<Void>> waiting = unsynced;
         long length = seg.size;
         unsynced = new ArrayList<>();
-        syncQueue.add(() -> sync(seg, length, waiting));
+        syncQueue.add(new SyncTask(seg, length, waiting, false));
+    }
+
+    /**
+     * A sync of a segment up to {@code length} for the futures {@code waiting}, closing the segment after it when
+     * {@code closeAfter}. Tasks of the same segment queued while an fsync ran are merged into one (group commit):
+     * however often the pipeline flushes, at most one sync waits behind the one in progress.
+     */
+    private final class SyncTask implements Runnable {
+        final Segment seg;
+        final long length;
+        final List<CompletableFuture<Void>> waiting;
+        final boolean closeAfter;
+
+        SyncTask(Segment seg, long length, List<CompletableFuture<Void>> waiting, boolean closeAfter) {
+            this.seg = seg;
+            this.length = length;
+            this.waiting = waiting;
+            this.closeAfter = closeAfter;
+        }
+
+        /** This task and {@code next} (queued after it, same segment) as one. */
+        SyncTask merge(SyncTask next) {
+            List<CompletableFuture<Void>> all = new ArrayList<>(waiting.size() + next.waiting.size());
+            all.addAll(waiting);
+            all.addAll(next.waiting);
+            return new SyncTask(seg, Math.max(length, next.length), all, next.closeAfter);
+        }
+
+        @Override
+        public void run() {
+            sync(seg, length, waiting);
+            if (closeAfter) LibC.close(seg.fd);
+        }
     }
 
     /**
@@ -246,13 +276,14 @@ public final class DirSink implements Sink {
      */
     private void sync(Segment seg, long length, List<CompletableFuture<Void>> waiting) {
         if (waiting.isEmpty()) return;
-        int r = LibC.fsync(seg.fd);
+        // fdatasync: an append changes the size, which fdatasync makes durable too; only the times are left out.
+        int r = LibC.fdatasync(seg.fd);
         if (r == 0) r = writeCommit(seg.seq, length);
         if (r < 0) {
             // After a failed fsync the kernel may have dropped the dirty pages: nothing in this segment can be
             // trusted any more, so the next batch starts a new segment.
             poisoned = true;
-            IOException e = new ErrnoException("fsync", -r, seg.fd, dir.resolve(segmentName(seg.seq)).toString(),
+            IOException e = new ErrnoException("fdatasync", -r, seg.fd, dir.resolve(segmentName(seg.seq)).toString(),
                     ErrnoException.NONE, ErrnoException.NONE);
             log.error("dir-sink-sync-failed", "segment", segmentName(seg.seq), "error", e.getMessage());
             for (CompletableFuture<Void> f : waiting) f.completeExceptionally(e);
@@ -276,18 +307,31 @@ public final class DirSink implements Sink {
     }
 
     private void syncLoop() {
+        List<Runnable> tasks = new ArrayList<>();
         while (true) {
-            Runnable task;
+            tasks.clear();
             try {
-                task = syncQueue.take();
+                tasks.add(syncQueue.take());
             } catch (InterruptedException e) {
                 return;
             }
-            if (task == STOP) return;
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                log.error("dir-sink-sync-thread", "error", e.toString());
+            syncQueue.drainTo(tasks);
+            for (int i = 0; i < tasks.size(); i++) {
+                Runnable task = tasks.get(i);
+                if (task == STOP) return;
+                if (task instanceof SyncTask s) {
+                    while (!s.closeAfter && i + 1 < tasks.size() && tasks.get(i + 1) instanceof SyncTask n
+                            && n.seg == s.seg) {
+                        s = s.merge(n);
+                        i++;
+                    }
+                    task = s;
+                }
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    log.error("dir-sink-sync-thread", "error", e.toString());
+                }
             }
         }
     }

@@ -45,6 +45,20 @@ public record SinkSpec(String scheme, String target) {
             case KAFKA -> {
                 int s = target.lastIndexOf('/');
                 if (s <= 0 || s == target.length() - 1) throw bad(text, "kafka: needs BOOTSTRAP/TOPIC");
+                for (String server : target.substring(0, s).split(",", -1)) {
+                    int c = server.lastIndexOf(':');
+                    if (c <= 0 || c == server.length() - 1) {
+                        throw bad(text, "kafka: each bootstrap server is HOST:PORT");
+                    }
+                    port(text, server.substring(c + 1));
+                }
+                String topic = target.substring(s + 1);
+                // ${input} becomes the input's name, made legal by the sink; the rest must be legal already.
+                String fixed = topic.replace("${input}", "x");
+                if (fixed.length() > 249 || fixed.equals(".") || fixed.equals("..")
+                        || !fixed.matches("[a-zA-Z0-9._-]+")) {
+                    throw bad(text, "kafka topic must be 1-249 characters of a-z A-Z 0-9 . _ - (and ${input})");
+                }
             }
             case STDOUT -> {
                 if (!target.isEmpty()) throw bad(text, "stdout: takes nothing after the colon");

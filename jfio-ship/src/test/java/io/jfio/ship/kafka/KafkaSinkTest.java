@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.ship.sink.Batch;
 import io.jfio.ship.testing.KafkaBroker;
 import io.jfio.ship.testing.SourceFile;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,6 +136,30 @@ class KafkaSinkTest {
                 assertEquals(Map.of(s.path().toString(), lines(s)), consume("codec-" + codec, 500), codec);
             }
         }
+    }
+
+    @Test
+    void shouldShipAnUnterminatedTailAsOneRecordOfItsOwn(@TempDir Path dir) throws Exception {
+        broker.createTopic("tails", 1);
+        // What the pipeline hands over: a partial line shipped after its timeout ("a2"), later its rest; a split
+        // piece of an overlong line, then the rest of that line; an empty line.
+        List<String> batches = List.of("a1\na2", "-rest\n", "long-piece-", "end-of-long\n\n", "tail");
+        try (Arena arena = Arena.ofConfined(); KafkaSink sink = KafkaSink.parse(broker.bootstrap() + "/tails",
+                KafkaSink.Options.defaults())) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            long offset = 0;
+            for (String b : batches) {
+                byte[] bytes = b.getBytes(StandardCharsets.US_ASCII);
+                MemorySegment seg = arena.allocate(bytes.length);
+                MemorySegment.copy(bytes, 0, seg, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, bytes.length);
+                fs.add(sink.send(new Batch("/src/t.log", "app", -1, offset, bytes.length, 1, seg)));
+                offset += bytes.length;
+            }
+            CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            assertEquals(7, sink.recordsAcknowledged());
+        }
+        assertEquals(List.of("a1", "a2", "-rest", "long-piece-", "end-of-long", "", "tail"),
+                consume("tails", 7).get("/src/t.log"));
     }
 
     @Test

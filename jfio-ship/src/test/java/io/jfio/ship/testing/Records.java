@@ -32,7 +32,11 @@ public final class Records {
      *                resend goes back)
      */
     public static Records read(Path sinkDir, int total, boolean inOrder) {
-        String all = new String(DirSink.readAll(sinkDir), StandardCharsets.US_ASCII);
+        return parse(new String(DirSink.readAll(sinkDir), StandardCharsets.US_ASCII), total, inOrder);
+    }
+
+    /** Parses records as {@link #read} does, from text (e.g. what a TCP receiver or a Kafka topic got). */
+    public static Records parse(String all, int total, boolean inOrder) {
         Records r = new Records(total);
         Map<Integer, Integer> lastByGen = new HashMap<>();
         int lineNo = 0;

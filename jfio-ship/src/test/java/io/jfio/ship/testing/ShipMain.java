@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A shipper process for the crash test: {@code java ShipMain GLOB OUT STATE MAX_IN_FLIGHT BUFFER MAX_RECORD [once]};
+ * A shipper process for the crash and sink tests:
+ * {@code java ShipMain GLOB OUT STATE MAX_IN_FLIGHT BUFFER MAX_RECORD [once|run] [KEY=VALUE...]} (keys as in
+ * {@link ShipRun#config});
  * runs until killed, or with {@code once} ships what is there and exits 0 (1 when something failed).
  */
 public final class ShipMain {
@@ -18,8 +20,18 @@ public final class ShipMain {
     /** Runs the shipper. */
     public static void main(String[] args) throws Exception {
         var cfg = ShipRun.config(List.of(args[0]), Path.of(args[1]), Path.of(args[2]), Map.of("max-in-flight",
-                args[3], "buffer-size", args[4], "max-record", args[5], "poll", "10ms"));
+                args[3], "buffer-size", args[4], "max-record", args[5]));
         boolean once = args.length > 6 && args[6].equals("once");
+        if (args.length > 7) {
+            // More settings as key=value (e.g. to=tcp:127.0.0.1:5140).
+            Map<String, String> extra = new java.util.HashMap<>(Map.of("max-in-flight", args[3], "buffer-size",
+                    args[4], "max-record", args[5]));
+            for (int i = 7; i < args.length; i++) {
+                int eq = args[i].indexOf('=');
+                extra.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+            }
+            cfg = ShipRun.config(List.of(args[0]), Path.of(args[1]), Path.of(args[2]), extra);
+        }
         Shipper s = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, ShipLog.stderr());
         System.out.println("started");
         System.out.flush();

@@ -69,20 +69,32 @@ public final class ShipRun implements AutoCloseable {
     }
 
     /**
-     * A configuration: {@code from} globs to {@code dir:out}, state in {@code state}, poll 20ms, rotate-wait 300ms,
-     * checkpoint after every acknowledgement, and {@code extra} settings (kebab-case keys of {@link RawConfig}).
+     * A configuration: {@code from} globs to {@code dir:out} (or {@code extra}'s {@code to}), state in {@code state},
+     * inotify (unless {@code extra} sets {@code poll}), rotate-wait 300ms, checkpoint after every acknowledgement,
+     * and {@code extra} settings (kebab-case keys of {@link RawConfig}).
      */
     public static ShipConfig config(List<String> from, Path out, Path state, Map<String, String> extra)
             throws ConfigException {
-        Map<String, String> e = new java.util.HashMap<>(Map.of("poll", "20ms", "rotate-wait", "300ms",
-                "checkpoint-interval", "0"));
+        Map<String, String> e = new java.util.HashMap<>(Map.of("rotate-wait", "300ms", "checkpoint-interval", "0"));
         e.putAll(extra);
-        RawConfig raw = new RawConfig(from, null, "dir:" + out, state.toString(), e.get("start"), e.get("metrics"),
+        RawConfig raw = new RawConfig(from, null, e.getOrDefault("to", "dir:" + out), state.toString(), e.get("start"),
+                e.get("metrics"),
                 e.get("poll"), e.get("framing"), e.get("partial-timeout"), e.get("max-record"), e.get("on-overlong"),
                 e.get("checkpoint-interval"), e.containsKey("max-open-files")
                         ? Integer.parseInt(e.get("max-open-files")) : null, e.get("rotate-wait"),
-                e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"), null, null);
+                e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"),
+                e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, e.get("kafka-compression"),
+                kafkaProperties(e), null, null);
         return ShipConfig.resolve(raw, Path.of("/"));
+    }
+
+    /** The {@code kafka.*} settings of {@code extra}, without the prefix, or null. */
+    private static Map<String, String> kafkaProperties(Map<String, String> extra) {
+        Map<String, String> m = new java.util.HashMap<>();
+        extra.forEach((k, v) -> {
+            if (k.startsWith("kafka.")) m.put(k.substring("kafka.".length()), v);
+        });
+        return m.isEmpty() ? null : m;
     }
 
     /** A child JVM running {@code main} with this test's class path. */

@@ -1,0 +1,109 @@
+package io.jfio.cli;
+
+import io.jfio.ship.config.Units;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.tcp.TcpReceiver;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code jfio receive --listen [HOST:]PORT --to DIR}: the receiving end of {@code jfio ship --to tcp:HOST:PORT}
+ * ({@link TcpReceiver}). Each connection is written to its own file in DIR; with the acknowledgement protocol, bytes
+ * are acknowledged only after they were fdatasync'ed, so the shipper's checkpoints never run ahead of the disk here.
+ *
+ * <p>Not thread-safe; one instance per command line. Runs until SIGTERM or SIGINT, then stops like a crash would
+ * (no last sync, no last acknowledgement: the shipper sends the unacknowledged rest again) and exits
+ * {@link ExitCodes#OK}. A malformed address exits {@link ExitCodes#USAGE}; an address that cannot be listened on or
+ * a directory that cannot be made, {@link ExitCodes#ENVIRONMENT}.
+ */
+@Command(name = "receive", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, description = {
+            "Receive what 'jfio ship --to tcp:HOST:PORT' sends: one file per connection in DIR "
+                    + "(receive-<epoch-ms>-<n>.log), acknowledged after fdatasync. Runs until SIGTERM/SIGINT.",
+        })
+public final class ReceiveCommand implements Callable<Integer> {
+    @Option(names = "--listen", required = true, paramLabel = "[HOST:]PORT", description = "Address to listen on "
+            + "(default host 0.0.0.0; [::1]:PORT for IPv6; port 0 picks a free one, printed at start).")
+    private String listen;
+
+    @Option(names = "--to", required = true, paramLabel = "DIR", description = "Directory for the received files "
+            + "(created if missing).")
+    private Path to;
+
+    @Option(names = "--sync-interval", paramLabel = "DURATION", description = "Sync and acknowledge at most this "
+            + "often (default 10ms); also after every 4MiB.")
+    private String syncInterval;
+
+    @Override
+    public Integer call() {
+        CliException.requireSupportedPlatform();
+        InetSocketAddress bind = address(listen);
+        TcpReceiver.Options options = TcpReceiver.Options.defaults();
+        if (syncInterval != null) {
+            try {
+                Duration d = Units.parseDuration(syncInterval);
+                options = new TcpReceiver.Options(d, options.syncBytes());
+            } catch (IllegalArgumentException | ArithmeticException e) {
+                throw new CliException(ExitCodes.USAGE, "invalid --sync-interval: " + e.getMessage());
+            }
+        }
+        ShipLog log = ShipLog.stderr();
+        TcpReceiver receiver;
+        try {
+            receiver = TcpReceiver.start(bind, to.toAbsolutePath(), options,
+                    new PrintStream(System.err, true, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new CliException(ExitCodes.ENVIRONMENT, "cannot receive: " + e.getMessage() + " dir=" + to);
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        Runnable undo = Signals.onTermination(name -> {
+            log.info("signal", "signal", name, "action", "close connections, exit 0");
+            stop.countDown();
+        });
+        log.info("listening", "address", bind.getHostString() + ":" + receiver.port(), "dir", to.toAbsolutePath(),
+                "sync-interval", Units.formatDuration(options.syncInterval()));
+        try {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            undo.run();
+            try {
+                receiver.close();
+            } catch (IOException e) {
+                log.warn("close-failed", "error", e.toString());
+            }
+        }
+        log.info("stop", "received-bytes", receiver.received(), "durable-bytes", receiver.durable(), "files",
+                receiver.files().size());
+        return ExitCodes.OK;
+    }
+
+    /** {@code PORT}, {@code HOST:PORT} or {@code [V6]:PORT}. */
+    static InetSocketAddress address(String text) {
+        String t = text.trim();
+        int colon = t.lastIndexOf(':');
+        String host = colon < 0 ? "0.0.0.0" : t.substring(0, colon);
+        String port = colon < 0 ? t : t.substring(colon + 1);
+        if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
+        int p;
+        try {
+            p = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            p = -1;
+        }
+        if (p < 0 || p > 65535 || host.isEmpty() || (colon >= 0 && host.contains(":") && !t.startsWith("["))) {
+            throw new CliException(ExitCodes.USAGE, "invalid --listen: value='" + text
+                    + "' (PORT, HOST:PORT or [IPV6]:PORT; port 0-65535)");
+        }
+        return new InetSocketAddress(host, p);
+    }
+}

@@ -1,0 +1,162 @@
+package io.jfio.cli;
+
+import io.jfio.cli.shipbench.ShipBench;
+import io.jfio.cli.shipbench.ShipBenchOptions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code jfio bench ship}: the shipper against its targets and against rsyslog's imfile in the same run
+ * ({@link ShipBench}). It lives in jfio-cli because it runs jfio's own TCP receiver (jfio-ship) in-process, and
+ * jfio-bench depends on jfio-core alone.
+ *
+ * <p>Not thread-safe; one instance per command line. Exits {@link ExitCodes#OK} when every run delivered exactly
+ * what was written (the targets' PASS/FAIL lines are results, not errors), {@link ExitCodes#FAILED} when a delivery
+ * was wrong or incomplete or a run failed, {@link ExitCodes#USAGE} for bad options or an unusable {@code --dir}.
+ */
+@Command(name = "ship", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {
+            "jfio ship against its targets and against rsyslog (imfile), in one run.",
+            "",
+            "single: one file of 5,000,000 92-byte lines (460 MB), hot in the page cache, shipped with --once to "
+                    + "the dir sink and to a loopback TCP receiver (3 runs each, median), and read by rsyslog "
+                    + "(imfile -> omfile); every delivery compared byte for byte. latency: 100 files appended to at "
+                    + "10,000 lines/s in all, append-to-delivered percentiles to TCP and to the dir sink, and "
+                    + "rsyslog (imfile -> omfwd). throughput: the 100 files appended to as fast as one thread can. "
+                    + "idle: 10,000 shipped files, nothing changes: the shipper's CPU share. Reports MB/s, lines/s, "
+                    + "CPU seconds, peak RSS, PASS/FAIL per target and ratios to rsyslog in report.md and "
+                    + "results.json under --out; about 3-4 minutes. rsyslog is installed with apt-get when missing "
+                    + "and this is root. Files go in a jfio-bench-ship-* directory under --dir and are removed at "
+                    + "the end, also on errors and Ctrl-C; so are the child processes. Progress goes to stderr.",
+        })
+public final class ShipBenchCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "Where the test files go (default: the current "
+            + "directory). Not tmpfs unless --allow-tmpfs.")
+    private Path dir;
+
+    @Option(names = "--allow-tmpfs", description = "Measure on tmpfs anyway (the dir sink's fsync then costs "
+            + "nothing).")
+    private boolean allowTmpfs;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Report directory (default: "
+            + "jfio-report/ship-<timestamp>).")
+    private Path out;
+
+    @Option(names = "--json", description = "Print results.json to stdout instead of report.md.")
+    private boolean json;
+
+    @Option(names = "--quick", description = "The issue's sizes with short measurements, about 3-4 minutes (the "
+            + "default).")
+    private boolean quick;
+
+    @Option(names = "--full", description = "Longer measurements: 5 runs per single-file cell, 60 s latency and "
+            + "idle windows, 30 s throughput.")
+    private boolean full;
+
+    @Option(names = "--no-rsyslog", description = "Do not run rsyslog.")
+    private boolean noRsyslog;
+
+    @Option(names = "--no-install", description = "Do not install rsyslog when it is missing.")
+    private boolean noInstall;
+
+    @Option(names = "--workloads", paramLabel = "LIST", split = ",", description = "single, latency, throughput, "
+            + "idle (default all).")
+    private List<String> workloads;
+
+    @Option(names = "--lines", paramLabel = "N", description = "Lines of the single file (default 5000000).")
+    private Long lines;
+
+    @Option(names = "--reps", paramLabel = "N", description = "Runs per single-file cell (default 3).")
+    private Integer reps;
+
+    @Option(names = "--files", paramLabel = "N", description = "Files of the latency and throughput runs (default "
+            + "100).")
+    private Integer files;
+
+    @Option(names = "--rate", paramLabel = "N", description = "Lines per second of the latency runs (default "
+            + "10000).")
+    private Integer rate;
+
+    @Option(names = "--seconds", paramLabel = "N", description = "Measured seconds of each latency run (default "
+            + "20).")
+    private Integer seconds;
+
+    @Option(names = "--idle-files", paramLabel = "DIRSxFILES", description = "The idle tree (default 100x100).")
+    private String idleTree;
+
+    @Option(names = "--idle-seconds", paramLabel = "N", description = "Seconds the idle shipper is watched "
+            + "(default 15).")
+    private Integer idleSeconds;
+
+    @Override
+    public Integer call() {
+        CliException.requireSupportedPlatform();
+        ShipBenchOptions o = options();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter stdout = spec.commandLine().getOut();
+        try {
+            ShipBench.Result r = ShipBench.run(o, err);
+            stdout.print(Files.readString(json ? r.json() : r.report()));
+            if (!json) stdout.println("\nreport: " + r.report() + " (also " + r.json().getFileName() + ")");
+            stdout.flush();
+            if (!r.problems().isEmpty()) {
+                throw new CliException(ExitCodes.FAILED, r.problems().size() + " run(s) delivered wrongly or "
+                        + "failed: " + r.problems().get(0));
+            }
+            return ExitCodes.OK;
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
+        } catch (IOException e) {
+            throw new CliException(ExitCodes.FAILED, "benchmark failed: " + e.getMessage());
+        }
+    }
+
+    ShipBenchOptions options() {
+        if (quick && full) throw new CliException(ExitCodes.USAGE, "--quick and --full exclude each other");
+        Path outDir = out != null ? out : Path.of("jfio-report", "ship-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        try {
+            ShipBenchOptions o = ShipBenchOptions.defaults(dir != null ? dir : Path.of("."), outDir,
+                    CopyBenchCommand.jfioCommand());
+            if (full) o = o.full();
+            if (workloads != null) o = o.withWorkloads(new LinkedHashSet<>(workloads));
+            o = o.withPeer(!noRsyslog, !noInstall).withAllowTmpfs(allowTmpfs);
+            if (lines != null || reps != null || files != null || rate != null || seconds != null || idleTree != null
+                    || idleSeconds != null) {
+                int[] tree = {o.idleDirs(), o.idleFiles()};
+                if (idleTree != null) {
+                    String[] p = idleTree.toLowerCase(java.util.Locale.ROOT).split("x");
+                    try {
+                        if (p.length != 2) throw new NumberFormatException();
+                        tree = new int[] {Integer.parseInt(p[0]), Integer.parseInt(p[1])};
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("invalid --idle-files: " + idleTree + " (expected e.g. "
+                                + "100x100)");
+                    }
+                }
+                o = o.withSizes(lines != null ? lines : o.lines(), reps != null ? reps : o.reps(),
+                        files != null ? files : o.files(), rate != null ? rate : o.rate(),
+                        seconds != null ? java.time.Duration.ofSeconds(seconds) : o.latency(), o.warmup(),
+                        o.throughput(), tree[0], tree[1],
+                        idleSeconds != null ? java.time.Duration.ofSeconds(idleSeconds) : o.idle());
+            }
+            return o;
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,907 @@
+package io.jfio.cli.shipbench;
+
+import io.jfio.bench.CpuUsage;
+import io.jfio.bench.Json;
+import io.jfio.bench.SystemInfo;
+import io.jfio.bench.suite.Charts;
+import io.jfio.bench.suite.Plot;
+import io.jfio.core.file.PageCache;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Statfs;
+import io.jfio.ship.tcp.TcpReceiver;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code jfio bench ship}: the shipper against its targets and against rsyslog (imfile) in the same run.
+ *
+ * <p>Not thread-safe; one run at a time. The shipper runs as a child process the way a user runs it
+ * ({@code bin/jfio ship}, which adds its JVM flags), so its CPU seconds and peak resident size are its own
+ * ({@link Child}); receivers, writers and the rsyslog peer's listener live in this JVM. The workloads:
+ * <ol>
+ *   <li><b>single</b>: one file of 92-byte lines (5 million, 460 MB), written before the shipper starts and so
+ *       hot in the page cache, shipped with {@code --once} to the dir sink and to jfio's {@link TcpReceiver} on
+ *       loopback (acknowledged), each delivery compared byte for byte with the input; rsyslog reads the same file
+ *       with imfile and writes it with omfile, done when the output has the input's size.</li>
+ *   <li><b>latency</b>: files being appended to, a line at a time, at a fixed total rate; each line carries its
+ *       append time, and the receiver ({@link LatencyReceiver} for TCP, {@link SegmentTail} for the dir sink)
+ *       records append-to-arrival in an HdrHistogram. rsyslog: imfile on the same glob, omfwd to the listener.</li>
+ *   <li><b>throughput</b>: the same files appended to as fast as one writer thread can, shipped to TCP.</li>
+ *   <li><b>idle</b>: a tree of small files, all shipped, then nothing changes: the shipper's CPU share.</li>
+ * </ol>
+ * Everything made (files, children, rsyslogd) is removed on the way out, also on errors and Ctrl-C.
+ */
+public final class ShipBench {
+    /** MB/s (10^6 bytes) into the dir sink for the single file, from the shipper's start to its end. */
+    public static final double TARGET_MBPS = 1000;
+    /** Append-to-delivered p99 at {@code rate} lines/s, milliseconds. */
+    public static final double TARGET_P99_MS = 5;
+    /** CPU share of one core while the idle tree is watched, percent. */
+    public static final double TARGET_IDLE_PERCENT = 0.5;
+    /** Peak resident set size of the shipper, bytes. */
+    public static final long TARGET_RSS = 128L << 20;
+
+    private static final long SHIP_TIMEOUT_S = 600;
+    /** The throughput run stops writing after this many bytes even when its time is not up. */
+    private static final long THROUGHPUT_CAP = 2_000_000_000L;
+    /** Past the shipper's "recently grew" window (2 s), where it still looks at files every 2 ms. */
+    private static final long IDLE_SETTLE_MS = 2500;
+
+    private final ShipBenchOptions o;
+    private final PrintWriter err;
+    private final long origin = System.nanoTime();
+    private final List<Map<String, Object>> single = new ArrayList<>();
+    private final List<Map<String, Object>> latency = new ArrayList<>();
+    private final List<Map<String, Object>> throughput = new ArrayList<>();
+    private final List<Map<String, Object>> idle = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    /** Latency by percentile of each latency run, for latency.png: name, x (nines), y (ms). */
+    private final Map<String, double[][]> curves = new LinkedHashMap<>();
+    private final List<String> problems = new ArrayList<>();
+    private Path work;
+    private Path rsyslogd;
+    private String rsyslogVersion;
+    private long inputBytes;
+
+    private ShipBench(ShipBenchOptions o, PrintWriter err) {
+        this.o = o;
+        this.err = err;
+    }
+
+    /**
+     * What a run produced.
+     *
+     * @param report   report.md
+     * @param json     results.json
+     * @param verdicts the targets' PASS/FAIL lines
+     * @param problems deliveries that were wrong or incomplete, runs that failed (empty when all was right)
+     */
+    public record Result(Path report, Path json, List<String> verdicts, List<String> problems) {
+    }
+
+    /**
+     * Runs the benchmark; progress on {@code err}.
+     *
+     * @throws IllegalArgumentException for an unusable directory
+     */
+    public static Result run(ShipBenchOptions options, PrintWriter err) throws IOException {
+        return new ShipBench(options, err).run();
+    }
+
+    private Result run() throws IOException {
+        Path dir = o.dir().toAbsolutePath();
+        checkFileSystem(dir, o.allowTmpfs());
+        long need = o.workloads().contains("single") ? 3 * o.lines() * LogLines.LINE + (1L << 30) : 1L << 30;
+        if (Files.getFileStore(dir).getUsableSpace() < need) {
+            throw new IllegalArgumentException("not enough free space: dir=" + dir + " free="
+                    + Files.getFileStore(dir).getUsableSpace() / 1_000_000 + " MB needed=" + need / 1_000_000
+                    + " MB");
+        }
+        SystemInfo sys = SystemInfo.collect(dir);
+        String loadBefore = SystemInfo.loadAverageNow();
+        work = Files.createTempDirectory(dir, "jfio-bench-ship-");
+        Thread hook = new Thread(() -> cleanup(true), "jfio-bench-ship-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        long t0 = System.nanoTime();
+        CpuUsage cpu0 = CpuUsage.now();
+        try {
+            if (o.rsyslog()) {
+                rsyslogd = Rsyslog.find(o.install(), err);
+                if (rsyslogd != null) rsyslogVersion = Rsyslog.version(rsyslogd);
+                else notes.add("rsyslog: not run (see the log above: not installed and could not be installed)");
+            } else {
+                notes.add("rsyslog: not run (--no-rsyslog)");
+            }
+            warmLauncher();
+            if (o.workloads().contains("single")) single();
+            if (o.workloads().contains("latency")) latency();
+            if (o.workloads().contains("throughput")) throughput();
+            if (o.workloads().contains("idle")) idle();
+        } finally {
+            cleanup(false);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down already: the hook cleans up again, harmlessly
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        return write(sys, loadBefore, SystemInfo.loadAverageNow(), seconds, CpuUsage.now().since(cpu0));
+    }
+
+    // ================================================================== single file
+
+    private void single() throws IOException {
+        Path input = work.resolve("single.log");
+        progress("writing %,d lines (%s) to %s", o.lines(), mb(o.lines() * LogLines.LINE), input);
+        inputBytes = LogLines.writeFile(input, o.lines());
+        PageCache.warm(input);
+        for (String sink : List.of("dir", "tcp")) {
+            for (int rep = 1; rep <= o.reps(); rep++) {
+                double resident = PageCache.residency(input).fraction();
+                progress("single file -> %s sink, run %d of %d (input %.0f%% in the page cache)", sink, rep,
+                        o.reps(), resident * 100);
+                single.add(singleJfio(input, sink, rep, resident));
+            }
+        }
+        if (rsyslogd != null) {
+            int reps = Math.max(1, o.reps() / 3);
+            for (int rep = 1; rep <= reps; rep++) {
+                progress("single file -> rsyslog (imfile -> omfile), run %d of %d", rep, reps);
+                single.add(singleRsyslog(input, rep));
+            }
+        }
+        Files.deleteIfExists(input);
+    }
+
+    private Map<String, Object> singleJfio(Path input, String sink, int rep, double resident) throws IOException {
+        Path runDir = Files.createDirectories(work.resolve("single-" + sink + "-" + rep));
+        Path state = runDir.resolve("state");
+        Path out = runDir.resolve("out");
+        TcpReceiver receiver = null;
+        Map<String, Object> r = row("jfio", sink, rep);
+        r.put("page_cache_resident", resident);
+        try {
+            String to;
+            if (sink.equals("dir")) {
+                to = "dir:" + out;
+            } else {
+                Files.createDirectories(out);
+                receiver = TcpReceiver.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), out,
+                        TcpReceiver.Options.defaults(), new PrintStream(PrintStream.nullOutputStream()));
+                to = "tcp:127.0.0.1:" + receiver.port();
+            }
+            List<String> cmd = jfio("ship", "--from", input.toString(), "--to", to, "--state", state.toString(),
+                    "--once");
+            Child c = Child.start(cmd, runDir.resolve("ship.log"));
+            int exit = c.waitFor(SHIP_TIMEOUT_S);
+            List<Path> parts = sink.equals("dir") ? Verify.segments(out) : receiver.files();
+            String problem = exit != 0 ? "exit " + exit + ": " + lastLine(c.log()) : Verify.compare(input, parts);
+            double ship = shipSeconds(c.log());
+            measured(r, input, c, problem);
+            r.put("ship_seconds", ship);
+            if (problem != null) problems.add("single file -> " + sink + " run " + rep + ": " + problem);
+            return r;
+        } finally {
+            if (receiver != null) receiver.close();
+            deleteTree(runDir);
+        }
+    }
+
+    private Map<String, Object> singleRsyslog(Path input, int rep) throws IOException {
+        Path runDir = Files.createDirectories(work.resolve("single-rsyslog-" + rep));
+        Path out = runDir.resolve("out.log");
+        Map<String, Object> r = row("rsyslog", "omfile", rep);
+        try {
+            Path conf = Rsyslog.configure(runDir, input.toString(), out, 0);
+            try (Child c = Child.start(Rsyslog.command(rsyslogd, conf, runDir), runDir.resolve("rsyslogd.log"))) {
+                long size = Files.size(input);
+                long deadline = System.nanoTime() + SHIP_TIMEOUT_S * 1_000_000_000L;
+                long last = -1;
+                long lastChange = System.nanoTime();
+                String problem = null;
+                while (true) {
+                    long s = Files.exists(out) ? Files.size(out) : 0;
+                    if (s >= size) break;
+                    if (!c.process().isAlive()) {
+                        problem = "rsyslogd exited: " + lastLine(c.log());
+                        break;
+                    }
+                    if (s != last) {
+                        last = s;
+                        lastChange = System.nanoTime();
+                    }
+                    if (System.nanoTime() > deadline || System.nanoTime() - lastChange > 30_000_000_000L) {
+                        problem = "output stopped growing at " + s + " of " + size + " bytes";
+                        break;
+                    }
+                    sleepMillis(10);
+                }
+                double wall = c.elapsedSeconds();
+                double cpu = c.cpuNow();
+                long rss = c.peakRssBytes();
+                c.stop();
+                if (problem == null) problem = Verify.compare(input, List.of(out));
+                measured(r, input, c, problem);
+                // Done is when the output is complete, not when rsyslogd has been stopped afterwards.
+                r.put("wall_seconds", wall);
+                r.put("cpu_seconds", cpu >= 0 ? cpu : c.cpuSeconds());
+                r.put("peak_rss_bytes", rss);
+                if (problem != null) problems.add("single file -> rsyslog run " + rep + ": " + problem);
+            }
+            return r;
+        } finally {
+            deleteTree(runDir);
+        }
+    }
+
+    private void measured(Map<String, Object> r, Path input, Child c, String problem) throws IOException {
+        r.put("bytes", Files.size(input));
+        r.put("lines", Files.size(input) / LogLines.LINE);
+        r.put("wall_seconds", c.elapsedSeconds());
+        r.put("cpu_seconds", c.cpuSeconds());
+        r.put("peak_rss_bytes", c.peakRssBytes());
+        r.put("verified", problem == null ? "equal to the input" : problem);
+    }
+
+    // ================================================================== latency
+
+    private void latency() throws IOException {
+        for (String sink : List.of("tcp", "dir")) {
+            progress("latency: %d files, %,d lines/s -> jfio %s sink, %s warm-up + %s measured", o.files(), o.rate(),
+                    sink, o.warmup().toSeconds() + " s", o.latency().toSeconds() + " s");
+            latency.add(latencyRun("jfio", sink));
+        }
+        if (rsyslogd != null) {
+            progress("latency: %d files, %,d lines/s -> rsyslog (imfile -> omfwd tcp)", o.files(), o.rate());
+            latency.add(latencyRun("rsyslog", "omfwd tcp"));
+        }
+    }
+
+    private Map<String, Object> latencyRun(String tool, String sink) throws IOException {
+        Path runDir = Files.createDirectories(work.resolve("latency-" + tool + "-" + sink.replace(' ', '-')));
+        Path files = Files.createDirectories(runDir.resolve("files"));
+        Path out = runDir.resolve("out");
+        Latencies lat = new Latencies();
+        Map<String, Object> r = row(tool, sink, 1);
+        List<FileChannel> chans = new ArrayList<>();
+        LatencyReceiver receiver = null;
+        SegmentTail tail = null;
+        Child c = null;
+        try {
+            for (int i = 0; i < o.files(); i++) {
+                chans.add(FileChannel.open(files.resolve(String.format(Locale.ROOT, "f-%03d.log", i)),
+                        StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+            }
+            String glob = files + "/*.log";
+            if (tool.equals("jfio")) {
+                String to;
+                if (sink.equals("tcp")) {
+                    receiver = new LatencyReceiver(lat, origin);
+                    to = "tcp:127.0.0.1:" + receiver.port();
+                } else {
+                    to = "dir:" + out;
+                    tail = new SegmentTail(out, lat, origin);
+                }
+                c = Child.start(jfio("ship", "--from", glob, "--to", to, "--state", runDir.resolve("state")
+                        .toString()), runDir.resolve("ship.log"));
+            } else {
+                receiver = new LatencyReceiver(lat, origin);
+                Path conf = Rsyslog.configure(runDir, glob, null, receiver.port());
+                c = Child.start(Rsyslog.command(rsyslogd, conf, runDir), runDir.resolve("rsyslogd.log"));
+            }
+            Writer w = new Writer(chans, o.rate());
+            long warmEnd = System.nanoTime() + o.warmup().toNanos();
+            w.runUntil(warmEnd);
+            lat.recordFrom(System.nanoTime() - origin);
+            double cpu0 = c.cpuNow();
+            CpuUsage machine0 = CpuUsage.now();
+            long m0 = System.nanoTime();
+            w.runUntil(m0 + o.latency().toNanos());
+            double cpu1 = c.cpuNow();
+            CpuUsage.Delta machine = CpuUsage.now().since(machine0);
+            double measured = (System.nanoTime() - m0) / 1e9;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (lat.lines() < w.written && System.nanoTime() < deadline && c.process().isAlive()) sleepMillis(5);
+            Histogram h = lat.snapshot();
+            String problem = null;
+            if (lat.lines() != w.written) {
+                problem = "delivered " + lat.lines() + " of " + w.written + " lines"
+                        + (c.process().isAlive() ? "" : " (exited: " + lastLine(c.log()) + ")");
+            } else if (lat.malformed() > 0) {
+                problem = lat.malformed() + " malformed lines";
+            }
+            long rss = c.peakRssBytes();
+            c.stop();
+            r.put("rate", o.rate());
+            r.put("files", o.files());
+            r.put("lines", w.written);
+            r.put("measured_lines", h.getTotalCount());
+            r.put("measured_seconds", measured);
+            r.put("achieved_rate", w.measuredRate());
+            for (double p : new double[] {50, 90, 99, 99.9}) {
+                r.put("p" + (p == 99.9 ? "99_9" : Integer.toString((int) p)) + "_ms",
+                        h.getValueAtPercentile(p) / 1e6);
+            }
+            r.put("max_ms", h.getMaxValue() / 1e6);
+            curves.put(tool + " " + sink, curve(h));
+            double share = cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / measured : Double.NaN;
+            r.put("cpu_percent", share * 100);
+            // What else ran meanwhile: a latency tail on a shared machine is mostly waiting for a CPU.
+            r.put("bench_jvm_cpus", machine.ours());
+            r.put("other_processes_cpus", Math.max(0, machine.others() - (Double.isNaN(share) ? 0 : share)));
+            r.put("peak_rss_bytes", rss);
+            r.put("verified", problem == null ? "every line arrived" : problem);
+            if (problem != null) problems.add("latency " + tool + " " + sink + ": " + problem);
+            return r;
+        } finally {
+            if (c != null) c.close();
+            if (receiver != null) receiver.close();
+            if (tail != null) tail.close();
+            for (FileChannel ch : chans) ch.close();
+            deleteTree(runDir);
+        }
+    }
+
+    /** Appends lines round-robin to the files at a fixed rate, one write per line; each line carries its time. */
+    private final class Writer {
+        private final List<FileChannel> chans;
+        private final long intervalNanos;
+        private final byte[] line = LogLines.template();
+        private final ByteBuffer bb = ByteBuffer.wrap(line);
+        private long written;
+        private long next = -1;
+        private long measuredStart = -1;
+        private long measuredLines;
+        private long measuredEnd;
+        private byte[] ts = LogLines.timestamp(Instant.now());
+        private long tsAt;
+
+        Writer(List<FileChannel> chans, int rate) {
+            this.chans = chans;
+            this.intervalNanos = 1_000_000_000L / rate;
+        }
+
+        void runUntil(long end) throws IOException {
+            if (next < 0) next = System.nanoTime();
+            long startLines = written;
+            long start = System.nanoTime();
+            while (true) {
+                long now = System.nanoTime();
+                if (now >= end) break;
+                if (now < next) {
+                    LockSupport.parkNanos(Math.min(next - now, end - now));
+                    continue;
+                }
+                if (now - tsAt > 1_000_000) {
+                    ts = LogLines.timestamp(Instant.now());
+                    tsAt = now;
+                }
+                int src = (int) (written % chans.size());
+                long t = System.nanoTime() - origin;
+                LogLines.fill(line, 0, written, t, src, ts);
+                bb.clear();
+                FileChannel ch = chans.get(src);
+                while (bb.hasRemaining()) ch.write(bb);
+                written++;
+                next += intervalNanos;
+            }
+            measuredStart = start;
+            measuredEnd = System.nanoTime();
+            measuredLines = written - startLines;
+        }
+
+        double measuredRate() {
+            return measuredLines / ((measuredEnd - measuredStart) / 1e9);
+        }
+    }
+
+    /** Latency at percentiles 50 to 99.99 and the maximum, x in "nines" (1 = p90, 2 = p99, 3 = p99.9). */
+    private static double[][] curve(Histogram h) {
+        double[] p = {50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+        double[] x = new double[p.length];
+        double[] y = new double[p.length];
+        for (int i = 0; i < p.length; i++) {
+            x[i] = -Math.log10(1 - p[i] / 100);
+            y[i] = Math.max(0.001, h.getValueAtPercentile(p[i]) / 1e6);
+        }
+        return new double[][] {x, y};
+    }
+
+    // ================================================================== throughput
+
+    private void throughput() throws IOException {
+        progress("throughput: %d files appended to as fast as one thread can for %d s (at most %d MB) -> jfio tcp "
+                + "sink", o.files(), o.throughput().toSeconds(), THROUGHPUT_CAP / 1_000_000);
+        Path runDir = Files.createDirectories(work.resolve("throughput"));
+        Path files = Files.createDirectories(runDir.resolve("files"));
+        Map<String, Object> r = row("jfio", "tcp", 1);
+        List<FileChannel> chans = new ArrayList<>();
+        try (TcpReceiver receiver = TcpReceiver.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                null, TcpReceiver.Options.defaults(), new PrintStream(PrintStream.nullOutputStream()))) {
+            for (int i = 0; i < o.files(); i++) {
+                chans.add(FileChannel.open(files.resolve(String.format(Locale.ROOT, "f-%03d.log", i)),
+                        StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+            }
+            Child c = Child.start(jfio("ship", "--from", files + "/*.log", "--to", "tcp:127.0.0.1:"
+                    + receiver.port(), "--state", runDir.resolve("state").toString()), runDir.resolve("ship.log"));
+            try (c) {
+                waitForLog(c, "event=start", 30);
+                int per = (64 << 10) / LogLines.LINE;
+                byte[] chunk = new byte[per * LogLines.LINE];
+                byte[] template = LogLines.template();
+                byte[] ts = LogLines.timestamp(Instant.now());
+                for (int i = 0; i < per; i++) {
+                    System.arraycopy(template, 0, chunk, i * LogLines.LINE, LogLines.LINE);
+                    LogLines.fill(chunk, i * LogLines.LINE, i, 0, 0, ts);
+                }
+                // A cap keeps a fast writer from filling the disk and the page cache with dirty data.
+                long cap = THROUGHPUT_CAP;
+                double cpu0 = c.cpuNow();
+                long start = System.nanoTime();
+                long end = start + o.throughput().toNanos();
+                long written = 0;
+                int f = 0;
+                ByteBuffer bb = ByteBuffer.wrap(chunk);
+                while (System.nanoTime() < end && written < cap) {
+                    bb.clear();
+                    FileChannel ch = chans.get(f);
+                    while (bb.hasRemaining()) written += ch.write(bb);
+                    f = (f + 1) % chans.size();
+                }
+                double writeSeconds = (System.nanoTime() - start) / 1e9;
+                long deadline = System.nanoTime() + 120_000_000_000L;
+                while (receiver.received() < written && System.nanoTime() < deadline && c.process().isAlive()) {
+                    sleepMillis(2);
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                double cpu1 = c.cpuNow();
+                long rss = c.peakRssBytes();
+                String problem = receiver.received() == written ? null
+                        : "delivered " + receiver.received() + " of " + written + " bytes";
+                c.stop();
+                r.put("files", o.files());
+                r.put("bytes", written);
+                r.put("lines", written / LogLines.LINE);
+                r.put("write_seconds", writeSeconds);
+                r.put("seconds", seconds);
+                r.put("mb_per_s", written / 1e6 / seconds);
+                r.put("lines_per_s", written / LogLines.LINE / seconds);
+                r.put("cpu_seconds", cpu1 - cpu0);
+                r.put("peak_rss_bytes", rss);
+                r.put("verified", problem == null ? "every byte arrived (count)" : problem);
+                if (problem != null) problems.add("throughput: " + problem);
+            }
+            throughput.add(r);
+        } finally {
+            for (FileChannel ch : chans) ch.close();
+            deleteTree(runDir);
+        }
+    }
+
+    // ================================================================== idle
+
+    private void idle() throws IOException {
+        int n = o.idleDirs() * o.idleFiles();
+        progress("idle: %,d files in %d directories, shipped, then %d s without a change", n, o.idleDirs(),
+                o.idle().toSeconds());
+        Path runDir = Files.createDirectories(work.resolve("idle"));
+        Path tree = Files.createDirectories(runDir.resolve("tree"));
+        Path out = runDir.resolve("out");
+        Map<String, Object> r = row("jfio", "dir", 1);
+        try {
+            byte[] line = LogLines.template();
+            byte[] ts = LogLines.timestamp(Instant.now());
+            for (int d = 0; d < o.idleDirs(); d++) {
+                Path sub = Files.createDirectories(tree.resolve(String.format(Locale.ROOT, "d-%03d", d)));
+                for (int i = 0; i < o.idleFiles(); i++) {
+                    LogLines.fill(line, 0, (long) d * o.idleFiles() + i, 0, i % 1000, ts);
+                    Files.write(sub.resolve(String.format(Locale.ROOT, "f-%03d.log", i)), line);
+                }
+            }
+            long total = (long) n * LogLines.LINE;
+            try (Child c = Child.start(jfio("ship", "--from", tree + "/*/*.log", "--to", "dir:" + out, "--state",
+                    runDir.resolve("state").toString()), runDir.resolve("ship.log"))) {
+                long deadline = System.nanoTime() + 180_000_000_000L;
+                long shipped = 0;
+                while (System.nanoTime() < deadline && c.process().isAlive()) {
+                    shipped = 0;
+                    for (Path p : Verify.segments(out)) shipped += Files.size(p);
+                    if (shipped >= total) break;
+                    sleepMillis(50);
+                }
+                double ready = c.elapsedSeconds();
+                String problem = shipped == total ? null : "shipped " + shipped + " of " + total + " bytes";
+                sleepMillis(IDLE_SETTLE_MS);
+                double cpu0 = c.cpuNow();
+                long m0 = System.nanoTime();
+                sleepMillis(o.idle().toMillis());
+                double cpu1 = c.cpuNow();
+                double seconds = (System.nanoTime() - m0) / 1e9;
+                long rss = c.peakRssBytes();
+                if (!c.process().isAlive()) problem = "shipper exited: " + lastLine(c.log());
+                c.stop();
+                r.put("files", n);
+                r.put("all_shipped_after_seconds", ready);
+                r.put("measured_seconds", seconds);
+                r.put("cpu_seconds", cpu1 - cpu0);
+                r.put("cpu_percent", (cpu1 - cpu0) / seconds * 100);
+                r.put("peak_rss_bytes", rss);
+                r.put("verified", problem == null ? "every file shipped" : problem);
+                if (problem != null) problems.add("idle: " + problem);
+            }
+            idle.add(r);
+        } finally {
+            deleteTree(runDir);
+        }
+    }
+
+    // ================================================================== report
+
+    private Result write(SystemInfo sys, String loadBefore, String loadAfter, double seconds, CpuUsage.Delta busy)
+            throws IOException {
+        Files.createDirectories(o.out());
+        List<String> verdicts = verdicts();
+        StringBuilder md = new StringBuilder();
+        md.append("# jfio bench ship\n\n");
+        md.append("Run ").append(LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19))
+                .append(", ").append(Math.round(seconds)).append(" s. Load average before ").append(loadBefore)
+                .append(", after ").append(loadAfter).append(String.format(Locale.ROOT, ". Other processes kept "
+                        + "%.2f of %d CPUs busy on average (the benchmark, its shippers and rsyslogd: %.2f; hypervisor "
+                        + "steal %.2f).%n%n", busy.others(), Runtime.getRuntime().availableProcessors(), busy.ours(),
+                        busy.steal()));
+        for (String l : sys.lines()) md.append("- ").append(l).append('\n');
+        md.append("- rsyslog: ").append(rsyslogVersion != null ? rsyslogVersion : "not run").append('\n');
+        md.append("- jfio: `").append(String.join(" ", o.jfio())).append(" ship ...`\n\n");
+        if (!o.issueSizes()) {
+            md.append("**Sizes differ from the issue's** (5,000,000 lines, 100 files at 10,000 lines/s, 10,000 idle "
+                    + "files): these numbers are not the targets' measurements.\n\n");
+        }
+        if (!single.isEmpty()) {
+            md.append("## One file: ").append(String.format(Locale.ROOT, "%,d", o.lines())).append(" lines of 92 "
+                    + "bytes (").append(mb(inputBytes)).append("), hot in the page cache, `--once`\n\n");
+            md.append("Median of the runs. *wall*: process start to exit (rsyslog: to the output being complete). "
+                    + "*ship*: the shipper's own start-to-stop log events, without JVM start. CPU: user + system of "
+                    + "the process. MB = 10^6 bytes.\n\n");
+            md.append("| tool | sink | runs | wall s | ship s | MB/s wall | MB/s ship | lines/s (ship) | CPU s "
+                    + "| peak RSS MB | output | MB/s vs rsyslog |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+            double rsWall = median(single, "rsyslog", "omfile", "wall_seconds");
+            for (String[] k : List.of(new String[] {"jfio", "dir"}, new String[] {"jfio", "tcp"},
+                    new String[] {"rsyslog", "omfile"})) {
+                List<Map<String, Object>> rows = rows(single, k[0], k[1]);
+                if (rows.isEmpty()) continue;
+                double wall = median(single, k[0], k[1], "wall_seconds");
+                double ship = median(single, k[0], k[1], "ship_seconds");
+                double cpu = median(single, k[0], k[1], "cpu_seconds");
+                long rss = rows.stream().mapToLong(m -> (Long) m.get("peak_rss_bytes")).max().orElse(0);
+                String verified = rows.stream().map(m -> (String) m.get("verified")).filter(v -> !v.startsWith(
+                        "equal")).findFirst().orElse("equal to the input");
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.2f | %s | %.0f | %s | %s | %.2f | %.0f | %s "
+                                + "| %s |%n", k[0], k[1], rows.size(), wall, fmt(ship, "%.2f"),
+                        inputBytes / 1e6 / wall, fmt(inputBytes / 1e6 / ship, "%.0f"),
+                        fmt(o.lines() / ship, "%,.0f"), cpu, rss / 1048576.0, verified,
+                        Double.isNaN(rsWall) ? "-" : String.format(Locale.ROOT, "%.1fx", rsWall / wall)));
+            }
+            md.append("\n");
+        }
+        if (!latency.isEmpty()) {
+            md.append("## Latency: ").append(o.files()).append(" files appended to at ")
+                    .append(String.format(Locale.ROOT, "%,d", o.rate())).append(" lines/s in all\n\n");
+            md.append("Append (a `write` of one line) to arrival at the receiver, ").append(o.latency().toSeconds())
+                    .append(" s measured after ").append(o.warmup().toSeconds()).append(" s of warm-up. TCP: a "
+                    + "listener in the benchmark's JVM stamps each read (it acknowledges on receipt, no fsync). "
+                    + "dir: the segment files are read every 1 ms (adds up to 1 ms). CPU: share of one core of the "
+                    + "shipper process while measuring. *elsewhere*: CPUs (of ").append(Runtime.getRuntime()
+                    .availableProcessors()).append(") busy with other processes meanwhile, the benchmark's own writer "
+                    + "and receiver not counted: when that is high the tail measures waiting for a CPU.\n\n");
+            md.append("| tool | sink | lines/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core "
+                    + "| elsewhere (CPUs) | peak RSS MB | delivery | p99 vs rsyslog |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+            double rsP99 = latency.stream().filter(m -> m.get("tool").equals("rsyslog")).mapToDouble(m ->
+                    (Double) m.get("p99_ms")).findFirst().orElse(Double.NaN);
+            for (Map<String, Object> m : latency) {
+                md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
+                                + "| %.2f | %.0f | %s | %s |%n", m.get("tool"), m.get("sink"), m.get("achieved_rate"),
+                        m.get("p50_ms"), m.get("p90_ms"), m.get("p99_ms"), m.get("p99_9_ms"), m.get("max_ms"),
+                        m.get("cpu_percent"), m.get("other_processes_cpus"),
+                        (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified"),
+                        Double.isNaN(rsP99) ? "-" : String.format(Locale.ROOT, "%.2fx", rsP99
+                                / (Double) m.get("p99_ms"))));
+            }
+            md.append("\n\"p99 vs rsyslog\": rsyslog's p99 divided by this row's; above 1 is faster.\n\n");
+            if (latencyPng()) md.append("![latency by percentile](latency.png)\n\n");
+        }
+        if (!throughput.isEmpty()) {
+            Map<String, Object> m = throughput.get(0);
+            md.append("## Throughput: ").append(o.files()).append(" files appended to as fast as one thread can, "
+                    + "to the TCP receiver\n\n");
+            md.append("One thread appends 64 KiB of whole lines to each file in turn for ").append(o.throughput()
+                    .toSeconds()).append(" s (or ").append(THROUGHPUT_CAP / 1_000_000).append(" MB); MB/s is what "
+                    + "was written divided by the time until the receiver (jfio's TcpReceiver, acknowledging, "
+                    + "discarding) had all of it. CPU: the shipper's, over that time.\n\n");
+            md.append("| tool | sink | written MB | write s | delivered after s | MB/s | lines/s | CPU s "
+                    + "| peak RSS MB | delivery |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            md.append(String.format(Locale.ROOT, "| jfio | tcp | %.0f | %.1f | %.1f | %.0f | %,.0f | %.2f | %.0f "
+                            + "| %s |%n%n", (Long) m.get("bytes") / 1e6, m.get("write_seconds"), m.get("seconds"),
+                    m.get("mb_per_s"), m.get("lines_per_s"), m.get("cpu_seconds"),
+                    (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified")));
+        }
+        if (!idle.isEmpty()) {
+            Map<String, Object> m = idle.get(0);
+            md.append("## Idle: ").append(String.format(Locale.ROOT, "%,d", m.get("files"))).append(" watched "
+                    + "files, nothing changes\n\n");
+            md.append("| tool | files | all shipped after s | measured s | CPU s | CPU % of a core | peak RSS MB "
+                    + "| delivery |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+            md.append(String.format(Locale.ROOT, "| jfio | %,d | %.1f | %.1f | %.2f | %.3f | %.0f | %s |%n%n",
+                    m.get("files"), m.get("all_shipped_after_seconds"), m.get("measured_seconds"),
+                    m.get("cpu_seconds"), m.get("cpu_percent"), (Long) m.get("peak_rss_bytes") / 1048576.0,
+                    m.get("verified")));
+            md.append("CPU time comes in 10 ms ticks: over ").append(o.idle().toSeconds()).append(" s one tick is ")
+                    .append(String.format(Locale.ROOT, "%.3f", 1.0 / o.idle().toSeconds())).append("% of a core."
+                    + "\n\n");
+        }
+        md.append("## Targets\n\n");
+        for (String v : verdicts) md.append("- ").append(v).append('\n');
+        if (!problems.isEmpty()) {
+            md.append("\n## Problems\n\n");
+            for (String p : problems) md.append("- ").append(p).append('\n');
+        }
+        if (!notes.isEmpty()) {
+            md.append("\n## Notes\n\n");
+            for (String n : notes) md.append("- ").append(n).append('\n');
+        }
+        Path report = o.out().resolve("report.md");
+        Files.writeString(report, md);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("benchmark", "ship");
+        json.put("schema_version", 1);
+        json.put("system", sys.toMap());
+        json.put("load_before", loadBefore);
+        json.put("load_after", loadAfter);
+        json.put("other_processes_cpus", busy.others());
+        json.put("benchmark_cpus", busy.ours());
+        json.put("steal_cpus", busy.steal());
+        json.put("seconds", seconds);
+        json.put("scale", o.scale());
+        json.put("issue_sizes", o.issueSizes());
+        json.put("rsyslog", rsyslogVersion);
+        json.put("single", single);
+        json.put("latency", latency);
+        json.put("throughput", throughput);
+        json.put("idle", idle);
+        json.put("verdicts", verdicts);
+        json.put("problems", problems);
+        json.put("notes", notes);
+        Path jsonFile = o.out().resolve("results.json");
+        Files.writeString(jsonFile, Json.write(json) + "\n");
+        return new Result(report, jsonFile, verdicts, List.copyOf(problems));
+    }
+
+    /** Draws latency.png into the report directory; false (and a note) when it cannot be drawn. */
+    private boolean latencyPng() {
+        if (curves.isEmpty()) return false;
+        Plot plot = Plot.lines(String.format(Locale.ROOT, "Append-to-delivered latency, %d files, %,d lines/s",
+                o.files(), o.rate()),
+                "percentile in nines (1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99)", "ms", false, true);
+        for (Map.Entry<String, double[][]> e : curves.entrySet()) {
+            plot = plot.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
+        }
+        try {
+            Files.write(o.out().resolve("latency.png"), Charts.png(plot));
+            return true;
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // A JDK without AWT (headless builds without libawt) cannot draw; the table holds the same numbers.
+            notes.add("latency.png not drawn: " + e);
+            return false;
+        }
+    }
+
+    /** PASS/FAIL per target with the measured value; a target whose workload did not run is not listed. */
+    List<String> verdicts() {
+        List<String> v = new ArrayList<>();
+        double ship = median(single, "jfio", "dir", "ship_seconds");
+        if (!Double.isNaN(ship)) {
+            double mbps = inputBytes / 1e6 / ship;
+            double rs = median(single, "rsyslog", "omfile", "wall_seconds");
+            v.add(String.format(Locale.ROOT, "%s: single file into the dir sink: %.0f MB/s (target >= %.0f MB/s)%s",
+                    mbps >= TARGET_MBPS ? "PASS" : "FAIL", mbps, TARGET_MBPS, Double.isNaN(rs) ? ""
+                            : String.format(Locale.ROOT, "; rsyslog %.0f MB/s, jfio %.1fx (wall to wall)",
+                            inputBytes / 1e6 / rs, rs / median(single, "jfio", "dir", "wall_seconds"))));
+        }
+        for (Map<String, Object> m : latency) {
+            if (!m.get("tool").equals("jfio")) continue;
+            double p99 = (Double) m.get("p99_ms");
+            v.add(String.format(Locale.ROOT, "%s: latency p99 at %,d lines/s, %s sink: %.2f ms (target <= %.0f ms)",
+                    p99 <= TARGET_P99_MS ? "PASS" : "FAIL", o.rate(), m.get("sink"), p99, TARGET_P99_MS));
+        }
+        for (Map<String, Object> m : idle) {
+            double pct = (Double) m.get("cpu_percent");
+            v.add(String.format(Locale.ROOT, "%s: idle CPU with %,d watched files: %.3f%% of one core (target <= "
+                    + "%.1f%%)", pct <= TARGET_IDLE_PERCENT ? "PASS" : "FAIL", m.get("files"), pct,
+                    TARGET_IDLE_PERCENT));
+        }
+        long rss = 0;
+        for (List<Map<String, Object>> l : List.of(single, latency, throughput, idle)) {
+            for (Map<String, Object> m : l) {
+                if (m.get("tool").equals("jfio")) rss = Math.max(rss, (Long) m.get("peak_rss_bytes"));
+            }
+        }
+        if (rss > 0) {
+            v.add(String.format(Locale.ROOT, "%s: peak RSS of the shipper over all runs: %.0f MB (target <= %d MB)",
+                    rss <= TARGET_RSS ? "PASS" : "FAIL", rss / 1048576.0, TARGET_RSS >> 20));
+        }
+        return v;
+    }
+
+    // ================================================================== helpers
+
+    private static Map<String, Object> row(String tool, String sink, int rep) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("tool", tool);
+        m.put("sink", sink);
+        m.put("run", rep);
+        return m;
+    }
+
+    private static List<Map<String, Object>> rows(List<Map<String, Object>> l, String tool, String sink) {
+        return l.stream().filter(m -> m.get("tool").equals(tool) && m.get("sink").equals(sink)).toList();
+    }
+
+    /** The median of a numeric column over the rows of one tool and sink; NaN when there are none. */
+    static double median(List<Map<String, Object>> l, String tool, String sink, String key) {
+        double[] v = rows(l, tool, sink).stream().map(m -> m.get(key)).filter(x -> x instanceof Number)
+                .mapToDouble(x -> ((Number) x).doubleValue()).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        if (v.length == 0) return Double.NaN;
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static String fmt(double v, String f) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, f, v);
+    }
+
+    private List<String> jfio(String... args) {
+        List<String> c = new ArrayList<>(o.jfio());
+        c.addAll(Arrays.asList(args));
+        return c;
+    }
+
+    /** Runs jfio once before measuring: the launcher builds a stale jar then, and the JVM's files get cached. */
+    private void warmLauncher() throws IOException {
+        Path log = work.resolve("warm.log");
+        try (Child c = Child.start(jfio("--version"), log)) {
+            int exit = c.waitFor(900);
+            if (exit != 0) throw new IOException("jfio --version failed: exit=" + exit + " " + lastLine(log));
+        }
+        Files.deleteIfExists(log);
+    }
+
+    /** Seconds between the shipper's {@code event=start} and {@code event=stop} log lines; NaN if absent. */
+    static double shipSeconds(Path log) throws IOException {
+        Instant start = null;
+        Instant stop = null;
+        for (String l : Files.readAllLines(log)) {
+            if (!l.startsWith("ts=")) continue;
+            int sp = l.indexOf(' ');
+            if (sp < 0) continue;
+            if (l.contains(" event=start ")) start = Instant.parse(l.substring(3, sp));
+            if (l.contains(" event=stop ")) stop = Instant.parse(l.substring(3, sp));
+        }
+        if (start == null || stop == null) return Double.NaN;
+        return (stop.toEpochMilli() - start.toEpochMilli()) / 1000.0;
+    }
+
+    private static void waitForLog(Child c, String what, int seconds) throws IOException {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (Files.readString(c.log()).contains(what)) return;
+            if (!c.process().isAlive()) throw new IOException("shipper exited: " + lastLine(c.log()));
+            sleepMillis(20);
+        }
+        throw new IOException("shipper did not log " + what + " within " + seconds + " s: log=" + c.log());
+    }
+
+    private static String lastLine(Path log) {
+        try {
+            List<String> l = Files.readAllLines(log);
+            for (int i = l.size() - 1; i >= 0; i--) {
+                if (!l.get(i).isBlank()) return l.get(i);
+            }
+            return "(no output)";
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private void progress(String format, Object... args) {
+        err.println("bench ship: " + String.format(Locale.ROOT, format, args));
+        err.flush();
+    }
+
+    private static String mb(long bytes) {
+        return String.format(Locale.ROOT, "%.0f MB", bytes / 1e6);
+    }
+
+    private static void sleepMillis(long ms) throws IOException {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private synchronized void cleanup(boolean forever) {
+        Child.killAll(forever);
+        if (work != null) {
+            try {
+                deleteTree(work);
+            } catch (IOException e) {
+                err.println("bench ship: could not remove " + work + ": " + e.getMessage());
+            }
+            work = null;
+        }
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) return;
+        Files.walkFileTree(p, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                Files.deleteIfExists(f);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                Files.deleteIfExists(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    private static void checkFileSystem(Path dir, boolean allowTmpfs) {
+        if (!Files.isDirectory(dir)) throw new IllegalArgumentException("not a directory: dir=" + dir);
+        if (allowTmpfs) return;
+        try (Arena a = Arena.ofConfined()) {
+            int fd = LibC.openat(Fcntl.AT_FDCWD, dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY
+                    | Fcntl.O_CLOEXEC, 0);
+            if (fd < 0) throw new IllegalArgumentException("cannot open: dir=" + dir);
+            try {
+                MemorySegment sf = a.allocate(Statfs.LAYOUT);
+                if (LibC.fstatfs(fd, sf) == 0 && Statfs.type(sf) == Statfs.TMPFS_MAGIC) {
+                    throw new IllegalArgumentException("dir is on tmpfs, which measures memory, not the disk the "
+                            + "dir sink fsyncs to: dir=" + dir + " (choose a directory on a disk with --dir, or "
+                            + "--allow-tmpfs)");
+                }
+            } finally {
+                LibC.close(fd);
+            }
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package io.jfio.ship.pipeline;
+
+import io.jfio.core.watch.FileEvent;
+import io.jfio.core.watch.FileWatcher;
+import io.jfio.core.watch.WatcherClosedException;
+import io.jfio.ship.config.InputConfig;
+import io.jfio.ship.log.ShipLog;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The pipeline's change detector: a {@link FileWatcher} (inotify, or polling) over the directories the inputs' globs
+ * start from, whose events it turns into two things for the pipeline: paths whose data changed (looked up among the
+ * tracked files and checked with one fstat each), and a request for a full rescan (something appeared, disappeared
+ * or was renamed; a watch was lost; the kernel's queue overflowed). Events for names no glob matches are dropped.
+ *
+ * <p>The pipeline thread itself waits in {@link #poll} (epoll_wait) when it has nothing to do, instead of parking
+ * while a second thread waits for events: a write then wakes one thread, not two in a row, which matters for
+ * latency on a busy 2-core machine; {@link #wakeup} ends the wait (acknowledgements, stop).
+ *
+ * <p>Watches: a literal path's directory, a glob's base directory ({@code watchTree} when the glob reaches deeper
+ * than one level, e.g. {@code **}). A base that does not exist yet is waited for: its nearest existing ancestor is
+ * watched, and each rescan tries again. A symlinked file is also watched itself, since writes to its target are
+ * reported in the target's directory.
+ *
+ * <p>Not thread-safe, except {@link #wakeup}: the pipeline thread calls everything else.
+ */
+final class ChangeFeed implements AutoCloseable {
+    /** A directory to watch and how. */
+    private record Root(Path dir, boolean tree) {
+    }
+
+    private final FileWatcher watcher;
+    private final String sink;
+    private final ShipLog log;
+    private final List<Glob> globs = new ArrayList<>();
+    private final Map<Path, Root> wanted = new LinkedHashMap<>();
+    private final Set<Path> established = ConcurrentHashMap.newKeySet();
+    private final Set<Path> ancestors = ConcurrentHashMap.newKeySet();
+    private final Set<Path> files = ConcurrentHashMap.newKeySet();
+    private final Set<String> warned = new HashSet<>();
+    private final Set<String> modified = ConcurrentHashMap.newKeySet();
+    private boolean broken;
+    private volatile boolean rescan;
+    private volatile boolean polls;
+
+    ChangeFeed(FileWatcher watcher, List<InputConfig> inputs, String sink, ShipLog log) {
+        this.watcher = watcher;
+        this.sink = sink;
+        this.log = log;
+        for (InputConfig in : inputs) {
+            for (String p : in.paths()) {
+                Glob g = Glob.of(p);
+                globs.add(g);
+                Path dir = g.literal ? g.base.getParent() : g.base;
+                if (dir == null) continue;
+                boolean tree = !g.literal && g.maxDepth > 1;
+                Root old = wanted.get(dir);
+                wanted.put(dir, new Root(dir, tree || (old != null && old.tree())));
+            }
+        }
+        this.polls = watcher.mechanism().startsWith("polling");
+    }
+
+    /** Adds the watches: call before the first scan, so that nothing made in between is missed. */
+    void start() {
+        ensureWatches();
+    }
+
+    /** False once the watcher failed: the pipeline then sleeps on its own and checks files itself. */
+    boolean usable() {
+        return !broken;
+    }
+
+    /** Ends a {@link #poll} in progress (or the next one) at once. Any thread. */
+    void wakeup() {
+        watcher.wakeup();
+    }
+
+    /** How changes are detected, for the log. */
+    String mechanism() {
+        return watcher.mechanism();
+    }
+
+    /** True when some path is polled (no inotify there) or the watcher failed: the pipeline checks busy files. */
+    boolean polls() {
+        return polls || broken;
+    }
+
+    /**
+     * Adds the watches still missing (a base directory created since, a watch lost with its directory).
+     *
+     * @return true when a watch was added: what appeared before it was in place is only found by a rescan
+     */
+    boolean ensureWatches() {
+        boolean added = false;
+        for (Root r : wanted.values()) {
+            if (established.contains(r.dir())) continue;
+            try {
+                if (r.tree()) {
+                    watcher.watchTree(r.dir());
+                } else {
+                    watcher.watch(r.dir());
+                }
+                established.add(r.dir());
+                added = true;
+            } catch (NoSuchFileException | NotDirectoryException e) {
+                waitForAncestor(r.dir());
+            } catch (WatcherClosedException e) {
+                return false;
+            } catch (IOException e) {
+                if (warned.add("watch:" + r.dir())) {
+                    log.warn("cannot-watch", "sink", sink, "dir", r.dir(), "error", e.toString(),
+                            "action", "found by the periodic rescan instead");
+                }
+            }
+        }
+        Map<Path, String> p = watcher.polled();
+        polls = watcher.mechanism().startsWith("polling") || !p.isEmpty();
+        for (Map.Entry<Path, String> e : p.entrySet()) {
+            if (warned.add("polled:" + e.getKey())) {
+                log.warn("polled-not-watched", "sink", sink, "path", e.getKey(), "why", e.getValue());
+            }
+        }
+        return added;
+    }
+
+    /** Watches the nearest existing ancestor of a missing directory, to hear when the path below it is made. */
+    private void waitForAncestor(Path dir) {
+        for (Path a = dir.getParent(); a != null; a = a.getParent()) {
+            if (!Files.isDirectory(a)) continue;
+            if (ancestors.add(a)) {
+                try {
+                    watcher.watch(a);
+                } catch (IOException e) {
+                    ancestors.remove(a);
+                }
+            }
+            return;
+        }
+    }
+
+    /**
+     * Whether the watches report writes to {@code file} under this name: it is no symlink, and its directory is a
+     * watched directory, or lies in a watched tree without a symlinked directory in between (a tree's watches do
+     * not follow symlinks). One lstat per path component below the root; called once per new file.
+     */
+    boolean covers(Path file) {
+        Path parent = file.getParent();
+        if (parent == null || Files.isSymbolicLink(file)) return false;
+        for (Root r : wanted.values()) {
+            if (parent.equals(r.dir())) return true;
+            if (!r.tree() || !parent.startsWith(r.dir())) continue;
+            boolean linked = false;
+            for (Path d = parent; !d.equals(r.dir()); d = d.getParent()) {
+                if (Files.isSymbolicLink(d)) {
+                    linked = true;
+                    break;
+                }
+            }
+            if (!linked) return true;
+        }
+        return false;
+    }
+
+    /** Watches one file whose writes no directory watch reports (see {@link #covers}). */
+    void watchFile(Path file) {
+        if (!files.add(file)) return;
+        try {
+            watcher.watch(file);
+        } catch (IOException e) {
+            files.remove(file);
+        }
+    }
+
+    /** Stops watching a file given to {@link #watchFile}. */
+    void unwatchFile(Path file) {
+        if (!files.remove(file)) return;
+        try {
+            watcher.unwatch(file);
+        } catch (IOException e) {
+            // Closed or gone: nothing is reported for it any more either way.
+        }
+    }
+
+    /** Whether a rescan was asked for since the last call; clears the request. */
+    boolean takeRescan() {
+        if (!rescan) return false;
+        rescan = false;
+        return true;
+    }
+
+    /** Hands each path whose data changed to {@code action} once, and forgets it. */
+    void drainModified(java.util.function.Consumer<String> action) {
+        for (Iterator<String> it = modified.iterator(); it.hasNext(); ) {
+            String p = it.next();
+            it.remove();
+            action.accept(p);
+        }
+    }
+
+    private boolean relevant(Path p) {
+        if (p == null) return false;
+        if (files.contains(p)) return true;
+        for (Glob g : globs) {
+            if (g.matches(p)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Waits up to {@code nanos} (0: not at all) for events, or until {@link #wakeup}, and sorts what came.
+     *
+     * @return true when something for the pipeline came
+     */
+    boolean poll(long nanos) {
+        if (broken) return false;
+        List<FileEvent> events;
+        try {
+            events = watcher.poll(Duration.ofNanos(Math.max(0, nanos)));
+        } catch (WatcherClosedException e) {
+            broken = true;
+            return false;
+        } catch (IOException | RuntimeException e) {
+            broken = true;
+            log.error("watcher-failed", "sink", sink, "error", e.toString(),
+                    "action", "busy files checked every few ms, a rescan every 60 s");
+            return false;
+        }
+        boolean any = false;
+        for (FileEvent e : events) {
+            switch (e.kind()) {
+                case MODIFY, CLOSE_WRITE, ATTRIB -> {
+                    if (!e.directory() && relevant(e.path())) {
+                        modified.add(e.path().toString());
+                        any = true;
+                    }
+                }
+                case OVERFLOW -> {
+                    log.warn("watch-overflow", "sink", sink, "why", "the kernel's event queue overflowed",
+                            "action", "full rescan");
+                    rescan = true;
+                    any = true;
+                }
+                case UNWATCHED -> {
+                    established.remove(e.dir());
+                    rescan = true;
+                    any = true;
+                }
+                default -> {
+                    // CREATE, DELETE, MOVED*, *_SELF: names changed. A directory may hold (or come to hold)
+                    // matching files; a file matters when its old or new name matches.
+                    if (e.directory() || relevant(e.path()) || relevant(e.from())
+                            || ancestors.contains(e.dir())) {
+                        rescan = true;
+                        any = true;
+                    }
+                }
+            }
+        }
+        return any;
+    }
+
+    /** Closes the watcher. */
+    @Override
+    public void close() {
+        try {
+            watcher.close();
+        } catch (RuntimeException e) {
+            log.warn("watcher-close-failed", "sink", sink, "error", e.toString());
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package io.jfio.ship;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.tcp.TcpReceiver;
+import io.jfio.ship.testing.KafkaBroker;
+import io.jfio.ship.testing.Records;
+import io.jfio.ship.testing.ShipMain;
+import io.jfio.ship.testing.ShipRun;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real shipper, a writer process appending numbered records, and a sink that goes away mid-run: a TCP receiver
+ * closed and started again on the same port, a Kafka broker killed with SIGKILL and restarted. Every record arrives
+ * (duplicates allowed, bounded), the outage is seen by the shipper (not just survived by luck), memory stays bounded.
+ */
+class SinkOutageTest {
+    private static final int TOTAL = 200_000;
+    /** The widest record the writer makes ({@code g=1 n=200000 } and 49 x and a newline). */
+    private static final int MAX_RECORD_BYTES = 64;
+    private static final long MAX_IN_FLIGHT = 4L << 20;
+    private static final long BUFFER = 1L << 20;
+
+    private static KafkaBroker broker;
+
+    @TempDir
+    Path tmp;
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) broker.close();
+    }
+
+    /** Runs the writer process in the background: 200,000 records over several seconds. */
+    private static CompletableFuture<Void> writer(Path file) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                ShipRun.write(file, "none", TOTAL, TOTAL, null, 400);
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static long rssKb(long pid, String field) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith(field + ":")) return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+        throw new IOException(field + " not in /proc/" + pid + "/status");
+    }
+
+    /** What the receivers wrote, each connection's file cut after its last newline (an unacknowledged tail). */
+    private static String received(Path... dirs) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (Path d : dirs) {
+            if (!Files.isDirectory(d)) continue;
+            try (Stream<Path> s = Files.list(d)) {
+                for (Path f : s.sorted().toList()) {
+                    String text = Files.readString(f, StandardCharsets.US_ASCII);
+                    sb.append(text, 0, text.lastIndexOf('\n') + 1);
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    @Test
+    void shouldDeliverEveryRecordThroughATcpReceiverOutage() throws Exception {
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("app.log");
+        Files.createFile(file);
+        Path recv1 = tmp.resolve("recv1");
+        Path recv2 = tmp.resolve("recv2");
+        ByteArrayOutputStream receiverLog = new ByteArrayOutputStream();
+        PrintStream rlog = new PrintStream(receiverLog, true, StandardCharsets.UTF_8);
+        TcpReceiver r1 = TcpReceiver.start(new InetSocketAddress("127.0.0.1", 0), recv1,
+                TcpReceiver.Options.defaults(), rlog);
+        int port = r1.port();
+        Path err = tmp.resolve("ship.err");
+        // The shipper as bin/jfio runs it: serial collector, 64 MB heap, so its resident size means something.
+        Process ship = ShipRun.java(ShipMain.class, List.of("-XX:+UseSerialGC", "-Xms16m", "-Xmx64m"),
+                        file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
+                        "1MiB", "64KiB", "run", "to=tcp:127.0.0.1:" + port)
+                .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile()).start();
+        TcpReceiver r2 = null;
+        try {
+            CompletableFuture<Void> w = writer(file);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (r1.durable() < (2L << 20) && System.nanoTime() < deadline) Thread.sleep(10);
+            assertTrue(r1.durable() >= (2L << 20), "nothing arrived before the outage: " + Files.readString(err));
+            long rssBefore = rssKb(ship.pid(), "VmRSS");
+            r1.close();
+            Thread.sleep(2_000);
+            long rssDuring = rssKb(ship.pid(), "VmRSS");
+            r2 = TcpReceiver.start(new InetSocketAddress("127.0.0.1", port), recv2, TcpReceiver.Options.defaults(),
+                    rlog);
+            w.get(120, TimeUnit.SECONDS);
+            Records r = null;
+            while (System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(60)) {
+                r = Records.parse(received(recv1, recv2), TOTAL, false);
+                if (complete(r)) break;
+                Thread.sleep(100);
+            }
+            r = Records.parse(received(recv1, recv2), TOTAL, false).assertComplete();
+            String log = Files.readString(err);
+            assertTrue(log.contains("event=sink-failed"), "the outage was never noticed: " + log);
+            // Resent after the outage: at most what was unacknowledged (max-in-flight plus one batch), twice over.
+            assertTrue((long) r.duplicates * MAX_RECORD_BYTES <= 2 * (MAX_IN_FLIGHT + BUFFER) + (1 << 20),
+                    "duplicates: " + r.duplicates);
+            long peak = rssKb(ship.pid(), "VmHWM");
+            System.out.println("tcp outage: duplicates=" + r.duplicates + " rss-before-kb=" + rssBefore
+                    + " rss-during-outage-kb=" + rssDuring + " peak-rss-kb=" + peak);
+            // The files are the buffer: an outage must not make the shipper hold the data in memory.
+            assertTrue(rssDuring - rssBefore < 32 << 10, "RSS grew during the outage: " + rssBefore + " -> "
+                    + rssDuring + " kB");
+            assertTrue(peak < 128 << 10, "peak RSS over the 128 MB budget: " + peak + " kB");
+        } finally {
+            ship.destroy();
+            ship.waitFor(30, TimeUnit.SECONDS);
+            r1.close();
+            if (r2 != null) r2.close();
+        }
+    }
+
+    private static boolean complete(Records r) {
+        for (int i = 1; i < r.count.length; i++) {
+            if (r.count[i] == 0) return false;
+        }
+        return true;
+    }
+
+    @Test
+    void shouldDeliverEveryRecordToKafkaThroughABrokerKill() throws Exception {
+        broker = KafkaBroker.start(Files.createTempDirectory("jfio-kafka-outage-"));
+        broker.createTopic("outage", 1);
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("app.log");
+        Files.createFile(file);
+        // Short producer timeouts, so that the outage fails batches (and the pipeline resends) within the test.
+        var cfg = ShipRun.config(List.of(file.toString()), tmp.resolve("unused"), tmp.resolve("state"), Map.of(
+                "to", "kafka:" + broker.bootstrap() + "/outage", "max-in-flight", "4MiB", "buffer-size", "1MiB",
+                "kafka.delivery.timeout.ms", "4000", "kafka.request.timeout.ms", "2000", "kafka.max.block.ms",
+                "3000"));
+        try (ShipRun run = ShipRun.start(cfg)) {
+            ShipMetrics m = run.shipper().metrics();
+            CompletableFuture<Void> w = writer(file);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (m.total(ShipMetrics.Counter.RECORDS_SHIPPED) < 20_000 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            broker.kill();
+            long retriesBefore = m.total(ShipMetrics.Counter.SINK_RETRIES);
+            // Down until the shipper has seen batches fail (delivery timeout 4 s), at least 3 s, at most 30 s.
+            long killed = System.nanoTime();
+            while (System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(30)
+                    && (m.total(ShipMetrics.Counter.SINK_RETRIES) == retriesBefore
+                    || System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(3))) {
+                Thread.sleep(50);
+            }
+            long retriesDuring = m.total(ShipMetrics.Counter.SINK_RETRIES) - retriesBefore;
+            broker.restart();
+            w.get(120, TimeUnit.SECONDS);
+            assertTrue(retriesDuring > 0, "no failure seen while the broker was down: " + run.log());
+            while (m.total(ShipMetrics.Counter.RECORDS_SHIPPED) < TOTAL && System.nanoTime() < deadline
+                    + TimeUnit.SECONDS.toNanos(90)) {
+                Thread.sleep(50);
+            }
+        }
+        List<String> values = consume("outage", file.toString());
+        Records r = Records.parse(String.join("\n", values) + "\n", TOTAL, false).assertComplete();
+        assertTrue((long) r.duplicates * MAX_RECORD_BYTES <= 4 * (MAX_IN_FLIGHT + BUFFER),
+                "duplicates: " + r.duplicates);
+        // One source file, one partition: the first copies of the records are in the file's order.
+        int expect = 1;
+        for (String v : values) {
+            int n = Integer.parseInt(v.split(" ")[1].substring(2));
+            if (n == expect) expect++;
+            assertTrue(n < expect, "record " + n + " before " + expect + " arrived for the first time");
+        }
+        assertEquals(TOTAL + 1, expect);
+        System.out.println("kafka outage: records=" + values.size() + " duplicates=" + r.duplicates);
+    }
+
+    /** Every value of {@code topic} with key {@code key}, in offset order. */
+    private static List<String> consume(String topic, String key) {
+        Map<String, Object> cfg = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cfg, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long end = c.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (c.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    if (key.equals(new String(r.key(), StandardCharsets.UTF_8))) {
+                        out.add(new String(r.value(), StandardCharsets.US_ASCII));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,188 @@
+package io.jfio.ship.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.core.watch.FileEvent;
+import io.jfio.core.watch.FileWatcher;
+import io.jfio.core.watch.FileWatchers;
+import io.jfio.ship.Shipper;
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.sink.DirSink;
+import io.jfio.ship.testing.Records;
+import io.jfio.ship.testing.ShipRun;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shipper driven by watcher events: files in directories made after the start are found through inotify (well
+ * before the safety rescan), and lost events with an overflow are recovered by the rescan the overflow asks for.
+ */
+class WatchTest {
+    @TempDir
+    Path tmp;
+
+    private static String lines(int from, int to) {
+        StringBuilder sb = new StringBuilder();
+        for (int n = from; n <= to; n++) {
+            sb.append("g=1 n=").append(n).append(' ').append("x".repeat(n % 50)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static boolean shipped(Path out, String s) {
+        return Files.isDirectory(out)
+                && new String(DirSink.readAll(out), StandardCharsets.US_ASCII).contains(s);
+    }
+
+    private static void waitFor(Path out, String s, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (shipped(out, s)) return;
+            Thread.sleep(10);
+        }
+        throw new AssertionError("not shipped within " + limit + ": " + s);
+    }
+
+    @Test
+    void shouldShipFileCreatedLaterInNewSubdirectoriesThroughInotify() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path out = tmp.resolve("out");
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log"), out, tmp.resolve("state"), Map.of());
+        try (ShipRun run = ShipRun.start(cfg)) {
+            Thread.sleep(200); // the watches are in place
+            Path deep = Files.createDirectories(logs.resolve("a/b/c"));
+            Files.writeString(deep.resolve("x.log"), lines(1, 10));
+            // The safety rescan is a minute away: only the watcher's events can find this in time.
+            waitFor(out, "n=10 ", Duration.ofSeconds(10));
+            Files.writeString(deep.resolve("x.log"), lines(11, 20), StandardOpenOption.APPEND);
+            Path other = Files.createDirectories(logs.resolve("d"));
+            Files.writeString(other.resolve("y.txt"), "not matched\n");
+            Files.writeString(other.resolve("y.log"), lines(21, 30));
+            waitFor(out, "n=20 ", Duration.ofSeconds(10));
+            waitFor(out, "n=30 ", Duration.ofSeconds(10));
+            assertTrue(run.log().contains("change-detection=inotify"), run.log());
+        }
+        Records.read(out, 30, true).assertComplete().assertNoDuplicates();
+        assertFalse(shipped(out, "not matched"));
+    }
+
+    @Test
+    void shouldSeeWritesToFilesInASymlinkedDirectoryBelowATree() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
+        Files.writeString(elsewhere.resolve("a.log"), lines(1, 10));
+        Files.createSymbolicLink(logs.resolve("linked"), elsewhere);
+        Path out = tmp.resolve("out");
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log"), out, tmp.resolve("state"), Map.of());
+        try (ShipRun run = ShipRun.start(cfg)) {
+            waitFor(out, "n=10 ", Duration.ofSeconds(10));
+            // The tree's watches do not follow the symlink: the file's own watch must report this write.
+            Files.writeString(elsewhere.resolve("a.log"), lines(11, 20), StandardOpenOption.APPEND);
+            waitFor(out, "n=20 ", Duration.ofSeconds(10));
+        }
+        Records.read(out, 20, true).assertComplete().assertNoDuplicates();
+    }
+
+    /** A real inotify watcher whose events can be thrown away, then an overflow reported, as the kernel does. */
+    private static final class LossyWatcher implements FileWatcher {
+        private final FileWatcher real = FileWatchers.open();
+        volatile boolean dropping;
+        private volatile boolean overflow;
+
+        void overflow() {
+            overflow = true;
+            real.wakeup();
+        }
+
+        @Override
+        public void watch(Path path) throws IOException {
+            real.watch(path);
+        }
+
+        @Override
+        public void watchTree(Path dir) throws IOException {
+            real.watchTree(dir);
+        }
+
+        @Override
+        public boolean unwatch(Path path) throws IOException {
+            return real.unwatch(path);
+        }
+
+        @Override
+        public List<FileEvent> poll(Duration timeout) throws IOException {
+            if (overflow) {
+                overflow = false;
+                dropping = false;
+                return List.of(new FileEvent(FileEvent.Kind.OVERFLOW, null, "", false, null));
+            }
+            List<FileEvent> events = real.poll(timeout);
+            return dropping ? List.of() : events;
+        }
+
+        @Override
+        public void wakeup() {
+            real.wakeup();
+        }
+
+        @Override
+        public void close() {
+            real.close();
+        }
+
+        @Override
+        public String mechanism() {
+            return real.mechanism();
+        }
+
+        @Override
+        public Map<Path, String> polled() {
+            return real.polled();
+        }
+    }
+
+    @Test
+    void shouldRescanAfterOverflowAndFindWhatTheLostEventsWouldHaveSaid() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path out = tmp.resolve("out");
+        Files.writeString(logs.resolve("a.log"), lines(1, 10));
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/*.log"), out, tmp.resolve("state"), Map.of());
+        ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+        ShipLog log = new ShipLog(new PrintStream(logBytes, true, StandardCharsets.UTF_8), true);
+        LossyWatcher watcher = new LossyWatcher();
+        Pipeline p = new Pipeline("main", cfg.inputs(), cfg, new DirSink(out, cfg.segmentSize(), log),
+                Shipper.store(cfg.state(), "main"), log, new ShipMetrics(), Pipeline.Mode.RUN, watcher);
+        Thread t = Thread.ofPlatform().start(p::run);
+        try {
+            waitFor(out, "n=10 ", Duration.ofSeconds(10));
+            watcher.dropping = true;
+            Files.writeString(logs.resolve("b.log"), lines(11, 20));
+            Files.writeString(logs.resolve("a.log"), lines(21, 30), StandardOpenOption.APPEND);
+            Thread.sleep(500);
+            assertFalse(shipped(out, "n=20 ") || shipped(out, "n=30 "),
+                    "shipped although its events were dropped: the test would prove nothing");
+            watcher.overflow();
+            waitFor(out, "n=20 ", Duration.ofSeconds(10));
+            waitFor(out, "n=30 ", Duration.ofSeconds(10));
+        } finally {
+            p.stop();
+            t.join(30_000);
+        }
+        String logText = logBytes.toString(StandardCharsets.UTF_8);
+        assertTrue(logText.contains("event=watch-overflow"), logText);
+        Records.read(out, 30, false).assertComplete().assertNoDuplicates();
+    }
+}
