@@ -18,9 +18,9 @@ import java.lang.invoke.MethodHandle;
  * turn failures into {@link ErrnoException} with {@link ErrnoException#check}. Nothing here loops over short reads
  * or writes or retries {@code EINTR}: the wrappers in {@code io.jfio.core.file} do, and say so.
  *
- * <p>Segments passed here must be native (off-heap) segments that stay alive for the call. For the calls made
- * through {@code syscall(2)} (below) a segment is passed as its address, so the linker cannot keep a shared arena
- * from being closed by another thread during the call: the caller must not.
+ * <p>Segments passed here must be native (off-heap) segments; the linker checks that they are alive and accessible
+ * from the calling thread, and keeps their arena open until the call returns (for the {@code syscall(2)} calls
+ * too: see {@code sys}).
  *
  * <p>Each handle is built once, in the static initialiser of its own holder class, so it is linked on first use
  * rather than when this class loads: linking a downcall of a new shape costs 4-10 ms (the linker generates code for
@@ -172,12 +172,13 @@ public final class LibC {
     private static final class Getpagesize {
         static final MethodHandle H = Native.plainCall("getpagesize", FunctionDescriptor.of(JAVA_INT));
     }
-    // long syscall(long number, ...): every variadic argument passed as a long, because glibc reads each one with
-    // va_arg(ap, long); an int would leave the upper half of the register undefined.
+    // long syscall(long number, ...): every variadic argument passed pointer-sized, because glibc reads each one
+    // with va_arg(ap, long); an int would leave the upper half of the register undefined. ADDRESS rather than
+    // JAVA_LONG so that pointer arguments keep the linker's liveness checks (see sys).
     private static final class Syscall6 {
         static final MethodHandle H = Native.errnoCall("syscall",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                        JAVA_LONG), Linker.Option.firstVariadicArg(1));
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS),
+                Linker.Option.firstVariadicArg(1));
     }
 
 
@@ -299,25 +300,39 @@ public final class LibC {
 
     /**
      * syscall(2) with six arguments through the one shared handle; returns the result or -errno. Unused trailing
-     * arguments are 0 (the kernel does not read them).
+     * arguments are {@link #NO_ARG} (the kernel does not read them).
+     *
+     * <p>Every argument is passed as an {@code ADDRESS}: a pointer is the segment itself, so the linker checks it
+     * (native, alive, accessible from this thread) and keeps its arena from being closed until the call returns,
+     * exactly as for a downcall with a C prototype; a number is wrapped by {@link #n} into a zero-length segment at
+     * that address, which the linker passes as the same 64-bit register value a {@code long} would be.
      */
-    private static long sys(long nr, long a, long b, long c, long d, long e, long f) {
+    private static long sys(long nr, MemorySegment a, MemorySegment b, MemorySegment c, MemorySegment d,
+                            MemorySegment e, MemorySegment f) {
         MemorySegment cap = Native.capture();
         try {
             return ret((long) Syscall6.H.invokeExact(cap, nr, a, b, c, d, e, f), cap);
+        } catch (RuntimeException | Error x) {
+            throw x; // the linker refused a segment: closed (IllegalStateException), another thread's, on the heap
         } catch (Throwable t) {
             throw linkFailure(t);
         }
     }
 
+    /** An unused argument of {@link #sys}. */
+    private static final MemorySegment NO_ARG = MemorySegment.NULL;
+
     /**
-     * The address of a segment passed to {@link #sys} as a number. The linker checks an {@code ADDRESS} argument
-     * (native, alive, accessible from this thread); a number it cannot check, so the same checks are made here.
+     * A number passed to {@link #sys}: sign-extended to 64 bits, as {@code va_arg(ap, long)} reads it (an int
+     * descriptor or flag is then read back from the low half by the kernel).
      */
-    private static long addr(MemorySegment s) {
-        if (!s.isNative()) throw new IllegalArgumentException("heap segments cannot be passed to a system call");
-        if (!s.scope().isAlive()) throw new IllegalStateException("already closed");
-        return s.address();
+    private static MemorySegment n(long value) {
+        return MemorySegment.ofAddress(value);
+    }
+
+    /** An unsigned 32-bit number (flags, modes, counts) passed to {@link #sys}: zero-extended. */
+    private static MemorySegment u(int value) {
+        return MemorySegment.ofAddress(Integer.toUnsignedLong(value));
     }
 
     private static AssertionError linkFailure(Throwable t) {
@@ -342,13 +357,13 @@ public final class LibC {
 
     /** openat(2) with a NUL-terminated path segment; returns the descriptor or -errno. */
     public static int openat(int dirfd, MemorySegment path, int flags, int mode) {
-        return (int) sys(NR_OPENAT, dirfd, addr(path), Integer.toUnsignedLong(flags), Integer.toUnsignedLong(mode), 0,
-                0);
+        return (int) sys(NR_OPENAT, n(dirfd), path, u(flags), u(mode), NO_ARG,
+                NO_ARG);
     }
 
     /** close(2); returns 0 or -errno. The descriptor is released even when this reports EINTR or EIO. */
     public static int close(int fd) {
-        return (int) sys(NR_CLOSE, fd, 0, 0, 0, 0, 0);
+        return (int) sys(NR_CLOSE, n(fd), NO_ARG, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** pread(2) of {@code count} bytes into {@code buf}; returns bytes read (0 at end of file) or -errno. */
@@ -403,20 +418,20 @@ public final class LibC {
 
     /** write(2); returns bytes written or -errno. */
     public static long write(int fd, MemorySegment buf, long count) {
-        return sys(NR_WRITE, fd, addr(buf), count, 0, 0, 0);
+        return sys(NR_WRITE, n(fd), buf, n(count), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fstat(2) into a {@link Stat}-sized segment, through the raw system call; returns 0 or -errno. */
     public static int fstat(int fd, MemorySegment statBuf) {
         if (statBuf.byteSize() < Stat.LAYOUT.byteSize()) throw new IllegalArgumentException("stat buffer too small");
-        return (int) sys(FSTAT_NR, fd, addr(statBuf), 0, 0, 0, 0);
+        return (int) sys(FSTAT_NR, n(fd), statBuf, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** statx(2) into a {@link Statx}-sized segment; returns 0 or -errno. */
     public static int statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment statxBuf) {
         if (statxBuf.byteSize() < Statx.LAYOUT.byteSize()) throw new IllegalArgumentException("statx buffer too small");
-        return (int) sys(NR_STATX, dirfd, addr(path), Integer.toUnsignedLong(flags), Integer.toUnsignedLong(mask),
-                addr(statxBuf), 0);
+        return (int) sys(NR_STATX, n(dirfd), path, u(flags), u(mask),
+                statxBuf, NO_ARG);
     }
 
     /** posix_fadvise(2); returns 0 or -errno (the call returns its error rather than setting errno). */
@@ -484,7 +499,7 @@ public final class LibC {
      */
     public static long copyFileRange(int fdIn, MemorySegment offIn, int fdOut, MemorySegment offOut, long len,
                                      int flags) {
-        return sys(NR_COPY_FILE_RANGE, fdIn, addr(offIn), fdOut, addr(offOut), len, Integer.toUnsignedLong(flags));
+        return sys(NR_COPY_FILE_RANGE, n(fdIn), offIn, n(fdOut), offOut, n(len), u(flags));
     }
 
     /** sendfile(2); {@code offset} is an 8-byte segment or NULL. Returns bytes sent or -errno. */
@@ -658,7 +673,7 @@ public final class LibC {
 
     /** io_uring_setup(2); returns the ring descriptor or -errno. */
     public static int ioUringSetup(int entries, MemorySegment params) {
-        return (int) sys(IO_URING_SETUP, entries, addr(params), 0, 0, 0, 0);
+        return (int) sys(IO_URING_SETUP, n(entries), params, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -668,21 +683,21 @@ public final class LibC {
      * @return the number of SQEs consumed, or -errno
      */
     public static int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-        return (int) sys(IO_URING_ENTER, ringFd, Integer.toUnsignedLong(toSubmit), Integer.toUnsignedLong(minComplete),
-                Integer.toUnsignedLong(flags), arg, argSize);
+        return (int) sys(IO_URING_ENTER, n(ringFd), u(toSubmit), u(minComplete),
+                u(flags), n(arg), n(argSize));
     }
 
     /** io_uring_register(2); returns the call's result or -errno. */
     public static int ioUringRegister(int ringFd, int opcode, long arg, int nrArgs) {
-        return (int) sys(IO_URING_REGISTER, ringFd, Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs),
-                0, 0);
+        return (int) sys(IO_URING_REGISTER, n(ringFd), u(opcode), n(arg), u(nrArgs),
+                NO_ARG, NO_ARG);
     }
 
     // ------------------------------------------------------------------ metadata, names and links
 
     /** ioctl(2) with an integer argument (FICLONE takes the source descriptor); returns the result or -errno. */
     public static int ioctl(int fd, long request, long arg) {
-        return (int) sys(NR_IOCTL, fd, request, arg, 0, 0, 0);
+        return (int) sys(NR_IOCTL, n(fd), n(request), n(arg), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -699,12 +714,12 @@ public final class LibC {
      * size). Returns the value's length or -errno (ENODATA: no such attribute; ERANGE: buffer too small).
      */
     public static long fgetxattr(int fd, MemorySegment name, MemorySegment value, long size) {
-        return sys(NR_FGETXATTR, fd, addr(name), addr(value), size, 0, 0);
+        return sys(NR_FGETXATTR, n(fd), name, value, n(size), NO_ARG, NO_ARG);
     }
 
     /** fsetxattr(2); {@code flags} 0, XATTR_CREATE or XATTR_REPLACE. Returns 0 or -errno. */
     public static int fsetxattr(int fd, MemorySegment name, MemorySegment value, long size, int flags) {
-        return (int) sys(NR_FSETXATTR, fd, addr(name), addr(value), size, flags, 0);
+        return (int) sys(NR_FSETXATTR, n(fd), name, value, n(size), n(flags), NO_ARG);
     }
 
     /**
@@ -712,7 +727,7 @@ public final class LibC {
      * the size). Returns the list's length (0: none) or -errno.
      */
     public static long flistxattr(int fd, MemorySegment list, long size) {
-        return sys(NR_FLISTXATTR, fd, addr(list), size, 0, 0, 0);
+        return sys(NR_FLISTXATTR, n(fd), list, n(size), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fremovexattr(2); returns 0 or -errno. */
@@ -727,22 +742,22 @@ public final class LibC {
 
     /** lgetxattr(2): like {@link #fgetxattr} by path, on a symlink itself rather than its target. */
     public static long lgetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size) {
-        return sys(NR_LGETXATTR, addr(path), addr(name), addr(value), size, 0, 0);
+        return sys(NR_LGETXATTR, path, name, value, n(size), NO_ARG, NO_ARG);
     }
 
     /** lsetxattr(2): like {@link #fsetxattr} by path, on a symlink itself. Returns 0 or -errno. */
     public static int lsetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size, int flags) {
-        return (int) sys(NR_LSETXATTR, addr(path), addr(name), addr(value), size, flags, 0);
+        return (int) sys(NR_LSETXATTR, path, name, value, n(size), n(flags), NO_ARG);
     }
 
     /** llistxattr(2): like {@link #flistxattr} by path, on a symlink itself. */
     public static long llistxattr(MemorySegment path, MemorySegment list, long size) {
-        return sys(NR_LLISTXATTR, addr(path), addr(list), size, 0, 0, 0);
+        return sys(NR_LLISTXATTR, path, list, n(size), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fchmod(2); returns 0 or -errno. */
     public static int fchmod(int fd, int mode) {
-        return (int) sys(NR_FCHMOD, fd, Integer.toUnsignedLong(mode), 0, 0, 0, 0);
+        return (int) sys(NR_FCHMOD, n(fd), u(mode), NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -750,17 +765,17 @@ public final class LibC {
      * symlinks to change). Returns 0 or -errno.
      */
     public static int fchmodat(int dirfd, MemorySegment path, int mode) {
-        return (int) sys(NR_FCHMODAT, dirfd, addr(path), Integer.toUnsignedLong(mode), 0, 0, 0);
+        return (int) sys(NR_FCHMODAT, n(dirfd), path, u(mode), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fchown(2); -1 for {@code uid} or {@code gid} leaves it unchanged. Returns 0 or -errno. */
     public static int fchown(int fd, int uid, int gid) {
-        return (int) sys(NR_FCHOWN, fd, uid, gid, 0, 0, 0);
+        return (int) sys(NR_FCHOWN, n(fd), n(uid), n(gid), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fchownat(2); with AT_SYMLINK_NOFOLLOW it changes a symlink itself (lchown). Returns 0 or -errno. */
     public static int fchownat(int dirfd, MemorySegment path, int uid, int gid, int flags) {
-        return (int) sys(NR_FCHOWNAT, dirfd, addr(path), uid, gid, flags, 0);
+        return (int) sys(NR_FCHOWNAT, n(dirfd), path, n(uid), n(gid), n(flags), NO_ARG);
     }
 
     /**
@@ -768,17 +783,17 @@ public final class LibC {
      * UTIME_OMIT leaves that time alone); with AT_SYMLINK_NOFOLLOW on a symlink itself. Returns 0 or -errno.
      */
     public static int utimensat(int dirfd, MemorySegment path, MemorySegment times, int flags) {
-        return (int) sys(NR_UTIMENSAT, dirfd, addr(path), addr(times), flags, 0, 0);
+        return (int) sys(NR_UTIMENSAT, n(dirfd), path, times, n(flags), NO_ARG, NO_ARG);
     }
 
     /** futimens(3): {@link #utimensat} on an open descriptor. Returns 0 or -errno. */
     public static int futimens(int fd, MemorySegment times) {
-        return (int) sys(NR_UTIMENSAT, fd, 0, addr(times), 0, 0, 0);
+        return (int) sys(NR_UTIMENSAT, n(fd), NO_ARG, times, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** mkdirat(2); the umask applies to {@code mode}. Returns 0 or -errno. */
     public static int mkdirat(int dirfd, MemorySegment path, int mode) {
-        return (int) sys(NR_MKDIRAT, dirfd, addr(path), Integer.toUnsignedLong(mode), 0, 0, 0);
+        return (int) sys(NR_MKDIRAT, n(dirfd), path, u(mode), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -787,12 +802,12 @@ public final class LibC {
      * Returns 0 or -errno.
      */
     public static int mknodat(int dirfd, MemorySegment path, int mode, long dev) {
-        return (int) sys(MKNODAT_NR, dirfd, addr(path), Integer.toUnsignedLong(mode), dev, 0, 0);
+        return (int) sys(MKNODAT_NR, n(dirfd), path, u(mode), n(dev), NO_ARG, NO_ARG);
     }
 
     /** unlinkat(2); AT_REMOVEDIR removes an empty directory. Returns 0 or -errno. */
     public static int unlinkat(int dirfd, MemorySegment path, int flags) {
-        return (int) sys(NR_UNLINKAT, dirfd, addr(path), flags, 0, 0, 0);
+        return (int) sys(NR_UNLINKAT, n(dirfd), path, n(flags), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -802,12 +817,12 @@ public final class LibC {
      * -errno.
      */
     public static int linkat(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath, int flags) {
-        return (int) sys(NR_LINKAT, oldDirfd, addr(oldPath), newDirfd, addr(newPath), flags, 0);
+        return (int) sys(NR_LINKAT, n(oldDirfd), oldPath, n(newDirfd), newPath, n(flags), NO_ARG);
     }
 
     /** symlinkat(2): a symlink at {@code linkPath} holding {@code target}. Never replaces. Returns 0 or -errno. */
     public static int symlinkat(MemorySegment target, int newDirfd, MemorySegment linkPath) {
-        return (int) sys(NR_SYMLINKAT, addr(target), newDirfd, addr(linkPath), 0, 0, 0);
+        return (int) sys(NR_SYMLINKAT, target, n(newDirfd), linkPath, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -815,7 +830,7 @@ public final class LibC {
      * result equal to {@code size} means the target may have been cut short: retry with a bigger buffer.
      */
     public static long readlinkat(int dirfd, MemorySegment path, MemorySegment buf, long size) {
-        return sys(NR_READLINKAT, dirfd, addr(path), addr(buf), size, 0, 0);
+        return sys(NR_READLINKAT, n(dirfd), path, buf, n(size), NO_ARG, NO_ARG);
     }
 
     /**
@@ -824,8 +839,8 @@ public final class LibC {
      */
     public static int renameat2(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath,
                                 int flags) {
-        return (int) sys(RENAMEAT2_NR, oldDirfd, addr(oldPath), newDirfd, addr(newPath), Integer.toUnsignedLong(flags),
-                0);
+        return (int) sys(RENAMEAT2_NR, n(oldDirfd), oldPath, n(newDirfd), newPath, u(flags),
+                NO_ARG);
     }
 
     /**
@@ -834,7 +849,7 @@ public final class LibC {
      */
     public static long getdents64(int fd, MemorySegment buf, long size) {
         if (size > buf.byteSize()) throw new IllegalArgumentException("getdents64 size exceeds the buffer");
-        return sys(GETDENTS64_NR, fd, addr(buf), size, 0, 0, 0);
+        return sys(GETDENTS64_NR, n(fd), buf, n(size), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** getrlimit(2) into a {@link Rlimit}-sized segment; returns 0 or -errno. */
