@@ -51,6 +51,21 @@ public final class BenchFile implements AutoCloseable {
     }
 
     /**
+     * MemAvailable from /proc/meminfo in bytes (0 when unreadable): the room a file system without a size of its own
+     * (ramfs, which reports 0 blocks) has.
+     */
+    public static long memAvailable() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemAvailable:")) return Long.parseLong(line.replaceAll("\\D+", "")) * 1024;
+            }
+        } catch (IOException | NumberFormatException e) {
+            // unknown: callers then refuse for lack of space, the safe side
+        }
+        return 0;
+    }
+
+    /**
      * Refuses a directory on a memory file system, with a message saying why and what to do instead.
      *
      * @throws IllegalArgumentException for tmpfs, ramfs and the like
@@ -77,13 +92,22 @@ public final class BenchFile implements AutoCloseable {
      *                                  needed and how much there is)
      */
     public static BenchFile create(Path parent, long size, long seed, PrintWriter log) throws IOException {
+        return create(parent, size, seed, log, false);
+    }
+
+    /**
+     * Like {@link #create(Path, long, long, PrintWriter)}; {@code allowMemoryFs} lets it go on tmpfs or ramfs (where
+     * ramfs, which has no size, is checked against the memory available).
+     */
+    public static BenchFile create(Path parent, long size, long seed, PrintWriter log, boolean allowMemoryFs)
+            throws IOException {
         if (size < BLOCK || size % BLOCK != 0) {
             throw new IllegalArgumentException("file size must be a positive multiple of " + BLOCK + ": size=" + size);
         }
         Files.createDirectories(parent);
-        FileStore store = checkFileSystem(parent);
+        FileStore store = allowMemoryFs ? Files.getFileStore(parent) : checkFileSystem(parent);
         long needed = size + SPACE_MARGIN;
-        long usable = store.getUsableSpace();
+        long usable = store.getTotalSpace() == 0 ? memAvailable() : store.getUsableSpace();
         if (usable < needed) {
             throw new IllegalArgumentException("not enough free space in " + parent.toAbsolutePath() + ": need "
                     + Units.formatSize(needed) + " (" + Units.formatSize(size) + " file + "

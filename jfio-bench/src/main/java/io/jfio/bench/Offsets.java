@@ -53,6 +53,16 @@ public final class Offsets {
         return (long) blocks[(int) (i % blocks.length)] * blockSize;
     }
 
+    /**
+     * The first {@code count} offsets of the sequence: every block at most once while {@code count <= length()},
+     * starting over after that (for hot-cache loops that read more than one pass).
+     */
+    public long[] first(int count) {
+        long[] o = new long[count];
+        for (int i = 0; i < count; i++) o[i] = offset(i);
+        return o;
+    }
+
     /** A new cursor at the start of the sequence. */
     public Cursor cursor(boolean onePass) {
         return new Cursor(onePass);

@@ -33,6 +33,17 @@ class OffsetsTest {
     }
 
     @Test
+    void firstCountNeverRepeatsABlockWithinOnePassAndWrapsAfterIt() {
+        Offsets o = new Offsets(300, 8192, SEED);
+        long[] some = o.first(200);
+        assertEquals(200, java.util.Arrays.stream(some).distinct().count(), "seed=" + SEED);
+        for (long off : some) assertTrue(off % 8192 == 0 && off < 300L * 8192, "offset " + off);
+        long[] more = o.first(450);
+        assertEquals(300, java.util.Arrays.stream(more).distinct().count(), "one pass covers every block");
+        assertEquals(more[0], more[300], "the second pass starts over");
+    }
+
+    @Test
     void sameSeedGivesTheSameSequenceAndAnotherSeedAnother() {
         Offsets a = new Offsets(1000, 4096, SEED);
         Offsets b = new Offsets(1000, 4096, SEED);

@@ -2,7 +2,9 @@ package io.jfio.cli;
 
 import io.jfio.core.engine.Engines;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,8 +22,6 @@ import picocli.CommandLine.UnmatchedArgumentException;
  */
 @Command(name = "jfio", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Fast, correct Linux file I/O for the JVM: tools.",
-        subcommands = {InfoCommand.class, CopyCommand.class, ShipCommand.class, ReceiveCommand.class,
-            BenchCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
@@ -32,8 +32,22 @@ import picocli.CommandLine.UnmatchedArgumentException;
         footer = {"", "The engine is chosen with -Djfio.engine=auto|uring|threads; with bin/jfio, pass it in "
                 + "JFIO_JAVA_OPTS."})
 public final class Cli implements Callable<Integer> {
+    /** The commands, in the order help lists them; built only when needed (see {@link #commandLine}). */
+    private static final Map<String, Class<?>> COMMANDS = orderedCommands();
+
     @Spec
     private CommandSpec spec;
+
+    private static Map<String, Class<?>> orderedCommands() {
+        Map<String, Class<?>> m = new LinkedHashMap<>();
+        m.put("info", InfoCommand.class);
+        m.put("copy", CopyCommand.class);
+        m.put("ship", ShipCommand.class);
+        m.put("receive", ReceiveCommand.class);
+        m.put("bench", BenchCommand.class);
+        m.put("help", CommandLine.HelpCommand.class);
+        return m;
+    }
 
     /**
      * A command line for {@code jfio} that writes to {@code out} and {@code err}.
@@ -47,7 +61,31 @@ public final class Cli implements Callable<Integer> {
      * @return the command line; call {@link CommandLine#execute} with the arguments
      */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return commandLine(out, err, null);
+    }
+
+    /**
+     * Like {@link #commandLine(PrintWriter, PrintWriter)}, but when {@code first} (the first argument) names a
+     * command, only that command is built.
+     *
+     * <p>Building a command costs picocli a reflective pass over its class and every option; for the whole tree
+     * (ship and bench have dozens of options) that was most of a short {@code jfio copy}'s start (about 0.25 s of
+     * CPU). Anything else as the first argument ({@code --help}, {@code help}, a typo) builds the whole tree, so
+     * help lists every command and a typo gets suggestions.
+     *
+     * @param out where commands print their results
+     * @param err where errors and usage help for errors go
+     * @param first the first command-line argument, or null
+     * @return the command line; call {@link CommandLine#execute} with the arguments
+     */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err, String first) {
         CommandLine cmd = new CommandLine(new Cli());
+        Class<?> only = first == null || first.equals("help") ? null : COMMANDS.get(first);
+        if (only != null) {
+            cmd.addSubcommand(first, only);
+        } else {
+            for (Map.Entry<String, Class<?>> e : COMMANDS.entrySet()) cmd.addSubcommand(e.getKey(), e.getValue());
+        }
         // Set after the subcommands exist so that every subcommand inherits the writers and handlers.
         cmd.setOut(out);
         cmd.setErr(err);
@@ -58,6 +96,42 @@ public final class Cli implements Callable<Integer> {
         cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handleExecutionException(ex, commandLine));
         cmd.setExecutionStrategy(Cli::execute);
         return cmd;
+    }
+
+    /**
+     * Runs {@code jfio args}: the one way {@link Main} (and the tests) run a command line.
+     *
+     * <p>{@code jfio copy} with plain options runs without picocli: picocli's classes are compiled for Java 5, which
+     * the JDK's AOT cache cannot hold, and building a command from its annotations (reflection, an annotation proxy
+     * class per annotation type) cost about 0.2 s of CPU, as much as copying a small tree. The fast path accepts only
+     * command lines it is sure picocli would read the same way ({@link CopyCommand#parse}); anything else, help and
+     * every error included, goes through picocli, so messages and exit codes do not depend on the path taken.
+     *
+     * @param out where commands print their results
+     * @param err where errors and usage help for errors go
+     * @param args the command line, e.g. {@code copy -a src dst}
+     * @return the exit code ({@link ExitCodes})
+     */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        String first = args.length > 0 ? args[0] : null;
+        if ("copy".equals(first)) {
+            CopyCommand copy = new CopyCommand();
+            if (copy.parse(args, 1)) {
+                String name = "jfio copy";
+                try {
+                    Engines.configured();
+                } catch (IllegalArgumentException e) {
+                    err.println(name + ": " + e.getMessage());
+                    return ExitCodes.USAGE;
+                }
+                try {
+                    return copy.run(name, out, err);
+                } catch (Exception e) {
+                    return failed(e, name, err);
+                }
+            }
+        }
+        return commandLine(out, err, first).execute(args);
     }
 
     /** Exit codes live in each command's spec, so they are set on every command of the tree. */
@@ -104,8 +178,10 @@ public final class Cli implements Callable<Integer> {
     }
 
     private static int handleExecutionException(Exception ex, CommandLine cmd) {
-        PrintWriter err = cmd.getErr();
-        String name = cmd.getCommandSpec().qualifiedName();
+        return failed(ex, cmd.getCommandSpec().qualifiedName(), cmd.getErr());
+    }
+
+    private static int failed(Exception ex, String name, PrintWriter err) {
         if (ex instanceof CliException ce) {
             err.println(name + ": " + ce.getMessage());
             return ce.exitCode();

@@ -13,7 +13,9 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -124,10 +126,158 @@ public final class CopyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        return run(spec.qualifiedName(), spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+
+    /**
+     * Reads {@code args[from..]} into this command's fields without picocli, as picocli would, or says it cannot be
+     * sure: then the caller hands the whole command line to picocli.
+     *
+     * <p>Accepted: the flags and short-flag clusters ({@code -aL}) of the options above, each at most once; the
+     * options with a value as {@code --name=value} or {@code --name value} ({@code -j N}; {@code --reflink} only with
+     * {@code =}, as its value is optional); numbers as plain decimal digits; {@code --} before paths; at least two
+     * paths, all in one run. Declined: help, version, anything unknown or repeated, a value that
+     * looks like an option, an argument starting with {@code @} (picocli reads it as an argument file), a lone
+     * {@code -}.
+     *
+     * @param args the command line
+     * @param from the index of the first argument after {@code copy}
+     * @return true when the fields hold the command line; false when picocli must parse it (fields then undefined)
+     */
+    boolean parse(String[] args, int from) {
+        List<String> positional = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        boolean optionsEnd = false;
+        boolean pathsEnded = false;
+        for (int i = from; i < args.length; i++) {
+            String a = args[i];
+            if (a.startsWith("@")) return false;
+            if (optionsEnd || !a.startsWith("-")) {
+                if (pathsEnded) return false;
+                positional.add(a);
+                continue;
+            }
+            // picocli applies the arity (2..*) to each run of paths: one path alone between options is an error
+            // there, so only command lines with all paths in one run are read here.
+            if (!positional.isEmpty()) {
+                if (positional.size() == 1) return false;
+                pathsEnded = true;
+            }
+            if (a.equals("--")) {
+                optionsEnd = true;
+                continue;
+            }
+            if (a.equals("-")) return false;
+            if (a.startsWith("--")) {
+                int eq = a.indexOf('=');
+                String opt = eq < 0 ? a : a.substring(0, eq);
+                String value = eq < 0 ? null : a.substring(eq + 1);
+                boolean flag = switch (opt) {
+                    case "--recursive", "--archive", "--dereference", "--no-dereference", "--no-clobber",
+                         "--update", "--verify", "--fsync", "--debug", "--sequential", "--no-sequential" -> true;
+                    case "--jobs", "--method", "--block-size", "--queue-depth", "--progress" -> false;
+                    case "--reflink" -> {
+                        if (value == null) yield true; // "--reflink x": picocli decides whether x is its value
+                        yield false;
+                    }
+                    default -> true;
+                };
+                if (flag) {
+                    if (value != null) return false;
+                    if (!setFlag(opt, seen)) return false;
+                    continue;
+                }
+                if (value == null) {
+                    if (i + 1 >= args.length || args[i + 1].startsWith("-") || args[i + 1].startsWith("@")) {
+                        return false;
+                    }
+                    value = args[++i];
+                }
+                if (!setValue(opt, value, seen)) return false;
+                continue;
+            }
+            if (a.equals("-j")) {
+                if (i + 1 >= args.length || args[i + 1].startsWith("-") || args[i + 1].startsWith("@")) return false;
+                if (!setValue("--jobs", args[++i], seen)) return false;
+                continue;
+            }
+            for (int k = 1; k < a.length(); k++) {
+                String opt = switch (a.charAt(k)) {
+                    case 'r', 'R' -> "--recursive";
+                    case 'a' -> "--archive";
+                    case 'L' -> "--dereference";
+                    case 'P' -> "--no-dereference";
+                    case 'H' -> "-H";
+                    case 'n' -> "--no-clobber";
+                    case 'u' -> "--update";
+                    default -> null;
+                };
+                if (opt == null || !setFlag(opt, seen)) return false;
+            }
+        }
+        if (positional.size() < 2) return false;
+        paths = positional;
+        return true;
+    }
+
+    private boolean setFlag(String opt, Set<String> seen) {
+        if (!seen.add(opt.equals("--no-sequential") ? "--sequential" : opt)) return false;
+        switch (opt) {
+            case "--recursive" -> recursive = true;
+            case "--archive" -> archive = true;
+            case "--dereference" -> dereference = true;
+            case "--no-dereference" -> noDereference = true;
+            case "-H" -> commandLineDereference = true;
+            case "--no-clobber" -> noClobber = true;
+            case "--update" -> update = true;
+            case "--verify" -> verify = true;
+            case "--fsync" -> fsync = true;
+            case "--debug" -> debug = true;
+            case "--sequential" -> sequential = Boolean.TRUE;
+            case "--no-sequential" -> sequential = Boolean.FALSE;
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean setValue(String opt, String value, Set<String> seen) {
+        if (!seen.add(opt)) return false;
+        switch (opt) {
+            case "--jobs", "--queue-depth" -> {
+                // Only what every parser reads alike; picocli reports anything else.
+                if (value.isEmpty() || value.length() > 9) return false;
+                for (int k = 0; k < value.length(); k++) {
+                    if (value.charAt(k) < '0' || value.charAt(k) > '9') return false;
+                }
+                if (opt.equals("--jobs")) {
+                    jobs = Integer.parseInt(value);
+                } else {
+                    queueDepth = Integer.parseInt(value);
+                }
+            }
+            case "--method" -> method = value;
+            case "--block-size" -> blockSize = value;
+            case "--progress" -> progress = value;
+            case "--reflink" -> reflink = value;
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Runs the copy the fields describe.
+     *
+     * @param name the command's name for messages ({@code jfio copy})
+     * @param out where {@code --debug} lines go
+     * @param err where progress, failures and the summary go
+     * @return the exit code
+     */
+    int run(String name, PrintWriter out, PrintWriter err) {
         CliException.requireSupportedPlatform();
-        String name = spec.qualifiedName();
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         CopyOptions options = options();
         List<Path> sources = new ArrayList<>();
         for (String p : paths.subList(0, paths.size() - 1)) sources.add(path(p));

@@ -27,7 +27,7 @@ public final class Main {
         PrintWriter out = new PrintWriter(System.out, true, System.out.charset());
         PrintWriter err = new PrintWriter(System.err, true, System.err.charset());
         processErr = err;
-        int code = Cli.commandLine(out, err).execute(args);
+        int code = Cli.run(out, err, args);
         // Writers without a trailing println still hold output; System.exit does not flush them.
         out.flush();
         err.flush();

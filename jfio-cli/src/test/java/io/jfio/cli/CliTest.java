@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The jfio command line as main runs it, through {@link Cli#commandLine}, with output captured. */
+/** The jfio command line as main runs it, through {@link Cli#run}, with output captured. */
 class CliTest {
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -46,7 +46,7 @@ class CliTest {
     static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exit = Cli.commandLine(new PrintWriter(out), new PrintWriter(err)).execute(args);
+        int exit = Cli.run(new PrintWriter(out), new PrintWriter(err), args);
         return new Run(exit, out.toString(), err.toString());
     }
 

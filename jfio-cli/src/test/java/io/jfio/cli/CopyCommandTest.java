@@ -6,14 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.copy.CopyProgress;
 import io.jfio.core.copy.CopyResult;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
-/** {@code jfio copy} through {@link Cli#commandLine}: options, exit codes, output. */
+/** {@code jfio copy} through {@link Cli#run}: options, exit codes, output; the fast parser against picocli. */
 class CopyCommandTest {
 
     private static Path tree(Path dir) throws Exception {
@@ -94,6 +99,68 @@ class CopyCommandTest {
             assertTrue(r.err().startsWith("jfio copy: "), args + ": " + r.err());
         }
         assertFalse(Files.exists(dir.resolve("x")));
+    }
+
+    /** The fields picocli fills, as name=value, in declaration order. */
+    private static List<String> fields(CopyCommand c) throws IllegalAccessException {
+        List<String> out = new ArrayList<>();
+        for (Field f : CopyCommand.class.getDeclaredFields()) {
+            if (Modifier.isStatic(f.getModifiers()) || f.getName().equals("spec")) continue;
+            f.setAccessible(true);
+            out.add(f.getName() + "=" + Objects.toString(f.get(c)));
+        }
+        return out;
+    }
+
+    @Test
+    void shouldParseWithoutPicocliExactlyAsPicocliDoesOrDecline() throws Exception {
+        List<List<String>> accepted = List.of(
+                List.of("a", "b"),
+                List.of("-a", "src", "dst"),
+                List.of("-aL", "--debug", "-j", "4", "s1", "s2", "dst"),
+                List.of("-r", "--no-sequential", "--reflink=never", "--method", "uring", "--block-size=64k",
+                        "--queue-depth", "16", "--progress=none", "s", "d"),
+                List.of("--archive", "--no-clobber", "--verify", "--fsync", "--sequential", "s", "d"),
+                List.of("-R", "-H", "s", "d", "e", "--jobs=2", "-u"),
+                List.of("-P", "--update", "--", "-odd", "--name"),
+                List.of("--recursive", "--dereference", "--progress", "lines", "s", "d"),
+                List.of("-n", "--no-dereference", "--method=read_write", "s", "d"));
+        List<List<String>> declined = List.of(
+                List.of("--help"), List.of("--version", "a", "b"), List.of("-h", "a", "b"),
+                List.of("a"), List.of("-a", "a"),
+                List.of("-a", "-a", "s", "d"), List.of("-rR", "s", "d"), List.of("-r", "--recursive", "s", "d"),
+                List.of("--sequential", "--no-sequential", "s", "d"),
+                List.of("--reflink", "s", "d"), List.of("--reflink", "never", "s", "d"),
+                List.of("-j", "-1", "s", "d"), List.of("-j", "0x10", "s", "d"), List.of("-j4", "s", "d"),
+                List.of("--jobs=", "s", "d"), List.of("-j", "9999999999", "s", "d"), List.of("-j"),
+                List.of("--no-such-option", "s", "d"), List.of("-x", "s", "d"), List.of("-az", "s", "d"),
+                List.of("--debug=true", "s", "d"), List.of("@args", "d"), List.of("-", "d"),
+                List.of("--method", "--debug", "s", "d"), List.of("--progress"), List.of("s", "--jobs=2", "d"),
+                List.of("s", "--", "d"), List.of("s", "d", "-a", "e"), List.of("s", "d", "--", "e"));
+        for (List<String> args : accepted) {
+            CopyCommand fast = new CopyCommand();
+            assertTrue(fast.parse(args.toArray(String[]::new), 0), "declined: " + args);
+            CopyCommand slow = new CopyCommand();
+            new CommandLine(slow).parseArgs(args.toArray(String[]::new));
+            assertEquals(fields(slow), fields(fast), args.toString());
+        }
+        for (List<String> args : declined) {
+            assertFalse(new CopyCommand().parse(args.toArray(String[]::new), 0), "accepted: " + args);
+        }
+    }
+
+    @Test
+    void shouldGiveTheSameMessagesOnBothPaths(@TempDir Path dir) throws Exception {
+        // A contradiction the fast parser accepts reaches the same check as through picocli ("-a" twice declines).
+        Path src = tree(dir);
+        CliTest.Run fast = CliTest.run("copy", "-n", "-u", src.toString(), dir.resolve("x").toString());
+        CliTest.Run slow = CliTest.run("copy", "-n", "-u", "--", src.toString(), dir.resolve("x").toString());
+        assertEquals(ExitCodes.USAGE, fast.exit(), fast.err());
+        assertEquals(slow.err(), fast.err());
+        CliTest.Run engine = CliTest.runWithEngine("bogus", "copy", src.toString(), dir.resolve("y").toString());
+        assertEquals(ExitCodes.USAGE, engine.exit(), engine.err());
+        assertTrue(engine.err().startsWith("jfio copy: "), engine.err());
+        assertFalse(Files.exists(dir.resolve("y")));
     }
 
     @Test

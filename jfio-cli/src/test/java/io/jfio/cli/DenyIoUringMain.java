@@ -17,7 +17,7 @@ public final class DenyIoUringMain {
         Seccomp.denyIoUringSetup();
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
-        int code = Cli.commandLine(out, err).execute(args);
+        int code = Cli.run(out, err, args);
         out.flush();
         err.flush();
         System.exit(code);

@@ -6,9 +6,11 @@ import java.util.List;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.AxesChartStyler;
 import org.knowm.xchart.style.Styler;
 
 /**
@@ -20,6 +22,10 @@ import org.knowm.xchart.style.Styler;
 public final class Charts {
     private static final int WIDTH = 1000;
     private static final int HEIGHT = 560;
+    /** Taller when the category labels are slanted, so the plot keeps its height. */
+    private static final int HEIGHT_ROTATED = 720;
+    /** Characters of the longest label times the number of categories above which labels would overlap. */
+    private static final int LABEL_ROOM = 90;
 
     private Charts() {
     }
@@ -62,12 +68,37 @@ public final class Charts {
         return c;
     }
 
+    /** True when the category labels, written level, would run into each other. */
+    static boolean crowded(List<String> categories) {
+        return longest(categories) * categories.size() > LABEL_ROOM;
+    }
+
+    /** True when even labels slanted at 45 degrees would run into each other. */
+    static boolean veryCrowded(List<String> categories) {
+        return longest(categories) * categories.size() > 3 * LABEL_ROOM;
+    }
+
+    private static int longest(List<String> categories) {
+        int longest = 0;
+        for (String s : categories) longest = Math.max(longest, s.length());
+        return longest;
+    }
+
     private static CategoryChart bars(Plot plot) {
-        CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(plot.title())
-                .xAxisTitle(plot.xLabel()).yAxisTitle(plot.yLabel()).build();
+        boolean rotate = plot.kind() == Plot.Kind.BAR && crowded(plot.categories());
+        CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(rotate ? HEIGHT_ROTATED : HEIGHT)
+                .title(plot.title()).xAxisTitle(plot.xLabel()).yAxisTitle(plot.yLabel()).build();
         c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         c.getStyler().setYAxisLogarithmic(plot.logY());
-        c.getStyler().setXAxisLabelRotation(plot.categories().size() > 6 ? 30 : 0);
+        if (rotate) {
+            // Slanted, each label ending at its own tick (centred slanted labels sit between two bars); upright when
+            // even slanted ones would run into their neighbours.
+            c.getStyler().setXAxisLabelRotation(veryCrowded(plot.categories()) ? 90 : 45);
+            c.getStyler().setXAxisLabelAlignmentVertical(AxesChartStyler.TextAlignment.Right);
+        }
+        if (plot.kind() == Plot.Kind.CATEGORY_LINE) {
+            c.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
+        }
         c.getStyler().setDecimalPattern("#,##0.###");
         boolean any = false;
         for (var e : plot.series().entrySet()) {

@@ -17,9 +17,29 @@ import java.util.Map;
  * @param javaValue the Java path's median
  * @param fioValue  fio's median
  * @param higherIsBetter true for throughput, false for latency
+ * @param javaMin   the Java path's slowest..fastest repetitions: {@code javaMin}..{@code javaMax} (NaN: unknown)
+ * @param javaMax   see {@code javaMin}
+ * @param fioMin    fio's runs' range, like {@code javaMin}
+ * @param fioMax    see {@code fioMin}
  */
 public record FioCheck(String cell, String java, String fio, String unit, double javaValue, double fioValue,
-                       boolean higherIsBetter) {
+                       boolean higherIsBetter, double javaMin, double javaMax, double fioMin, double fioMax) {
+    /** A check without the runs' ranges (one fio run, or a value that has no per-run range). */
+    public FioCheck(String cell, String java, String fio, String unit, double javaValue, double fioValue,
+                    boolean higherIsBetter) {
+        this(cell, java, fio, unit, javaValue, fioValue, higherIsBetter, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN);
+    }
+
+    /**
+     * True when the ranges of the two sides' repetitions overlap: then a flagged difference of the medians is
+     * within what this machine varies from run to run, not a difference between the two paths.
+     */
+    public boolean withinSpread() {
+        if (Double.isNaN(javaMin) || Double.isNaN(fioMin)) return false;
+        return javaMin <= fioMax && fioMin <= javaMax;
+    }
+
     /** Beyond this relative difference the two should have agreed and the report says they did not. */
     public static final double AGREEMENT = 0.10;
 
@@ -36,9 +56,14 @@ public record FioCheck(String cell, String java, String fio, String unit, double
 
     /** One line for the report. */
     public String line() {
-        return String.format(Locale.ROOT, "%s: %s %s vs %s %s %s: ratio %.2f%s", cell, java, Table.format(javaValue),
-                fio, Table.format(fioValue), unit, ratio(), flagged()
-                        ? " — DIFFERS by more than " + Math.round(AGREEMENT * 100) + "%" : " (agree)");
+        String ranges = Double.isNaN(javaMin) || Double.isNaN(fioMin) ? "" : String.format(Locale.ROOT,
+                " (runs: ours %s–%s, fio %s–%s)", Table.format(javaMin), Table.format(javaMax), Table.format(fioMin),
+                Table.format(fioMax));
+        String verdict = !flagged() ? " (agree)" : " — DIFFERS by more than " + Math.round(AGREEMENT * 100) + "%"
+                + (withinSpread() ? ", within the run-to-run spread (the two ranges overlap): this machine's noise, "
+                + "not a difference of the paths" : Double.isNaN(javaMin) ? "" : ", beyond the run-to-run spread");
+        return String.format(Locale.ROOT, "%s: %s %s vs %s %s %s: ratio %.2f%s%s", cell, java,
+                Table.format(javaValue), fio, Table.format(fioValue), unit, ratio(), ranges, verdict);
     }
 
     /** The check as a JSON-ready map. */
@@ -53,6 +78,11 @@ public record FioCheck(String cell, String java, String fio, String unit, double
         m.put("ratio", Double.isFinite(ratio()) ? ratio() : null);
         m.put("higher_is_better", higherIsBetter);
         m.put("flagged", flagged());
+        m.put("java_min", Double.isFinite(javaMin) ? javaMin : null);
+        m.put("java_max", Double.isFinite(javaMax) ? javaMax : null);
+        m.put("fio_min", Double.isFinite(fioMin) ? fioMin : null);
+        m.put("fio_max", Double.isFinite(fioMax) ? fioMax : null);
+        m.put("within_spread", withinSpread());
         return m;
     }
 }

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The data of one experiment's figure: either lines over a numeric x axis ({@link Kind#LINE}) or grouped bars
- * over named categories ({@link Kind#BAR}). Drawn by {@link Charts}.
+ * The data of one experiment's figure: lines over a numeric x axis ({@link Kind#LINE}), grouped bars over named
+ * categories ({@link Kind#BAR}), or lines over named, evenly spaced categories ({@link Kind#CATEGORY_LINE}: for x
+ * values that are labels rather than quantities, such as percentiles). Drawn by {@link Charts}.
  *
  * <p>Not thread-safe; filled by one experiment.
  *
@@ -17,13 +18,14 @@ import java.util.Map;
  * @param kind   lines or bars
  * @param logX   logarithmic x axis (lines only)
  * @param logY   logarithmic y axis
- * @param categories the bar categories (bars only)
- * @param series name to (x values, y values) for lines, or to y values per category for bars (x ignored)
+ * @param categories the categories (bars and category lines only)
+ * @param series name to (x values, y values) for lines, or to y values per category for bars and category lines
+ *               (x ignored)
  */
 public record Plot(String title, String xLabel, String yLabel, Kind kind, boolean logX, boolean logY,
                    List<String> categories, Map<String, double[][]> series) {
-    /** Lines or bars. */
-    public enum Kind { LINE, BAR }
+    /** Lines over numbers, bars over categories, or lines over categories. */
+    public enum Kind { LINE, BAR, CATEGORY_LINE }
 
     /** A line chart; add series with {@link #line}. */
     public static Plot lines(String title, String xLabel, String yLabel, boolean logX, boolean logY) {
@@ -35,6 +37,13 @@ public record Plot(String title, String xLabel, String yLabel, Kind kind, boolea
         return new Plot(title, "", yLabel, Kind.BAR, false, logY, List.copyOf(categories), new LinkedHashMap<>());
     }
 
+    /** A line chart over evenly spaced {@code categories}; add series with {@link #bars}. */
+    public static Plot categoryLines(String title, String xLabel, String yLabel, boolean logY,
+                                     List<String> categories) {
+        return new Plot(title, xLabel, yLabel, Kind.CATEGORY_LINE, false, logY, List.copyOf(categories),
+                new LinkedHashMap<>());
+    }
+
     /** Adds a line (NaN points are dropped when drawing). */
     public Plot line(String name, double[] x, double[] y) {
         if (x.length != y.length) throw new IllegalArgumentException("x and y differ in length: series=" + name);
@@ -42,7 +51,7 @@ public record Plot(String title, String xLabel, String yLabel, Kind kind, boolea
         return this;
     }
 
-    /** Adds one bar per category. */
+    /** Adds one value per category (a bar, or a point of a category line). */
     public Plot bars(String name, double[] y) {
         if (y.length != categories.size()) {
             throw new IllegalArgumentException("need one value per category: series=" + name);
@@ -60,7 +69,7 @@ public record Plot(String title, String xLabel, String yLabel, Kind kind, boolea
         m.put("y_label", yLabel);
         m.put("log_x", logX);
         m.put("log_y", logY);
-        if (kind == Kind.BAR) m.put("categories", new ArrayList<Object>(categories));
+        if (kind != Kind.LINE) m.put("categories", new ArrayList<Object>(categories));
         List<Object> ss = new ArrayList<>();
         for (var e : series.entrySet()) {
             Map<String, Object> s = new LinkedHashMap<>();

@@ -29,16 +29,18 @@ public final class SuiteContext {
     private final Progress progress;
     private final Optional<Fio> fio;
     private final SystemInfo system;
+    private final DirectIo directIo;
     private final String experiment;
     private final long deadline;
 
     SuiteContext(SuiteOptions options, Scratch scratch, Progress progress, Optional<Fio> fio, SystemInfo system,
-                 String experiment, Duration budget) {
+                 DirectIo directIo, String experiment, Duration budget) {
         this.options = options;
         this.scratch = scratch;
         this.progress = progress;
         this.fio = fio;
         this.system = system;
+        this.directIo = directIo;
         this.experiment = experiment;
         this.deadline = budget == null ? Long.MAX_VALUE : System.nanoTime() + budget.toNanos();
     }
@@ -62,6 +64,11 @@ public final class SuiteContext {
 
     public SystemInfo system() {
         return system;
+    }
+
+    /** Whether the test directory takes O_DIRECT (probed once per run). */
+    public DirectIo directIo() {
+        return directIo;
     }
 
     /** A generator seeded from the run's seed and {@code salt}, so every experiment's sequence is reproducible. */

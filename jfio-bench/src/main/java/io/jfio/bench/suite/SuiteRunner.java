@@ -4,8 +4,6 @@ import io.jfio.bench.BenchFile;
 import io.jfio.bench.SystemInfo;
 import io.jfio.bench.Units;
 import io.jfio.bench.fio.Fio;
-import io.jfio.core.sys.Fcntl;
-import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Platform;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -97,6 +95,10 @@ public final class SuiteRunner {
         }
         long needed = bytesNeeded(experiments, options.scale());
         long usable = store.getUsableSpace();
+        if (store.getTotalSpace() == 0) {
+            // ramfs reports no size at all (0 blocks): its limit is the memory the kernel can give it
+            usable = BenchFile.memAvailable();
+        }
         if (usable < needed) {
             throw new BadInputException("not enough free space in " + dir + ": the " + options.scaleName()
                     + " run needs " + Units.formatSize(needed) + " (largest experiment's files + "
@@ -146,7 +148,8 @@ public final class SuiteRunner {
                     + "warm-up per cell; values are the median, spread = (max-min)/median");
             setup.add("seed: " + options.seed() + " (every random offset sequence derives from it; rerun with --seed)");
             setup.add("test files: " + scratch.dir() + " (removed at the end)");
-            setup.add("O_DIRECT: " + directIo(scratch.dir()) + "; cold = fdatasync + POSIX_FADV_DONTNEED, residency "
+            DirectIo directIo = DirectIo.probe(scratch.dir());
+            setup.add("O_DIRECT: " + directIo.detail() + "; cold = fdatasync + POSIX_FADV_DONTNEED, residency "
                     + "checked with mincore before each cell (cold <= " + Math.round(CacheState.COLD_MAX * 100)
                     + "%, hot >= " + Math.round(CacheState.HOT_MIN * 100) + "%)");
             setup.add("fio: " + fio.map(f -> f.version() + " at " + f.executable())
@@ -156,7 +159,7 @@ public final class SuiteRunner {
                 Experiment e = experiments.get(i);
                 progress.status(String.format(Locale.ROOT, "[%d/%d] %s: %s", i + 1, experiments.size(), e.name(),
                         e.description()));
-                SuiteContext ctx = new SuiteContext(options, scratch, progress, fio, sys,
+                SuiteContext ctx = new SuiteContext(options, scratch, progress, fio, sys, directIo,
                         String.format(Locale.ROOT, "[%d/%d] %s", i + 1, experiments.size(), e.name()),
                         e.quickBudget());
                 long s0 = System.nanoTime();
@@ -196,25 +199,5 @@ public final class SuiteRunner {
 
     private static String reason(FileSystemException e) {
         return e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
-    }
-
-    /** Whether the file system takes O_DIRECT opens, probed on a small file. */
-    static String directIo(Path dir) {
-        Path p = dir.resolve("odirect-probe");
-        try {
-            Files.write(p, new byte[4096]);
-            int fd = LibC.openat(Fcntl.AT_FDCWD, p.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECT | Fcntl.O_CLOEXEC, 0);
-            if (fd < 0) return "unsupported here (open(O_DIRECT) failed, errno " + -fd + "): cold cells use fadvise";
-            LibC.close(fd);
-            return "supported";
-        } catch (IOException e) {
-            return "unknown (" + e.getMessage() + ")";
-        } finally {
-            try {
-                Files.deleteIfExists(p);
-            } catch (IOException e) {
-                // the scratch directory goes anyway
-            }
-        }
     }
 }

@@ -116,11 +116,12 @@ public final class UringBench {
         checkLoad("start");
         // Refuse tmpfs before anything slow happens (installing fio, creating the file).
         Files.createDirectories(options.dir());
-        BenchFile.checkFileSystem(options.dir());
+        if (!options.allowMemoryFs()) BenchFile.checkFileSystem(options.dir());
         if (options.fio()) fio = Fio.findOrInstall(options.installFio(), err);
         Thread fioKiller = new Thread(() -> fio.ifPresent(Fio::destroyRunning), "jfio-bench-fio-stop");
         Runtime.getRuntime().addShutdownHook(fioKiller);
-        try (BenchFile f = BenchFile.create(options.dir(), options.fileSize(), options.seed(), err)) {
+        try (BenchFile f = BenchFile.create(options.dir(), options.fileSize(), options.seed(), err,
+                options.allowMemoryFs())) {
             file = f;
             offsets = new Offsets(f.blocks(), BLOCK, options.seed());
             SystemInfo sys = SystemInfo.collect(f.path());

@@ -33,10 +33,12 @@ import java.util.TreeSet;
  * @param fileChannelThreads threads of the multi-threaded FileChannel row
  * @param quick              shorter defaults (for a first look, not for numbers to quote)
  * @param methods            methods to run (fio's rows need {@code fio} as well)
+ * @param allowMemoryFs      run on tmpfs/ramfs too (the suite's --allow-tmpfs); refused otherwise
  */
 public record UringBenchOptions(Path dir, long fileSize, Duration duration, Duration warmup, int reps,
                                 List<Integer> depths, Set<CacheMode> modes, boolean fio, boolean installFio,
-                                Path json, long seed, int fileChannelThreads, boolean quick, Set<Method> methods) {
+                                Path json, long seed, int fileChannelThreads, boolean quick, Set<Method> methods,
+                                boolean allowMemoryFs) {
     /** Default data file size. */
     public static final long SIZE_DEFAULT = 1L << 30;
     /** Default data file size with --quick. */
@@ -133,6 +135,7 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
         private Path json;
         private Long seed;
         private int fileChannelThreads = FILECHANNEL_THREADS_DEFAULT;
+        private boolean allowMemoryFs;
         private boolean quick;
         private Set<Method> methods = EnumSet.allOf(Method.class);
 
@@ -204,6 +207,12 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
             return this;
         }
 
+        /** Runs on tmpfs/ramfs too (cold and O_DIRECT rows then mean little; the caller says so). */
+        public Builder allowMemoryFs(boolean v) {
+            allowMemoryFs = v;
+            return this;
+        }
+
         public Builder methods(Set<Method> v) {
             methods = EnumSet.copyOf(v);
             return this;
@@ -216,7 +225,7 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
             long s = seed != null ? seed : new SplittableRandom().nextLong() & 0x7fff_ffff_ffffL;
             return new UringBenchOptions(dir, fileSize != null ? fileSize : quick ? SIZE_QUICK : SIZE_DEFAULT, d, w,
                     reps != null ? reps : quick ? REPS_QUICK : REPS_DEFAULT, depths, modes, fio, installFio, json,
-                    s, fileChannelThreads, quick, methods);
+                    s, fileChannelThreads, quick, methods, allowMemoryFs);
         }
     }
 

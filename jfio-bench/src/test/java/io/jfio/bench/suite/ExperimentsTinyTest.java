@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jfio.bench.Json;
 import java.awt.image.BufferedImage;
@@ -89,6 +90,31 @@ class ExperimentsTinyTest {
                 "process_cpu_ms_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms"), 20);
         // 2 patterns x 2 block sizes x 6 hints
         assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
+    }
+
+    @Test
+    void buffersShowTheJdkTemporaryCopyOnlyWhereItHappens() {
+        Table t = of("buffers").tables().get(0);
+        for (int i = 0; i < t.rows().size(); i++) {
+            Object copy = t.cell(i, "jdk_temp_copy_us");
+            if (t.cell(i, "method").toString().startsWith("heap")) {
+                assertTrue(copy instanceof Double d && d > 0, "heap row without a copy time:\n" + t.markdown());
+                assertTrue((Double) t.cell(i, "jdk_temp_copy_gb_per_s") > 0, t.markdown());
+            } else {
+                assertTrue(copy instanceof Double d && d.isNaN(), "a copy where none happens:\n" + t.markdown());
+            }
+        }
+    }
+
+    @Test
+    void uringRunsTheODirectRowsWhereTheFileSystemTakesODirect() throws IOException {
+        assumeTrue(DirectIo.probe(CacheStateTest.diskDir()).supported(), "no O_DIRECT under target/");
+        assertTrue(result.setup().stream().anyMatch(s -> s.startsWith("O_DIRECT: supported")), result.setup()
+                .toString());
+        Table t = of("uring").tables().get(0);
+        boolean direct = false;
+        for (int i = 0; i < t.rows().size(); i++) direct |= t.cell(i, "cache").equals("direct");
+        assertTrue(direct, "no direct rows:\n" + t.markdown());
     }
 
     @Test

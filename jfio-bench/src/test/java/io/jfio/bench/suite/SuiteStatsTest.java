@@ -52,6 +52,20 @@ class SuiteStatsTest {
     }
 
     @Test
+    void aFlaggedDifferenceSaysWhetherTheRunsOverlap() {
+        FioCheck noise = new FioCheck("c", "FileChannel", "fio psync", "GB/s", 1.5, 1.2, true, 0.9, 1.9, 0.8, 1.7);
+        assertTrue(noise.flagged() && noise.withinSpread());
+        assertTrue(noise.line().contains("runs: ours 0.900–1.90, fio 0.800–1.70") && noise.line().contains(
+                "within the run-to-run spread"), noise.line());
+        FioCheck real = new FioCheck("c", "FileChannel", "fio psync", "GB/s", 1.8, 0.3, true, 1.7, 1.9, 0.28, 0.35);
+        assertTrue(real.flagged() && !real.withinSpread());
+        assertTrue(real.line().endsWith("beyond the run-to-run spread"), real.line());
+        FioCheck single = new FioCheck("c", "x", "y", "GB/s", 1.8, 0.3, true);
+        assertFalse(single.withinSpread());
+        assertTrue(single.line().endsWith("DIFFERS by more than 10%"), single.line());
+    }
+
+    @Test
     void shouldJudgeResidencyAgainstTheWantedCacheState() {
         assertTrue(new CacheState(CacheState.Cache.COLD, 0.0).ok());
         assertFalse(new CacheState(CacheState.Cache.COLD, 0.5).ok());

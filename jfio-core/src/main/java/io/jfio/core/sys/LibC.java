@@ -18,13 +18,15 @@ import java.lang.invoke.MethodHandle;
  * turn failures into {@link ErrnoException} with {@link ErrnoException#check}. Nothing here loops over short reads
  * or writes or retries {@code EINTR}: the wrappers in {@code io.jfio.core.file} do, and say so.
  *
- * <p>Segments passed here must be native (off-heap) segments that stay alive for the call; the linker keeps their
- * arena alive during the call.
+ * <p>Segments passed here must be native (off-heap) segments; the linker checks that they are alive and accessible
+ * from the calling thread, and keeps their arena open until the call returns (for the {@code syscall(2)} calls
+ * too: see {@code sys}).
  *
  * <p>Each handle is built once, in the static initialiser of its own holder class, so it is linked on first use
  * rather than when this class loads: linking a downcall of a new shape costs 4-10 ms (the linker generates code for
  * it), and linking all of them up front cost 130-240 ms at every start of the JVM (measured on JDK 25), where a
- * command uses a dozen.
+ * command uses a dozen. For the same reason the calls of the tree copy and of io_uring are raw system calls through
+ * one {@code syscall(2)} handle: one shape for all of them.
  */
 public final class LibC {
     private static final long IO_URING_SETUP = 425; // __NR_io_uring_setup, same number on x86_64 and aarch64
@@ -32,16 +34,6 @@ public final class LibC {
     private static final long IO_URING_REGISTER = 427; // __NR_io_uring_register
     private static final long FSTAT_NR = Platform.isX86() ? 5 : 80; // __NR_fstat; aarch64's is newfstat
 
-    // int openat(int dirfd, const char *pathname, int flags, ... /* mode_t mode */)
-    private static final class Openat {
-        static final MethodHandle H = Native.errnoCall("openat",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-                Linker.Option.firstVariadicArg(3));
-    }
-    // int close(int fd)
-    private static final class Close {
-        static final MethodHandle H = Native.errnoCall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    }
     // ssize_t pread(int fd, void *buf, size_t count, off_t offset)
     private static final class Pread {
         static final MethodHandle H = Native.errnoCall("pread",
@@ -66,16 +58,6 @@ public final class LibC {
     private static final class Read {
         static final MethodHandle H = Native.errnoCall("read",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    }
-    // ssize_t write(int fd, const void *buf, size_t count)
-    private static final class Write {
-        static final MethodHandle H = Native.errnoCall("write",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    }
-    // int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf)
-    private static final class StatxCall {
-        static final MethodHandle H = Native.errnoCall("statx",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
     }
     // int posix_fadvise(int fd, off_t offset, off_t len, int advice): returns the error number, leaves errno alone
     private static final class PosixFadvise {
@@ -105,11 +87,6 @@ public final class LibC {
     private static final class SyncFileRange {
         static final MethodHandle H = Native.errnoCall("sync_file_range",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    }
-    // ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out, size_t len, unsigned flags)
-    private static final class CopyFileRange {
-        static final MethodHandle H = Native.errnoCall("copy_file_range",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     }
     // ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
     private static final class Sendfile {
@@ -195,124 +172,54 @@ public final class LibC {
     private static final class Getpagesize {
         static final MethodHandle H = Native.plainCall("getpagesize", FunctionDescriptor.of(JAVA_INT));
     }
-    // long syscall(long number, ...): every variadic argument passed as a long, because glibc reads each one with
-    // va_arg(ap, long); an int would leave the upper half of the register undefined.
-    private static final class Syscall2 {
-        static final MethodHandle H = Native.errnoCall("syscall",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
-    }
-    private static final class Syscall4 {
-        static final MethodHandle H = Native.errnoCall("syscall",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-                Linker.Option.firstVariadicArg(1));
-    }
+    // long syscall(long number, ...): every variadic argument passed pointer-sized, because glibc reads each one
+    // with va_arg(ap, long); an int would leave the upper half of the register undefined. ADDRESS rather than
+    // JAVA_LONG so that pointer arguments keep the linker's liveness checks (see sys).
     private static final class Syscall6 {
         static final MethodHandle H = Native.errnoCall("syscall",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                        JAVA_LONG), Linker.Option.firstVariadicArg(1));
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS),
+                Linker.Option.firstVariadicArg(1));
     }
 
+
+    // The system calls a tree copy makes for every file go through syscall(2) with the Syscall6 shape: a downcall
+    // of a new shape costs the linker 4-10 ms of generated code and a dozen method-handle classes, most of it
+    // compiled again by the JIT, so twenty shapes were 100-200 ms of a short copy's CPU time; one shape is linked
+    // once. The numbers (x86_64 / aarch64, from asm/unistd_64.h and asm-generic/unistd.h) and prototypes:
+    private static final boolean X86 = Platform.isX86();
+    private static final long NR_WRITE = X86 ? 1 : 64;               // ssize_t write(int, const void *, size_t)
+    private static final long NR_CLOSE = X86 ? 3 : 57;               // int close(int)
+    private static final long NR_IOCTL = X86 ? 16 : 29;              // int ioctl(int, unsigned long, unsigned long)
+    private static final long NR_FCHMOD = X86 ? 91 : 52;             // int fchmod(int, mode_t)
+    private static final long NR_FCHOWN = X86 ? 93 : 55;             // int fchown(int, uid_t, gid_t)
+    private static final long NR_LSETXATTR = X86 ? 189 : 6;          // int lsetxattr(path, name, value, size, flags)
+    private static final long NR_FSETXATTR = X86 ? 190 : 7;          // int fsetxattr(fd, name, value, size, flags)
+    private static final long NR_LGETXATTR = X86 ? 192 : 9;          // ssize_t lgetxattr(path, name, value, size)
+    private static final long NR_FGETXATTR = X86 ? 193 : 10;         // ssize_t fgetxattr(fd, name, value, size)
+    private static final long NR_LLISTXATTR = X86 ? 195 : 12;        // ssize_t llistxattr(path, list, size)
+    private static final long NR_FLISTXATTR = X86 ? 196 : 13;        // ssize_t flistxattr(fd, list, size)
+    private static final long NR_OPENAT = X86 ? 257 : 56;            // int openat(int, path, int flags, mode_t)
+    private static final long NR_MKDIRAT = X86 ? 258 : 34;           // int mkdirat(int, path, mode_t)
+    private static final long NR_FCHOWNAT = X86 ? 260 : 54;          // int fchownat(int, path, uid_t, gid_t, int)
+    private static final long NR_UNLINKAT = X86 ? 263 : 35;          // int unlinkat(int, path, int flags)
+    private static final long NR_LINKAT = X86 ? 265 : 37;            // int linkat(int, path, int, path, int flags)
+    private static final long NR_SYMLINKAT = X86 ? 266 : 36;         // int symlinkat(target, int, path)
+    private static final long NR_READLINKAT = X86 ? 267 : 78;        // ssize_t readlinkat(int, path, buf, size)
+    private static final long NR_FCHMODAT = X86 ? 268 : 53;          // int fchmodat(int, path, mode_t)
+    private static final long NR_UTIMENSAT = X86 ? 280 : 88;         // int utimensat(int, path, times[2], int flags)
+    private static final long NR_COPY_FILE_RANGE = X86 ? 326 : 285;  // ssize_t copy_file_range(int, loff_t *, int,
+                                                                     //     loff_t *, size_t, unsigned int)
+    private static final long NR_STATX = X86 ? 332 : 291;            // int statx(int, path, int, unsigned, statx *)
 
     // ---- metadata, names and links (the tree copy)
     private static final long GETDENTS64_NR = Platform.isX86() ? 217 : 61; // __NR_getdents64
     private static final long MKNODAT_NR = Platform.isX86() ? 259 : 33;     // __NR_mknodat
     private static final long RENAMEAT2_NR = Platform.isX86() ? 316 : 276;  // __NR_renameat2
 
-    // int ioctl(int fd, unsigned long request, ...): the one variadic argument passed as a long (an int or a
-    // pointer; the kernel reads it as unsigned long)
-    private static final class Ioctl {
-        static final MethodHandle H = Native.errnoCall("ioctl",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
-    }
-    // ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
-    private static final class Fgetxattr {
-        static final MethodHandle H = Native.errnoCall("fgetxattr",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
-    }
-    // int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
-    private static final class Fsetxattr {
-        static final MethodHandle H = Native.errnoCall("fsetxattr",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
-    }
-    // ssize_t flistxattr(int fd, char *list, size_t size)
-    private static final class Flistxattr {
-        static final MethodHandle H = Native.errnoCall("flistxattr",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    }
     // int fremovexattr(int fd, const char *name)
     private static final class Fremovexattr {
         static final MethodHandle H = Native.errnoCall("fremovexattr",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    }
-    // ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size): does not follow a symlink
-    private static final class Lgetxattr {
-        static final MethodHandle H = Native.errnoCall("lgetxattr",
-                FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
-    }
-    // int lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)
-    private static final class Lsetxattr {
-        static final MethodHandle H = Native.errnoCall("lsetxattr",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
-    }
-    // ssize_t llistxattr(const char *path, char *list, size_t size)
-    private static final class Llistxattr {
-        static final MethodHandle H = Native.errnoCall("llistxattr",
-                FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG));
-    }
-    // int fchmod(int fd, mode_t mode)
-    private static final class Fchmod {
-        static final MethodHandle H = Native.errnoCall("fchmod",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    }
-    // int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
-    private static final class Fchmodat {
-        static final MethodHandle H = Native.errnoCall("fchmodat",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    }
-    // int fchown(int fd, uid_t owner, gid_t group)
-    private static final class Fchown {
-        static final MethodHandle H = Native.errnoCall("fchown",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    }
-    // int fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)
-    private static final class Fchownat {
-        static final MethodHandle H = Native.errnoCall("fchownat",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
-    }
-    // int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
-    private static final class Utimensat {
-        static final MethodHandle H = Native.errnoCall("utimensat",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    }
-    // int futimens(int fd, const struct timespec times[2])
-    private static final class Futimens {
-        static final MethodHandle H = Native.errnoCall("futimens",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    }
-    // int mkdirat(int dirfd, const char *path, mode_t mode)
-    private static final class Mkdirat {
-        static final MethodHandle H = Native.errnoCall("mkdirat",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    }
-    // int unlinkat(int dirfd, const char *path, int flags)
-    private static final class Unlinkat {
-        static final MethodHandle H = Native.errnoCall("unlinkat",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    }
-    // int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
-    private static final class Linkat {
-        static final MethodHandle H = Native.errnoCall("linkat",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
-    }
-    // int symlinkat(const char *target, int newdirfd, const char *linkpath)
-    private static final class Symlinkat {
-        static final MethodHandle H = Native.errnoCall("symlinkat",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    }
-    // ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsiz): no NUL terminator written
-    private static final class Readlinkat {
-        static final MethodHandle H = Native.errnoCall("readlinkat",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
     }
     // int getrlimit(int resource, struct rlimit *rlim)
     private static final class Getrlimit {
@@ -391,6 +298,43 @@ public final class LibC {
         return r == -1 ? -Native.errno(capture) : r;
     }
 
+    /**
+     * syscall(2) with six arguments through the one shared handle; returns the result or -errno. Unused trailing
+     * arguments are {@link #NO_ARG} (the kernel does not read them).
+     *
+     * <p>Every argument is passed as an {@code ADDRESS}: a pointer is the segment itself, so the linker checks it
+     * (native, alive, accessible from this thread) and keeps its arena from being closed until the call returns,
+     * exactly as for a downcall with a C prototype; a number is wrapped by {@link #n} into a zero-length segment at
+     * that address, which the linker passes as the same 64-bit register value a {@code long} would be.
+     */
+    private static long sys(long nr, MemorySegment a, MemorySegment b, MemorySegment c, MemorySegment d,
+                            MemorySegment e, MemorySegment f) {
+        MemorySegment cap = Native.capture();
+        try {
+            return ret((long) Syscall6.H.invokeExact(cap, nr, a, b, c, d, e, f), cap);
+        } catch (RuntimeException | Error x) {
+            throw x; // the linker refused a segment: closed (IllegalStateException), another thread's, on the heap
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+    }
+
+    /** An unused argument of {@link #sys}. */
+    private static final MemorySegment NO_ARG = MemorySegment.NULL;
+
+    /**
+     * A number passed to {@link #sys}: sign-extended to 64 bits, as {@code va_arg(ap, long)} reads it (an int
+     * descriptor or flag is then read back from the low half by the kernel).
+     */
+    private static MemorySegment n(long value) {
+        return MemorySegment.ofAddress(value);
+    }
+
+    /** An unsigned 32-bit number (flags, modes, counts) passed to {@link #sys}: zero-extended. */
+    private static MemorySegment u(int value) {
+        return MemorySegment.ofAddress(Integer.toUnsignedLong(value));
+    }
+
     private static AssertionError linkFailure(Throwable t) {
         return new AssertionError("downcall failed unexpectedly", t);
     }
@@ -413,22 +357,13 @@ public final class LibC {
 
     /** openat(2) with a NUL-terminated path segment; returns the descriptor or -errno. */
     public static int openat(int dirfd, MemorySegment path, int flags, int mode) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Openat.H.invokeExact(cap, dirfd, path, flags, mode), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_OPENAT, n(dirfd), path, u(flags), u(mode), NO_ARG,
+                NO_ARG);
     }
 
     /** close(2); returns 0 or -errno. The descriptor is released even when this reports EINTR or EIO. */
     public static int close(int fd) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Close.H.invokeExact(cap, fd), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_CLOSE, n(fd), NO_ARG, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** pread(2) of {@code count} bytes into {@code buf}; returns bytes read (0 at end of file) or -errno. */
@@ -483,34 +418,20 @@ public final class LibC {
 
     /** write(2); returns bytes written or -errno. */
     public static long write(int fd, MemorySegment buf, long count) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Write.H.invokeExact(cap, fd, buf, count), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_WRITE, n(fd), buf, n(count), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fstat(2) into a {@link Stat}-sized segment, through the raw system call; returns 0 or -errno. */
     public static int fstat(int fd, MemorySegment statBuf) {
         if (statBuf.byteSize() < Stat.LAYOUT.byteSize()) throw new IllegalArgumentException("stat buffer too small");
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((long) Syscall2.H.invokeExact(cap, FSTAT_NR, (long) fd, statBuf.address()), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(FSTAT_NR, n(fd), statBuf, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** statx(2) into a {@link Statx}-sized segment; returns 0 or -errno. */
     public static int statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment statxBuf) {
         if (statxBuf.byteSize() < Statx.LAYOUT.byteSize()) throw new IllegalArgumentException("statx buffer too small");
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) StatxCall.H.invokeExact(cap, dirfd, path, flags, mask, statxBuf), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_STATX, n(dirfd), path, u(flags), u(mask),
+                statxBuf, NO_ARG);
     }
 
     /** posix_fadvise(2); returns 0 or -errno (the call returns its error rather than setting errno). */
@@ -578,12 +499,7 @@ public final class LibC {
      */
     public static long copyFileRange(int fdIn, MemorySegment offIn, int fdOut, MemorySegment offOut, long len,
                                      int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) CopyFileRange.H.invokeExact(cap, fdIn, offIn, fdOut, offOut, len, flags), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_COPY_FILE_RANGE, n(fdIn), offIn, n(fdOut), offOut, n(len), u(flags));
     }
 
     /** sendfile(2); {@code offset} is an 8-byte segment or NULL. Returns bytes sent or -errno. */
@@ -757,12 +673,7 @@ public final class LibC {
 
     /** io_uring_setup(2); returns the ring descriptor or -errno. */
     public static int ioUringSetup(int entries, MemorySegment params) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((long) Syscall2.H.invokeExact(cap, IO_URING_SETUP, (long) entries, params.address()), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(IO_URING_SETUP, n(entries), params, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -772,37 +683,21 @@ public final class LibC {
      * @return the number of SQEs consumed, or -errno
      */
     public static int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags, long arg, long argSize) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((long) Syscall6.H.invokeExact(cap, IO_URING_ENTER, (long) ringFd,
-                    Integer.toUnsignedLong(toSubmit), Integer.toUnsignedLong(minComplete),
-                    Integer.toUnsignedLong(flags), arg, argSize), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(IO_URING_ENTER, n(ringFd), u(toSubmit), u(minComplete),
+                u(flags), n(arg), n(argSize));
     }
 
     /** io_uring_register(2); returns the call's result or -errno. */
     public static int ioUringRegister(int ringFd, int opcode, long arg, int nrArgs) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((long) Syscall4.H.invokeExact(cap, IO_URING_REGISTER, (long) ringFd,
-                    Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs)), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(IO_URING_REGISTER, n(ringFd), u(opcode), n(arg), u(nrArgs),
+                NO_ARG, NO_ARG);
     }
 
     // ------------------------------------------------------------------ metadata, names and links
 
     /** ioctl(2) with an integer argument (FICLONE takes the source descriptor); returns the result or -errno. */
     public static int ioctl(int fd, long request, long arg) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Ioctl.H.invokeExact(cap, fd, request, arg), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_IOCTL, n(fd), n(request), n(arg), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -819,22 +714,12 @@ public final class LibC {
      * size). Returns the value's length or -errno (ENODATA: no such attribute; ERANGE: buffer too small).
      */
     public static long fgetxattr(int fd, MemorySegment name, MemorySegment value, long size) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Fgetxattr.H.invokeExact(cap, fd, name, value, size), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_FGETXATTR, n(fd), name, value, n(size), NO_ARG, NO_ARG);
     }
 
     /** fsetxattr(2); {@code flags} 0, XATTR_CREATE or XATTR_REPLACE. Returns 0 or -errno. */
     public static int fsetxattr(int fd, MemorySegment name, MemorySegment value, long size, int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Fsetxattr.H.invokeExact(cap, fd, name, value, size, flags), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_FSETXATTR, n(fd), name, value, n(size), n(flags), NO_ARG);
     }
 
     /**
@@ -842,12 +727,7 @@ public final class LibC {
      * the size). Returns the list's length (0: none) or -errno.
      */
     public static long flistxattr(int fd, MemorySegment list, long size) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Flistxattr.H.invokeExact(cap, fd, list, size), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_FLISTXATTR, n(fd), list, n(size), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fremovexattr(2); returns 0 or -errno. */
@@ -862,42 +742,22 @@ public final class LibC {
 
     /** lgetxattr(2): like {@link #fgetxattr} by path, on a symlink itself rather than its target. */
     public static long lgetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Lgetxattr.H.invokeExact(cap, path, name, value, size), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_LGETXATTR, path, name, value, n(size), NO_ARG, NO_ARG);
     }
 
     /** lsetxattr(2): like {@link #fsetxattr} by path, on a symlink itself. Returns 0 or -errno. */
     public static int lsetxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size, int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Lsetxattr.H.invokeExact(cap, path, name, value, size, flags), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_LSETXATTR, path, name, value, n(size), n(flags), NO_ARG);
     }
 
     /** llistxattr(2): like {@link #flistxattr} by path, on a symlink itself. */
     public static long llistxattr(MemorySegment path, MemorySegment list, long size) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Llistxattr.H.invokeExact(cap, path, list, size), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_LLISTXATTR, path, list, n(size), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fchmod(2); returns 0 or -errno. */
     public static int fchmod(int fd, int mode) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Fchmod.H.invokeExact(cap, fd, mode), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_FCHMOD, n(fd), u(mode), NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -905,32 +765,17 @@ public final class LibC {
      * symlinks to change). Returns 0 or -errno.
      */
     public static int fchmodat(int dirfd, MemorySegment path, int mode) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Fchmodat.H.invokeExact(cap, dirfd, path, mode, 0), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_FCHMODAT, n(dirfd), path, u(mode), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fchown(2); -1 for {@code uid} or {@code gid} leaves it unchanged. Returns 0 or -errno. */
     public static int fchown(int fd, int uid, int gid) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Fchown.H.invokeExact(cap, fd, uid, gid), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_FCHOWN, n(fd), n(uid), n(gid), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fchownat(2); with AT_SYMLINK_NOFOLLOW it changes a symlink itself (lchown). Returns 0 or -errno. */
     public static int fchownat(int dirfd, MemorySegment path, int uid, int gid, int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Fchownat.H.invokeExact(cap, dirfd, path, uid, gid, flags), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_FCHOWNAT, n(dirfd), path, n(uid), n(gid), n(flags), NO_ARG);
     }
 
     /**
@@ -938,32 +783,17 @@ public final class LibC {
      * UTIME_OMIT leaves that time alone); with AT_SYMLINK_NOFOLLOW on a symlink itself. Returns 0 or -errno.
      */
     public static int utimensat(int dirfd, MemorySegment path, MemorySegment times, int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Utimensat.H.invokeExact(cap, dirfd, path, times, flags), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_UTIMENSAT, n(dirfd), path, times, n(flags), NO_ARG, NO_ARG);
     }
 
     /** futimens(3): {@link #utimensat} on an open descriptor. Returns 0 or -errno. */
     public static int futimens(int fd, MemorySegment times) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Futimens.H.invokeExact(cap, fd, times), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_UTIMENSAT, n(fd), NO_ARG, times, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** mkdirat(2); the umask applies to {@code mode}. Returns 0 or -errno. */
     public static int mkdirat(int dirfd, MemorySegment path, int mode) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Mkdirat.H.invokeExact(cap, dirfd, path, mode), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_MKDIRAT, n(dirfd), path, u(mode), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -972,23 +802,12 @@ public final class LibC {
      * Returns 0 or -errno.
      */
     public static int mknodat(int dirfd, MemorySegment path, int mode, long dev) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((long) Syscall4.H.invokeExact(cap, MKNODAT_NR, (long) dirfd, path.address(),
-                    Integer.toUnsignedLong(mode), dev), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(MKNODAT_NR, n(dirfd), path, u(mode), n(dev), NO_ARG, NO_ARG);
     }
 
     /** unlinkat(2); AT_REMOVEDIR removes an empty directory. Returns 0 or -errno. */
     public static int unlinkat(int dirfd, MemorySegment path, int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Unlinkat.H.invokeExact(cap, dirfd, path, flags), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_UNLINKAT, n(dirfd), path, n(flags), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -998,22 +817,12 @@ public final class LibC {
      * -errno.
      */
     public static int linkat(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath, int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Linkat.H.invokeExact(cap, oldDirfd, oldPath, newDirfd, newPath, flags), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_LINKAT, n(oldDirfd), oldPath, n(newDirfd), newPath, n(flags), NO_ARG);
     }
 
     /** symlinkat(2): a symlink at {@code linkPath} holding {@code target}. Never replaces. Returns 0 or -errno. */
     public static int symlinkat(MemorySegment target, int newDirfd, MemorySegment linkPath) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Symlinkat.H.invokeExact(cap, target, newDirfd, linkPath), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_SYMLINKAT, target, n(newDirfd), linkPath, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**
@@ -1021,12 +830,7 @@ public final class LibC {
      * result equal to {@code size} means the target may have been cut short: retry with a bigger buffer.
      */
     public static long readlinkat(int dirfd, MemorySegment path, MemorySegment buf, long size) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Readlinkat.H.invokeExact(cap, dirfd, path, buf, size), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_READLINKAT, n(dirfd), path, buf, n(size), NO_ARG, NO_ARG);
     }
 
     /**
@@ -1035,13 +839,8 @@ public final class LibC {
      */
     public static int renameat2(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath,
                                 int flags) {
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((long) Syscall6.H.invokeExact(cap, RENAMEAT2_NR, (long) oldDirfd, oldPath.address(),
-                    (long) newDirfd, newPath.address(), Integer.toUnsignedLong(flags), 0L), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(RENAMEAT2_NR, n(oldDirfd), oldPath, n(newDirfd), newPath, u(flags),
+                NO_ARG);
     }
 
     /**
@@ -1050,12 +849,7 @@ public final class LibC {
      */
     public static long getdents64(int fd, MemorySegment buf, long size) {
         if (size > buf.byteSize()) throw new IllegalArgumentException("getdents64 size exceeds the buffer");
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Syscall4.H.invokeExact(cap, GETDENTS64_NR, (long) fd, buf.address(), size, 0L), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(GETDENTS64_NR, n(fd), buf, n(size), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** getrlimit(2) into a {@link Rlimit}-sized segment; returns 0 or -errno. */

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -54,6 +55,36 @@ class CopyBindingsTest {
         assertEquals((1L << 30) - 2, Fcntl.UTIME_OMIT);
         assertEquals(1, Fcntl.RENAME_NOREPLACE);
         assertEquals(7, Rlimit.RLIMIT_NOFILE);
+    }
+
+    @Test
+    void shouldCheckSegmentsPassedThroughTheSharedSyscallHandleLikeAnyDowncall(@TempDir Path dir) throws Exception {
+        Path f = Files.writeString(dir.resolve("f"), "x");
+        // A segment of a closed arena, one confined to another thread, and a heap segment are refused by the linker
+        // before the kernel sees an address; a negative descriptor (AT_FDCWD) and unsigned flags pass unchanged.
+        Arena closed = Arena.ofConfined();
+        MemorySegment gone = str(closed, f);
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> LibC.openat(Fcntl.AT_FDCWD, gone, Fcntl.O_RDONLY, 0));
+        try (Arena shared = Arena.ofShared(); Arena confined = Arena.ofConfined()) {
+            MemorySegment mine = str(confined, f);
+            Throwable[] seen = new Throwable[1];
+            Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    LibC.openat(Fcntl.AT_FDCWD, mine, Fcntl.O_RDONLY, 0);
+                } catch (Throwable e) {
+                    seen[0] = e;
+                }
+            });
+            t.join();
+            assertTrue(seen[0] instanceof WrongThreadException, "confined to another thread: " + seen[0]);
+            assertThrows(IllegalArgumentException.class, () -> LibC.openat(Fcntl.AT_FDCWD,
+                    MemorySegment.ofArray(f.toString().getBytes(StandardCharsets.UTF_8)), Fcntl.O_RDONLY, 0));
+            int fd = LibC.openat(Fcntl.AT_FDCWD, str(shared, f), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+            assertTrue(fd >= 0, "openat: " + fd);
+            assertEquals(0, LibC.close(fd));
+            assertEquals(-Errno.EBADF, LibC.close(fd));
+        }
     }
 
     @Test

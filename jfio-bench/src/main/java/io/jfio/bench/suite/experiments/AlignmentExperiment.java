@@ -1,5 +1,6 @@
 package io.jfio.bench.suite.experiments;
 
+import io.jfio.bench.Offsets;
 import io.jfio.bench.Stats;
 import io.jfio.bench.fio.FioResult;
 import io.jfio.bench.suite.CacheState;
@@ -17,14 +18,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.SplittableRandom;
+import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
  * Experiment 2: 4 KiB preads at page-aligned offsets ({@code k * 4096}) vs unaligned ones ({@code k * 4096 +
- * 2048}, spanning two pages), at seeded random blocks (with replacement), cold and hot; latency percentiles from
+ * 2048}, spanning two pages), cold and hot, at seeded random even pages {@code k} (a permutation of the file's 8 KiB
+ * pairs of pages: a repetition never touches a page twice, so a cold read never lands on a page an earlier read
+ * brought in, and aligned and unaligned reads touch one and two pages of their own); latency percentiles from
  * an HdrHistogram over all measured repetitions. The descriptor is advised POSIX_FADV_RANDOM, like fio's default,
- * so cold reads are not helped by read-ahead. fio runs the same reads ({@code --offset=0|2048 --norandommap}).
+ * so cold reads are not helped by read-ahead. fio runs the same reads ({@code --offset=0|2048}, with its random map).
  *
  * <p>Thread-safe; stateless.
  */
@@ -81,11 +84,14 @@ public final class AlignmentExperiment implements Experiment {
         ExperimentResult r = new ExperimentResult(name(), description());
         long size = fileSize(ctx.scale());
         Path file = ctx.dataFile("alignment", size);
-        long blocks = size / 4096 - 1;
+        // One offset per 8 KiB pair of pages: an unaligned read (+2048) covers the second half of the pair's
+        // first page and the first half of its second page, and no two reads share a page.
+        Offsets pairs = new Offsets(size / 8192, 8192, ctx.options().seed() * 31 + 21);
         Table t = r.table(new Table("4 KiB pread latency, µs (HdrHistogram over " + SuiteOptions.REPS
                 + " repetitions after a warm-up)", COLUMNS));
-        Plot plot = Plot.lines("alignment: 4 KiB pread latency by percentile", "percentile", "latency µs", false,
-                true);
+        // Percentiles as evenly spaced categories: on a numeric axis p90 … p99.99 would sit on top of each other.
+        Plot plot = Plot.categoryLines("alignment: 4 KiB pread latency by percentile", "percentile", "latency µs (log)",
+                true, List.of("p0", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"));
         int fd = Native.open(file, Fcntl.O_RDONLY);
         try (Arena a = Arena.ofConfined()) {
             ErrnoException.check(LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM), "posix_fadvise", fd,
@@ -104,14 +110,13 @@ public final class AlignmentExperiment implements Experiment {
                     Histogram all = Stats.newLatencyHistogram();
                     double[] p50s = new double[SuiteOptions.REPS];
                     CacheState first = null;
-                    SplittableRandom rnd = ctx.random(aligned ? 21 : 22);
                     for (int rep = -1; rep < SuiteOptions.REPS; rep++) {
                         CacheState st = CacheState.prepare(file, cache);
                         if (rep == 0) first = st;
                         if (!st.ok()) r.note("residency mismatch before a repetition: " + label + " " + st.label());
                         Histogram h = Stats.newLatencyHistogram();
                         for (int i = 0; i < n; i++) {
-                            long off = rnd.nextLong(blocks) * 4096 + shift;
+                            long off = pairs.offset(i) + shift;
                             long t0 = System.nanoTime();
                             long got = LibC.pread(fd, buf, 4096, off);
                             long dt = System.nanoTime() - t0;
@@ -140,12 +145,11 @@ public final class AlignmentExperiment implements Experiment {
                     row[3 + PERCENTILES.length] = ys[PERCENTILES.length];
                     row[COLUMNS.length - 1] = p50.relativeSpread() * 100;
                     t.add(row);
-                    double[] xs = {0, 50, 90, 95, 99, 99.9, 99.99, 100};
-                    plot.line(label + " " + cache.label(), xs, ys);
+                    plot.bars(label + " " + cache.label(), ys);
                     if (ctx.fio().isPresent()) {
                         FioResult f = ctx.fio(5_000, "read", "--filename=" + file, "--readonly", "--rw=randread",
                                 "--bs=4k", "--offset=" + shift, "--size=" + (size - 4096), "--ioengine=psync",
-                                "--norandommap", "--randrepeat=0", "--randseed=" + ctx.options().seed(),
+                                "--randrepeat=0", "--randseed=" + ctx.options().seed(),
                                 "--number_ios=" + n, "--fadvise_hint=1",
                                 "--invalidate=" + (cache == CacheState.Cache.COLD ? 1 : 0));
                         r.fio(new FioCheck(label + " " + cache.label() + " p50", "jfio pread (FFM)", "fio psync",
@@ -164,7 +168,11 @@ public final class AlignmentExperiment implements Experiment {
         r.note("000 labels its columns 0, 0.5, 0.9 … 0.9999 and gives no unit; if those are ns its reads were served "
                 + "from the page cache (compare our hot rows), and its 'p0.9999' of 0.5 to 1.9 ms is one slow read "
                 + "in its sample, not a property of alignment");
-        r.note("offsets: seeded random blocks with replacement (SplittableRandom, seed in the header); the "
+        r.note("offsets: the first reads of a seeded permutation of the file's 8 KiB pairs of pages (seed in the "
+                + "header), the same for aligned and unaligned, so no page is read twice in a repetition (a cold read "
+                + "never hits a page an earlier one brought in; hot passes wrap around); aligned reads take the "
+                + "pair's first page, unaligned ones (+2048) its two pages; fio reads 4 KiB blocks from offset 0 or "
+                + "2048 with its random map (no block twice; neighbouring unaligned blocks can share a page); the "
                 + "descriptor is advised POSIX_FADV_RANDOM, as fio does by default for random reads");
         return r;
     }

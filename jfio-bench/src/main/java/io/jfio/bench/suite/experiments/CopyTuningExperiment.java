@@ -11,6 +11,7 @@ import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
 import io.jfio.core.engine.UringEngine;
+import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.uring.Ring;
@@ -59,13 +60,14 @@ public final class CopyTuningExperiment implements Experiment {
 
     @Override
     public Duration quickBudget() {
-        return Duration.ofSeconds(40);
+        // the capped grid took 15-31 s at load 4-12
+        return Duration.ofSeconds(25);
     }
 
     static long fileSize(SuiteOptions.Scale s) {
         return switch (s) {
             case TINY -> 1L << 20;
-            case QUICK -> 256L << 20;
+            case QUICK -> 128L << 20;
             case FULL -> 2L << 30;
         };
     }
@@ -90,6 +92,23 @@ public final class CopyTuningExperiment implements Experiment {
         };
     }
 
+    /**
+     * Requests of one large-file cell: it copies the first {@code block x} this many bytes (the whole file where that
+     * is less), so that with read-ahead off the small blocks, one device request each, take no longer than the large.
+     */
+    static long largeFileRequests(SuiteOptions.Scale s) {
+        return switch (s) {
+            case TINY -> Long.MAX_VALUE;
+            case QUICK -> 1024;
+            case FULL -> 65536;
+        };
+    }
+
+    static long largeFileBytes(SuiteOptions.Scale s, int block) {
+        long n = largeFileRequests(s);
+        return n > fileSize(s) / block ? fileSize(s) : block * n;
+    }
+
     static int reps(SuiteOptions.Scale s) {
         return s == SuiteOptions.Scale.QUICK ? 3 : SuiteOptions.REPS;
     }
@@ -107,9 +126,9 @@ public final class CopyTuningExperiment implements Experiment {
         long size = fileSize(scale);
         int[] blocks = blocks(scale);
         int[] depths = depths(scale);
-        Table t = r.table(new Table("Copy through the io_uring engine (callback-driven, ring only), source cold, MB/s "
-                + "(10^6 bytes/s)", "workload", "block_bytes", "depth", "cache", "mb_per_s_median", "spread_pct",
-                "bytes_per_rep", "verified"));
+        Table t = r.table(new Table("Copy through the io_uring engine (callback-driven, ring only), source cold with "
+                + "read-ahead off (POSIX_FADV_RANDOM on every source descriptor), MB/s (10^6 bytes/s)", "workload",
+                "block_bytes", "depth", "cache", "mb_per_s_median", "spread_pct", "bytes_per_rep", "verified"));
         Path src = ctx.dataFile("copy-src", size);
         Path dst = ctx.scratch().resolve("copy-dst");
         Path treeSrc = Files.createDirectory(ctx.scratch().resolve("tree-src"));
@@ -129,8 +148,8 @@ public final class CopyTuningExperiment implements Experiment {
              Arena arena = Arena.ofShared()) {
             for (int w = 0; w < WORKLOADS.length; w++) {
                 boolean tree = w == 1;
-                long bytes = tree ? treeBytes : size;
                 for (int block : blocks) {
+                    long bytes = tree ? treeBytes : largeFileBytes(scale, block);
                     if (tree && block > 65536) continue; // every tree file fits in one 64 KiB block
                     for (int depth : depths) {
                         String cell = WORKLOADS[w] + " " + Units.formatSize(block) + " depth " + depth;
@@ -164,13 +183,13 @@ public final class CopyTuningExperiment implements Experiment {
                             }, () -> {
                                 long t0 = System.nanoTime();
                                 long n = tree ? copyTree(engine, files, treeDst, bufs) : copyFile(engine, src, dst,
-                                        size, bufs);
+                                        bytes, bufs);
                                 long dt = System.nanoTime() - t0;
                                 if (n != bytes) throw new IllegalStateException(cell + ": wrote " + n + " of "
                                         + bytes + " bytes");
                                 return n / (double) dt * 1e3;
                             });
-                            verify(cell, tree, src, dst, files, treeDst);
+                            verify(cell, tree, src, dst, bytes, files, treeDst);
                             CacheState cs = new CacheState(CacheState.Cache.COLD, residency[0]);
                             if (!cs.ok()) r.note("residency mismatch: " + cell + " " + cs.label());
                             t.add(WORKLOADS[w], block, depth, cs.label(), s.median(), Measure.spreadPct(s), bytes,
@@ -193,20 +212,26 @@ public final class CopyTuningExperiment implements Experiment {
                 "copy", "mb_per_s"));
         ref.add("eio Flow.copy, before (\"OLD\")", 288.79);
         ref.add("eio with io_uring batching (\"NEW\")", 462.35);
-        Plot p = Plot.lines("copy-tuning: io_uring copy by depth (source cold)", "queue depth", "MB/s (median)", true,
-                false);
+        Plot p = Plot.lines("copy-tuning: io_uring copy by depth (source cold, read-ahead off)", "queue depth",
+                "MB/s (median)", true, false);
         for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
         r.plot(p);
-        r.note(String.format(Locale.ROOT, "large file: %s; tree: %d files of 4-64 KiB (%s in all), seeded sizes. "
+        r.note(String.format(Locale.ROOT, "large file: %s, of which a cell copies %s "
+                        + "(bytes_per_rep), so that small blocks, one device request each with read-ahead off, take "
+                        + "no longer than large ones; tree: %d files of 4-64 KiB (%s in all), seeded sizes. "
                         + "Each slot reads a block and writes it at the same offset, then takes the next block (large "
                         + "file) or the rest of its file (tree); depth = slots = requests in flight. The tree's "
                         + "descriptors are opened (open(2), on the calling thread) before and closed after the "
                         + "copy, inside the timed region; block sizes above 64 KiB are not run for the tree (every "
-                        + "file fits in one block)", Units.formatSize(size), files.size(),
+                        + "file fits in one block)", Units.formatSize(size),
+                scale == SuiteOptions.Scale.TINY ? "all" : "the first block x " + largeFileRequests(scale)
+                        + " bytes or the whole file, whichever is less", files.size(),
                 Units.formatSize(treeBytes)));
-        r.note("source cold means not in the page cache at the start (mincore-checked, worst file for the tree); the "
-                + "kernel's read-ahead (read_ahead_kb=" + ctx.system().readAheadKb() + ") stays on, so after the first "
-                + "read of the large file most small-block reads are served from pages read ahead");
+        r.note("source cold means not in the page cache at the start (mincore-checked, worst file for the tree) and "
+                + "read-ahead off: every source descriptor is advised POSIX_FADV_RANDOM right after open (inside the "
+                + "timed region), so each read request goes to the device for exactly its block (with read-ahead on, "
+                + "read_ahead_kb=" + ctx.system().readAheadKb() + " here, the kernel would fetch the following blocks "
+                + "ahead of the requests and hide the effect of block size and depth)");
         r.note("the destination is written into the page cache and not fsync'ed: the rates are the cold source's "
                 + "read rate plus page-cache writes; every repetition checks the bytes written, and each cell's "
                 + "copy is compared byte for byte with its source");
@@ -219,7 +244,7 @@ public final class CopyTuningExperiment implements Experiment {
 
     private static long copyFile(UringEngine engine, Path src, Path dst, long size, MemorySegment[] bufs)
             throws Exception {
-        int in = Native.open(src, Fcntl.O_RDONLY);
+        int in = openColdSource(src);
         try {
             int out = Native.open(dst, Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_TRUNC);
             try {
@@ -240,7 +265,7 @@ public final class CopyTuningExperiment implements Experiment {
             List<UringCopy.Unit> units = new ArrayList<>();
             for (int i = 0; i < files.size(); i++) {
                 Path f = files.get(i);
-                fds[2 * i] = Native.open(f, Fcntl.O_RDONLY);
+                fds[2 * i] = openColdSource(f);
                 fds[2 * i + 1] = Native.open(dstDir.resolve(f.getFileName()), Fcntl.O_WRONLY | Fcntl.O_CREAT
                         | Fcntl.O_TRUNC);
                 units.add(new UringCopy.Unit(fds[2 * i], fds[2 * i + 1], 0, Files.size(f)));
@@ -253,16 +278,48 @@ public final class CopyTuningExperiment implements Experiment {
         }
     }
 
-    private static void verify(String cell, boolean tree, Path src, Path dst, List<Path> files, Path treeDst)
-            throws IOException {
+    /** Opens a source read-only with read-ahead off, so every read request is served from the device as asked. */
+    private static int openColdSource(Path file) throws ErrnoException {
+        int fd = Native.open(file, Fcntl.O_RDONLY);
+        int rc = LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM);
+        if (rc != 0) {
+            LibC.close(fd);
+            throw new ErrnoException("posix_fadvise", rc, file.toString());
+        }
+        return fd;
+    }
+
+    private static void verify(String cell, boolean tree, Path src, Path dst, long bytes, List<Path> files,
+                               Path treeDst) throws IOException {
         if (!tree) {
-            long m = Files.mismatch(src, dst);
+            long m = mismatchPrefix(src, dst, bytes);
             if (m != -1) throw new IllegalStateException(cell + ": copy differs from the source at byte " + m);
             return;
         }
         for (Path f : files) {
             long m = Files.mismatch(f, treeDst.resolve(f.getFileName()));
             if (m != -1) throw new IllegalStateException(cell + ": " + f.getFileName() + " differs at byte " + m);
+        }
+    }
+
+    /** Where {@code dst} differs from the first {@code n} bytes of {@code src} (its size too), or -1. */
+    static long mismatchPrefix(Path src, Path dst, long n) throws IOException {
+        if (Files.size(dst) != n) return Math.min(n, Files.size(dst));
+        try (var a = new java.io.BufferedInputStream(Files.newInputStream(src), 1 << 20);
+             var b = new java.io.BufferedInputStream(Files.newInputStream(dst), 1 << 20)) {
+            byte[] x = new byte[1 << 16];
+            byte[] y = new byte[1 << 16];
+            long pos = 0;
+            while (pos < n) {
+                int k = (int) Math.min(x.length, n - pos);
+                int ka = a.readNBytes(x, 0, k);
+                int kb = b.readNBytes(y, 0, k);
+                int m = java.util.Arrays.mismatch(x, 0, ka, y, 0, kb);
+                if (m >= 0) return pos + m;
+                if (ka < k) return pos + ka;
+                pos += k;
+            }
+            return -1;
         }
     }
 

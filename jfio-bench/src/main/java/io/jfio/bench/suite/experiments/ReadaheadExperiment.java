@@ -1,8 +1,8 @@
 package io.jfio.bench.suite.experiments;
 
+import io.jfio.bench.Offsets;
 import io.jfio.bench.Stats;
 import io.jfio.bench.Units;
-import io.jfio.bench.fio.FioResult;
 import io.jfio.bench.suite.CacheState;
 import io.jfio.bench.suite.Experiment;
 import io.jfio.bench.suite.ExperimentResult;
@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 
 /**
  * Experiment 3: sequential and random reads of 4 KiB to 128 KiB (pread into a native buffer) from a cold file
@@ -59,7 +58,7 @@ public final class ReadaheadExperiment implements Experiment {
 
     @Override
     public Duration quickBudget() {
-        return Duration.ofSeconds(30);
+        return Duration.ofSeconds(22);
     }
 
     static long fileSize(SuiteOptions.Scale s) {
@@ -79,13 +78,14 @@ public final class ReadaheadExperiment implements Experiment {
         };
     }
 
-    /** Random requests per repetition. */
-    static int randomOps(SuiteOptions.Scale s) {
-        return switch (s) {
+    /** Random requests per repetition: at most one per block of the file, so no block is read twice. */
+    static int randomOps(SuiteOptions.Scale s, int block) {
+        int n = switch (s) {
             case TINY -> 32;
             case QUICK -> 400;
             case FULL -> 4000;
         };
+        return (int) Math.min(n, fileSize(s) / block);
     }
 
     static int[] blocks(SuiteOptions.Scale s) {
@@ -110,7 +110,6 @@ public final class ReadaheadExperiment implements Experiment {
         Path file = ctx.dataFile("readahead", size);
         List<String> series = new ArrayList<>();
         double[][] y = new double[PATTERNS.length * blocks.length][HINTS.length];
-        double[][] fioSeen = new double[PATTERNS.length][HINTS.length];
         try (Arena arena = Arena.ofShared()) {
             MemorySegment buf = arena.allocate(blocks[blocks.length - 1], 4096);
             for (int p = 0; p < PATTERNS.length; p++) {
@@ -128,36 +127,50 @@ public final class ReadaheadExperiment implements Experiment {
                         String cell = PATTERNS[p] + " " + Units.formatSize(block) + " " + HINTS[h];
                         ctx.status(cell);
                         boolean random = p == 1;
-                        long bytes = random ? (long) block * randomOps(scale) : sequentialBytes(scale);
+                        long bytes = random ? (long) block * randomOps(scale, block) : sequentialBytes(scale);
                         CacheState[] before = new CacheState[1];
                         double[] after = new double[1];
                         final int advice = ADVICE[h];
-                        SplittableRandom rnd = ctx.random(300 + row);
+                        // A permutation of the file's blocks: a random read of the file touches each block at
+                        // most once (with replacement, a repeated block would be a page-cache hit in a cold cell).
+                        long[] offsets = random ? new Offsets(size / block, block, ctx.options().seed() * 31 + 300
+                                + row).first(randomOps(scale, block)) : null;
                         MemorySegment slice = buf.asSlice(0, block);
-                        Stats.Summary s = Measure.repeat(SuiteOptions.REPS,
-                                () -> before[0] = CacheState.prepare(file, CacheState.Cache.COLD), () -> {
-                                    long t0 = System.nanoTime();
-                                    long n = readAll(file, advice, slice, random, bytes, size, rnd);
-                                    long dt = System.nanoTime() - t0;
-                                    if (n != bytes) throw new IllegalStateException(cell + ": read " + n + " of "
-                                            + bytes);
-                                    after[0] = PageCache.residency(file).fraction();
-                                    return n / (double) dt * 1e3;
-                                });
+                        // fio runs interleaved with the repetitions (fio, Java, fio, Java, ...), so both see the
+                        // same machine: load and the host's caching of a virtual disk drift over a run.
+                        boolean check = b == blocks.length - 1 && FIO_HINT[h] != null && ctx.fio().isPresent();
+                        List<Double> fioRuns = new ArrayList<>();
+                        final int fh = h;
+                        Stats.Summary s = Measure.repeat(SuiteOptions.REPS, () -> {
+                            if (check) {
+                                fioRuns.add(ctx.fio(10_000, "read", "--filename=" + file, "--readonly",
+                                        "--rw=" + (random ? "randread" : "read"), "--bs=" + block, "--size=" + size,
+                                        "--io_size=" + bytes, "--ioengine=psync", "--iodepth=1", "--invalidate=1",
+                                        "--randrepeat=0", "--randseed=" + ctx.options().seed(),
+                                        "--fadvise_hint=" + FIO_HINT[fh]).bandwidth() / 1e6);
+                            }
+                            before[0] = CacheState.prepare(file, CacheState.Cache.COLD);
+                        }, () -> {
+                            long t0 = System.nanoTime();
+                            long n = readAll(file, advice, slice, offsets, bytes);
+                            long dt = System.nanoTime() - t0;
+                            if (n != bytes) throw new IllegalStateException(cell + ": read " + n + " of "
+                                    + bytes);
+                            after[0] = PageCache.residency(file).fraction();
+                            return n / (double) dt * 1e3;
+                        });
                         if (!before[0].ok()) r.note("residency mismatch: " + cell + " " + before[0].label());
                         t.add(PATTERNS[p], block, HINTS[h], before[0].label(), s.median(), Measure.spreadPct(s),
                                 bytes, after[0] * 100);
                         y[row][h] = s.median();
-                        if (b == blocks.length - 1 && FIO_HINT[h] != null && ctx.fio().isPresent()) {
-                            fioSeen[p][h] = 1;
-                            FioResult f = ctx.fio(10_000, "read", "--filename=" + file, "--readonly",
-                                    "--rw=" + (random ? "randread" : "read"), "--bs=" + block, "--size=" + size,
-                                    "--io_size=" + bytes, "--ioengine=psync", "--iodepth=1", "--invalidate=1",
-                                    "--norandommap", "--randrepeat=0", "--randseed=" + ctx.options().seed(),
-                                    "--fadvise_hint=" + FIO_HINT[h]);
+                        if (check) {
+                            // the first fio run pairs with the warm-up, like the first Java one
+                            double[] fv = fioRuns.subList(1, fioRuns.size()).stream().mapToDouble(d -> d).toArray();
+                            Stats.Summary fs = Stats.summarize(fv);
                             r.fio(new FioCheck(cell + " cold", "pread after posix_fadvise " + HINTS[h],
-                                    "fio psync --fadvise_hint=" + FIO_HINT[h], "MB/s", s.median(),
-                                    f.bandwidth() / 1e6, true));
+                                    "fio psync --fadvise_hint=" + FIO_HINT[h] + " (median of " + SuiteOptions.REPS
+                                    + " runs interleaved with ours)", "MB/s", s.median(), fs.median(), true, s.min(),
+                                    s.max(), fs.min(), fs.max()));
                         }
                     }
                 }
@@ -171,10 +184,11 @@ public final class ReadaheadExperiment implements Experiment {
         r.note("read_ahead_kb=" + ra + " for device " + ctx.system().device() + " (/sys/block/DEV/queue); the "
                 + "kernel's read-ahead window for a descriptor starts from it: SEQUENTIAL doubles it, RANDOM turns it "
                 + "off, WILLNEED reads the advised range (here the whole file) at the advice call");
-        r.note(String.format(Locale.ROOT, "sequential: %s from offset 0 in block-sized preads; random: %d block-sized "
-                + "preads at seeded block-aligned offsets with replacement; one fresh descriptor per repetition, "
-                + "advised (offset 0, length 0 = whole file) right after open, inside the timed region",
-                Units.formatSize(sequentialBytes(ctx.scale())), randomOps(ctx.scale())));
+        r.note(String.format(Locale.ROOT, "sequential: %s from offset 0 in block-sized preads; random: up to %d "
+                + "block-sized preads at seeded block-aligned offsets, a permutation of the file's blocks (each block "
+                + "at most once, as fio's random map does; fio keeps its map on too); one fresh descriptor per "
+                + "repetition, advised (offset 0, length 0 = whole file) right after open, inside the timed region",
+                Units.formatSize(sequentialBytes(ctx.scale())), randomOps(ctx.scale(), blocks[0])));
         r.note("resident_after_pct: share of the file in the page cache after the reads (mincore); above the share "
                 + "read, it is what read-ahead brought in beyond the request");
         r.note("fio cross-checks (largest block size, psync, depth 1, --invalidate=1): NORMAL = --fadvise_hint=0 "
@@ -184,18 +198,21 @@ public final class ReadaheadExperiment implements Experiment {
         return r;
     }
 
-    /** Opens, advises, reads {@code bytes} and closes; returns the bytes read. */
-    private static long readAll(Path file, int advice, MemorySegment buf, boolean random, long bytes, long size,
-                                SplittableRandom rnd) throws ErrnoException {
+    /**
+     * Opens, advises, reads {@code bytes} (sequentially from 0, or at {@code offsets} when not null) and closes;
+     * returns the bytes read.
+     */
+    private static long readAll(Path file, int advice, MemorySegment buf, long[] offsets, long bytes)
+            throws ErrnoException {
         int fd = Native.open(file, Fcntl.O_RDONLY);
         try {
             int rc = LibC.posixFadvise(fd, 0, 0, advice);
             if (rc != 0) throw new ErrnoException("posix_fadvise", rc, file.toString());
             long block = buf.byteSize();
-            long blocksInFile = size / block;
             long done = 0;
-            for (long off = 0; done < bytes; off += block) {
-                long pos = random ? rnd.nextLong(blocksInFile) * block : off;
+            int i = 0;
+            for (long off = 0; done < bytes; off += block, i++) {
+                long pos = offsets != null ? offsets[i] : off;
                 long n = Native.preadFully(fd, buf, pos);
                 if (n == 0) break;
                 done += n;

@@ -1,5 +1,6 @@
 package io.jfio.bench.suite.experiments;
 
+import io.jfio.bench.Offsets;
 import io.jfio.bench.Stats;
 import io.jfio.bench.Units;
 import io.jfio.bench.suite.CacheState;
@@ -26,7 +27,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.SplittableRandom;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
@@ -66,7 +66,7 @@ public final class UringExperiment implements Experiment {
 
     @Override
     public Duration quickBudget() {
-        return Duration.ofSeconds(45);
+        return Duration.ofSeconds(38);
     }
 
     static long fileSize(SuiteOptions.Scale scale) {
@@ -82,19 +82,27 @@ public final class UringExperiment implements Experiment {
         return Math.max(fileSize(scale), extensionFileSize(scale)) + (64L << 20);
     }
 
+    /** True when this scale runs O_DIRECT rows (all but quick) and the file system refuses O_DIRECT. */
+    static boolean wantsDirectButCannot(SuiteContext ctx) {
+        return ctx.scale() != SuiteOptions.Scale.QUICK && !ctx.directIo().supported();
+    }
+
     /** The UringBench options for this scale. */
     static UringBenchOptions options(SuiteContext ctx) {
         SuiteOptions.Scale s = ctx.scale();
         UringBenchOptions.Builder b = UringBenchOptions.builder().dir(ctx.scratch()).fileSize(fileSize(s))
-                .reps(SuiteOptions.REPS).seed(ctx.options().seed()).fio(ctx.fio().isPresent()).installFio(false);
+                .reps(SuiteOptions.REPS).seed(ctx.options().seed()).fio(ctx.fio().isPresent()).installFio(false)
+                .allowMemoryFs(ctx.options().allowTmpfs());
         switch (s) {
+            // TINY runs O_DIRECT too (where the file system takes it), so the tests cover that path.
             case TINY -> b.duration(Duration.ofMillis(40)).warmup(Duration.ofMillis(20)).depths(List.of(1, 4))
-                    .modes(EnumSet.of(CacheMode.HOT, CacheMode.COLD)).fileChannelThreads(4);
+                    .modes(EnumSet.allOf(CacheMode.class)).fileChannelThreads(4);
             case QUICK -> b.duration(Duration.ofMillis(150)).warmup(Duration.ofMillis(75)).depths(List.of(1, 32))
                     .modes(EnumSet.of(CacheMode.HOT, CacheMode.COLD)).fileChannelThreads(32);
             case FULL -> b.duration(Duration.ofSeconds(1)).depths(List.of(1, 32, 128));
             default -> throw new IllegalStateException();
         }
+        if (wantsDirectButCannot(ctx)) b.modes(EnumSet.of(CacheMode.HOT, CacheMode.COLD));
         if (s == SuiteOptions.Scale.QUICK) {
             // The quick budget has no room for the slow single-threaded mmap/RAF rows twice over plus O_DIRECT.
             Set<Method> m = EnumSet.allOf(Method.class);
@@ -108,6 +116,7 @@ public final class UringExperiment implements Experiment {
     public ExperimentResult run(SuiteContext ctx) throws Exception {
         ExperimentResult r = new ExperimentResult(name(), description());
         UringBenchOptions o = options(ctx);
+        if (wantsDirectButCannot(ctx)) r.note(ctx.directIo().skippedNote("table 1's direct (O_DIRECT) rows"));
         StringWriter md = new StringWriter();
         PrintWriter progress = new PrintWriter(new Writer() {
             private final StringBuilder line = new StringBuilder();
@@ -235,14 +244,13 @@ public final class UringExperiment implements Experiment {
                             }
                             ctx.status(cell);
                             int threads = m == 1 ? 1 : depth;
-                            SplittableRandom rnd = ctx.random(900 + block + (write ? 1 : 0));
-                            long blocksInFile = size / block;
+                            // A permutation of the file's blocks (passes over the whole file start over).
+                            long[] offsets = new Offsets(size / block, block, ctx.options().seed() * 31 + 900 + block
+                                    + (write ? 1 : 0)).first(ops);
                             CacheState[] before = new CacheState[1];
                             final int fm = m;
                             Stats.Summary s = Measure.repeat(SuiteOptions.REPS,
                                     () -> before[0] = CacheState.prepare(file, CacheState.Cache.HOT), () -> {
-                                        long[] offsets = new long[ops];
-                                        for (int i = 0; i < ops; i++) offsets[i] = rnd.nextLong(blocksInFile) * block;
                                         long t0 = System.nanoTime();
                                         long n = fm == 0 ? DepthIo.run(engine, fd, write, offsets, bufs)
                                                 : fileChannel(ch, write, offsets, bufs, threads, fm == 2);
@@ -272,8 +280,9 @@ public final class UringExperiment implements Experiment {
         r.note("table 2: " + EXT_METHODS[0] + " = UringEngine in ring-only mode, " + depth + " slots each submitting "
                 + "its next request from its completion; FileChannel: read/write(direct ByteBuffer, position) on one "
                 + "platform thread, and on " + depth + " virtual threads sharing one channel (depth N = N virtual "
-                + "threads). Offsets: seeded, block-aligned, with replacement. Writes overwrite the hot file in the "
-                + "page cache and are not fsync'ed (dirty pages); reads check the byte count only");
+                + "threads). Offsets: seeded, block-aligned, a permutation of the file's blocks (each block once per "
+                + "pass over the file). Writes overwrite the hot file in the page cache and are not fsync'ed (dirty "
+                + "pages); reads check the byte count only");
     }
 
     /** read/write at each offset with {@code threads} threads (virtual or one platform) sharing {@code ch}. */
