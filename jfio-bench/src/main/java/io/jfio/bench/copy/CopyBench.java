@@ -1,13 +1,10 @@
 package io.jfio.bench.copy;
 
+import io.jfio.bench.BenchFile;
 import io.jfio.core.file.PageCache;
-import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
-import io.jfio.core.sys.Statfs;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -138,19 +135,9 @@ public final class CopyBench {
 
     private static void checkFileSystem(Path dir) {
         if (!Files.isDirectory(dir)) throw new IllegalArgumentException("not a directory: dir=" + dir);
-        try (Arena a = Arena.ofConfined()) {
-            int fd = LibC.openat(Fcntl.AT_FDCWD, dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY
-                    | Fcntl.O_CLOEXEC, 0);
-            if (fd < 0) throw new IllegalArgumentException("cannot open: dir=" + dir);
-            try {
-                MemorySegment sf = a.allocate(Statfs.LAYOUT);
-                if (LibC.fstatfs(fd, sf) == 0 && Statfs.type(sf) == Statfs.TMPFS_MAGIC) {
-                    throw new IllegalArgumentException("dir is on tmpfs, where a cold page cache means nothing: dir="
-                            + dir + " (choose a directory on a disk with --dir)");
-                }
-            } finally {
-                LibC.close(fd);
-            }
+        if (BenchFile.onTmpfs(dir)) {
+            throw new IllegalArgumentException("dir is on tmpfs, where a cold page cache means nothing: dir=" + dir
+                    + " (choose a directory on a disk with --dir)");
         }
     }
 

@@ -1,20 +1,16 @@
 package io.jfio.cli.shipbench;
 
+import io.jfio.bench.BenchFile;
 import io.jfio.bench.CpuUsage;
 import io.jfio.bench.Json;
 import io.jfio.bench.SystemInfo;
 import io.jfio.bench.suite.Charts;
 import io.jfio.bench.suite.Plot;
 import io.jfio.core.file.PageCache;
-import io.jfio.core.sys.Fcntl;
-import io.jfio.core.sys.LibC;
-import io.jfio.core.sys.Statfs;
 import io.jfio.ship.tcp.TcpReceiver;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -934,20 +930,9 @@ public final class ShipBench {
     private static void checkFileSystem(Path dir, boolean allowTmpfs) {
         if (!Files.isDirectory(dir)) throw new IllegalArgumentException("not a directory: dir=" + dir);
         if (allowTmpfs) return;
-        try (Arena a = Arena.ofConfined()) {
-            int fd = LibC.openat(Fcntl.AT_FDCWD, dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY
-                    | Fcntl.O_CLOEXEC, 0);
-            if (fd < 0) throw new IllegalArgumentException("cannot open: dir=" + dir);
-            try {
-                MemorySegment sf = a.allocate(Statfs.LAYOUT);
-                if (LibC.fstatfs(fd, sf) == 0 && Statfs.type(sf) == Statfs.TMPFS_MAGIC) {
-                    throw new IllegalArgumentException("dir is on tmpfs, which measures memory, not the disk the "
-                            + "dir sink fsyncs to: dir=" + dir + " (choose a directory on a disk with --dir, or "
-                            + "--allow-tmpfs)");
-                }
-            } finally {
-                LibC.close(fd);
-            }
+        if (BenchFile.onTmpfs(dir)) {
+            throw new IllegalArgumentException("dir is on tmpfs, which measures memory, not the disk the dir sink "
+                    + "fsyncs to: dir=" + dir + " (choose a directory on a disk with --dir, or --allow-tmpfs)");
         }
     }
 }
