@@ -9,7 +9,7 @@ import java.util.Map;
  *
  * <p>Thread-safe; stateless. Output is RFC 8259 JSON, indented by two spaces. Strings are escaped so that the
  * output stays valid whatever they hold: quotes, backslashes and control characters, and unpaired surrogates
- * (which no UTF-8 encoder can write) as {@code \}{@code uXXXX}.
+ * (which no UTF-8 encoder can write) as a backslash-u escape with four hexadecimal digits.
  */
 public final class Json {
     private Json() {

@@ -17,6 +17,7 @@ final class KafkaLogging {
         setIfAbsent("logFile", "System.err");
         setIfAbsent("defaultLogLevel", "warn");
         setIfAbsent("showDateTime", "true");
+        // ISO 8601 with the zone offset (SimpleDateFormat pattern letters: X is the offset, as in +01:00)
         setIfAbsent("dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
         setIfAbsent("showThreadName", "false");
         setIfAbsent("showShortLogName", "true");
