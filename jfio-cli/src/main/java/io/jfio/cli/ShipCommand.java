@@ -98,7 +98,8 @@ public final class ShipCommand implements Callable<Integer> {
             + "long after it last grew (default 5s).")
     private String rotateWait;
 
-    @Option(names = "--buffer-size", paramLabel = "SIZE", description = "Read buffer (default 4MiB).")
+    @Option(names = "--buffer-size", paramLabel = "SIZE", description = "How much one read takes (default 1MiB;"
+            + " the buffer grows to max-record + 1 for a longer line).")
     private String bufferSize;
 
     @Option(names = "--segment-size", paramLabel = "SIZE", description = "dir sink segment size (default 128MiB).")

@@ -65,8 +65,8 @@ public final class Shipper implements AutoCloseable {
                 }
                 boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
                 Sink sink = Sinks.open(e.getValue(), new Sinks.Options(config.segmentSize(), config.maxInFlight(),
-                        config.bufferSize(), config.tcpAck(), config.kafkaCompression(), raw, config.kafkaProperties(),
-                        log));
+                        config.bufferCapacity(), config.tcpAck(), config.kafkaCompression(), raw,
+                        config.kafkaProperties(), log));
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
                             log, s.metrics, mode));

@@ -80,6 +80,26 @@ class BadInputTest {
         assertTrue(log.toString(StandardCharsets.UTF_8).contains("record-dropped"));
     }
 
+    @Test
+    void shouldFrameLinesLongerThanOneReadButWithinMaxRecordWhole() throws Exception {
+        // One read takes 4 KiB; lines of 10 KiB, 30 KiB and exactly 64 KiB must still ship as one record each (the
+        // read is repeated with the whole buffer), and only the 70 KiB line is split (64 KiB + 6 KiB).
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("long.log");
+        StringBuilder text = new StringBuilder(lines(1, 50));
+        for (int len : new int[] {10 << 10, 30 << 10, 64 << 10, 70 << 10}) {
+            text.append("L".repeat(len)).append('\n');
+        }
+        text.append(lines(51, 100));
+        Files.writeString(file, text.toString(), StandardCharsets.US_ASCII);
+        Path out = tmp.resolve("out");
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(ShipRun.config(List.of(file.toString()), out, tmp.resolve("state"),
+                Map.of("buffer-size", "4KiB", "max-record", "64KiB")), log));
+        assertArrayEquals(Files.readAllBytes(file), DirSink.readAll(out));
+        String stop = log.toString(StandardCharsets.UTF_8);
+        assertTrue(stop.contains("records-shipped=105 "), stop); // 100 short lines, 3 whole long ones, 2 pieces
+    }
+
     private static void writeWithHugeLine(Path file) throws IOException {
         try (OutputStream o = Files.newOutputStream(file)) {
             o.write(lines(1, 100).getBytes(StandardCharsets.US_ASCII));

@@ -36,8 +36,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Ships the inputs of one sink: discovery, harvesting, batching, acknowledgements and checkpoints, all on one
- * platform thread. One read buffer (direct, {@code buffer-size}) is reused for every read: a batch's bytes are valid
- * only during {@link Sink#send} (the sink copies what it keeps), so memory does not grow with files or load.
+ * platform thread. One read buffer (native, {@code max(buffer-size, max-record + 1)}) is reused for every read: a
+ * batch's bytes are valid only during {@link Sink#send} (the sink copies what it keeps), so memory does not grow with
+ * files or load. A read asks for {@code buffer-size} bytes (1 MiB: they stay in the CPU's cache from the read through
+ * the scan to the sink's copy), and for the whole buffer only when those hold no newline.
  *
  * <p>Changes come from a {@link ChangeFeed} (inotify, or polling with {@code --poll}) on its own thread: a write to a
  * file marks that file for a look (one fstat), a change of names asks for a rescan. There is no periodic full scan
@@ -93,6 +95,8 @@ public final class Pipeline {
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment buffer;
+    /** What one read asks for ({@code buffer-size}); the buffer may be larger, for a line of max-record bytes. */
+    private final long readSize;
     private final MemorySegment scratch;
     private final Stx stx = new Stx(arena);
     private final Discovery discovery;
@@ -164,7 +168,8 @@ public final class Pipeline {
         this.mode = mode;
         this.pollNanos = (config.poll() != null ? config.poll() : ShipConfigDefaults.POLL).toNanos();
         this.flushBytes = Math.max(1, config.maxInFlight() / 4);
-        this.buffer = arena.allocate(config.bufferSize(), 4096);
+        this.buffer = arena.allocate(config.bufferCapacity(), 4096);
+        this.readSize = config.bufferSize();
         this.scratch = arena.allocate(Fingerprint.SIZE);
         this.discovery = new Discovery(inputs, stx, log);
         CheckpointStore.Loaded loaded = store.load(log, true);
@@ -742,10 +747,13 @@ public final class Pipeline {
         }
         long now = System.nanoTime();
         t.lastUseNanos = now;
-        long n;
-        do {
-            n = LibC.pread(t.fd, buffer, buffer.byteSize(), t.readOffset);
-        } while (n == -Errno.EINTR);
+        boolean lines = t.input.framing() == Framing.LINES && !t.skipping;
+        long want = Math.min(readSize, buffer.byteSize());
+        long n = read(t, want);
+        if (lines && n == want && want < buffer.byteSize() && Framer.indexOfNewline(buffer, 0, n) < 0) {
+            // A line longer than one read: read up to the whole buffer, where a line of max-record bytes fits.
+            n = read(t, buffer.byteSize());
+        }
         if (n < 0) {
             fileErrors++;
             log.warn("read-failed", "sink", name, "path", t.path, "offset", t.readOffset, "errno",
@@ -807,6 +815,15 @@ public final class Pipeline {
         t.readable = false;
         t.atEof = true;
         return false;
+    }
+
+    /** One pread of up to {@code want} bytes at the file's read offset into the buffer; n, or -errno. */
+    private long read(TrackedFile t, long want) {
+        long n;
+        do {
+            n = LibC.pread(t.fd, buffer, want, t.readOffset);
+        } while (n == -Errno.EINTR);
+        return n;
     }
 
     /** Bytes were skipped (a dropped record): the checkpoint may move past them once what precedes is acked. */
