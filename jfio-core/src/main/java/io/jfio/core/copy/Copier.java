@@ -1,5 +1,7 @@
 package io.jfio.core.copy;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Dirent64;
@@ -514,7 +516,13 @@ final class Copier implements AutoCloseable {
             return;
         }
         CopyContext.DevPair pair = new CopyContext.DevPair(m.dev(), dir.dstDev);
-        boolean parallel = !ctx.sequential && ctx.jobs > 1 && m.size() >= o.splitThreshold();
+        if (m.size() >= SEQUENTIAL_ADVICE_MIN) {
+            // Read front to back: a larger read-ahead window when the data comes from the device, and, measured with
+            // a 4 GiB file already in the page cache, 15-25% less system time in copy_file_range (cp does the same).
+            LibC.posixFadvise(srcFd, 0, 0, Fcntl.POSIX_FADV_SEQUENTIAL);
+        }
+        boolean parallel = !ctx.sequential && ctx.jobs > 1 && m.size() >= o.splitThreshold()
+                && !mostlyCached(srcFd, m.size());
         if (parallel) {
             // The job owns both descriptors from here and closes them when its last part is done.
             SplitJob.start(this, ctx, e, srcFd, t, pair, decision == Decision.REPLACE, done);
@@ -535,6 +543,25 @@ final class Copier implements AutoCloseable {
             LibC.close(srcFd);
             done.accept(this, ok);
         }
+    }
+
+    /** Files at least this large are advised POSIX_FADV_SEQUENTIAL (one more system call is nothing to them). */
+    static final long SEQUENTIAL_ADVICE_MIN = 1L << 20;
+
+    /**
+     * Whether at least half of the source is in the page cache (cachestat(2), Linux 6.5; false where it is missing).
+     * Such a file is not split across workers: its bytes come from memory, and the parts would only take turns on
+     * the target's inode lock, which every buffered write to it holds (a 4 GiB file already cached took 1.8-3.5 s
+     * and 2.5-4.9 s of system time split in two, 1.9-2.2 s and 1.7-1.9 s in one piece, on the 2-CPU machine).
+     * Splitting is for data that must come from the device, where two streams of reads keep more in flight.
+     */
+    private boolean mostlyCached(int srcFd, long size) {
+        s.cacheRange.set(JAVA_LONG, 0, 0);
+        s.cacheRange.set(JAVA_LONG, 8, 0);
+        if (LibC.cachestat(srcFd, s.cacheRange, s.cacheStat) != 0) return false;
+        long cachedPages = s.cacheStat.get(JAVA_LONG, 0);
+        long pages = (size + LibC.pageSize() - 1) / LibC.pageSize();
+        return cachedPages * 2 >= pages;
     }
 
     /** A target file being written: its descriptor and, unless it is unnamed (O_TMPFILE), its temporary name. */

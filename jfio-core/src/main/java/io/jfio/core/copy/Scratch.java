@@ -1,6 +1,7 @@
 package io.jfio.core.copy;
 
 import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Statx;
 import io.jfio.core.sys.Timespec;
 import java.lang.foreign.Arena;
@@ -31,6 +32,8 @@ final class Scratch implements AutoCloseable {
     final MemorySegment times = arena.allocate(Timespec.LAYOUT, 2);
     final MemorySegment offIn = arena.allocate(8, 8);
     final MemorySegment offOut = arena.allocate(8, 8);
+    final MemorySegment cacheRange = arena.allocate(LibC.CACHESTAT_RANGE_SIZE, 8);
+    final MemorySegment cacheStat = arena.allocate(LibC.CACHESTAT_SIZE, 8);
     final MemorySegment dents = arena.allocate(DENTS_SIZE, 8);
     final MemorySegment xattrNames = arena.allocate(Fcntl.XATTR_LIST_MAX);
     final MemorySegment xattrValue = arena.allocate(Fcntl.XATTR_SIZE_MAX);

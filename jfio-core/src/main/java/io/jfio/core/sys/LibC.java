@@ -60,10 +60,6 @@ public final class LibC {
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     }
     // int posix_fadvise(int fd, off_t offset, off_t len, int advice): returns the error number, leaves errno alone
-    private static final class PosixFadvise {
-        static final MethodHandle H = Native.plainCall("posix_fadvise",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    }
     // int fallocate(int fd, int mode, off_t offset, off_t len)
     private static final class Fallocate {
         static final MethodHandle H = Native.errnoCall("fallocate",
@@ -210,6 +206,9 @@ public final class LibC {
     private static final long NR_COPY_FILE_RANGE = X86 ? 326 : 285;  // ssize_t copy_file_range(int, loff_t *, int,
                                                                      //     loff_t *, size_t, unsigned int)
     private static final long NR_STATX = X86 ? 332 : 291;            // int statx(int, path, int, unsigned, statx *)
+    private static final long NR_FADVISE64 = X86 ? 221 : 223;        // int fadvise64(int, loff_t, size_t, int)
+    private static final long NR_CACHESTAT = 451;                    // int cachestat(int, range *, cachestat *,
+                                                                     //     unsigned int); Linux 6.5, 451 everywhere
 
     // ---- metadata, names and links (the tree copy)
     private static final long GETDENTS64_NR = Platform.isX86() ? 217 : 61; // __NR_getdents64
@@ -434,13 +433,29 @@ public final class LibC {
                 statxBuf, NO_ARG);
     }
 
-    /** posix_fadvise(2); returns 0 or -errno (the call returns its error rather than setting errno). */
+    /**
+     * posix_fadvise(2) as the fadvise64 system call (through the shared syscall handle: no downcall of its own to
+     * link, which a copy's start-up would pay for); returns 0 or -errno.
+     */
     public static int posixFadvise(int fd, long offset, long len, int advice) {
-        try {
-            return -(int) PosixFadvise.H.invokeExact(fd, offset, len, advice);
-        } catch (Throwable t) {
-            throw linkFailure(t);
+        return (int) sys(NR_FADVISE64, n(fd), n(offset), n(len), n(advice), NO_ARG, NO_ARG);
+    }
+
+    /** The size of {@code struct cachestat_range} (offset, length; length 0 = to the end of the file). */
+    public static final long CACHESTAT_RANGE_SIZE = 16;
+    /** The size of {@code struct cachestat}: nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted. */
+    public static final long CACHESTAT_SIZE = 40;
+
+    /**
+     * cachestat(2) (Linux 6.5): how many pages of a range of the file are in the page cache, without mapping it.
+     * {@code range} holds the offset and length (two u64), {@code out} receives five u64 page counts, the first
+     * being the pages cached. Returns 0 or -errno (ENOSYS before 6.5).
+     */
+    public static int cachestat(int fd, MemorySegment range, MemorySegment out) {
+        if (range.byteSize() < CACHESTAT_RANGE_SIZE || out.byteSize() < CACHESTAT_SIZE) {
+            throw new IllegalArgumentException("cachestat buffers too small");
         }
+        return (int) sys(NR_CACHESTAT, n(fd), range, out, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** fallocate(2); returns 0 or -errno. */

@@ -16,7 +16,8 @@ public final class CopyChild {
     public static void main(String[] args) {
         boolean fsync = args[0].equals("--fsync");
         int i = fsync ? 1 : 0;
-        // Files from 16 MiB are split in 4 MiB parts, so that a kill can also land in a file several workers share.
+        // Files from 16 MiB are split in 4 MiB parts, so that a kill can also land in a file several workers share
+        // (where they are not in the page cache: the caller evicts them).
         CopyOptions o = CopyOptions.archive().jobs(4).sequential(false).fsync(fsync).splitThreshold(16 << 20)
                 .chunkSize(4 << 20).build();
         CopyResult r = TreeCopy.of(List.of(Path.of(args[i])), Path.of(args[i + 1]), o, new CopyListener() {

@@ -3,6 +3,7 @@ package io.jfio.core.copy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.core.file.PageCache;
 import io.jfio.core.testing.TestSeed;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,6 +42,9 @@ class CopyCrashTest {
             Files.write(src.resolve("big"), big);
             Files.createSymbolicLink(src.resolve("dir-3/link"), Path.of("file-1"));
             Files.createLink(src.resolve("dir-4/hard"), src.resolve("dir-5/file-5"));
+            // Out of the page cache, so that the child splits it across workers and a kill can land in a shared
+            // file (a cached source is copied in one piece).
+            PageCache.evict(src.resolve("big"));
             TreeSnapshot before = TreeSnapshot.take(src);
 
             Path dst = dir.resolve("dst");

@@ -1,5 +1,6 @@
 package io.jfio.core.copy;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,12 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.abort;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jfio.core.file.PageCache;
+import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.testing.Fds;
 import io.jfio.core.testing.TestSeed;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -171,6 +175,11 @@ class TreeCopyTest {
                 f.write(data, i * 1000, 3 << 20);
             }
         }
+        // Only a source that must come from the device is split (a cached one is copied in one piece). Before the
+        // snapshot: the residency check maps the file, which updates its atime.
+        PageCache.evict(src.resolve("big"));
+        PageCache.evict(src.resolve("big-sparse"));
+        assumeTrue(PageCache.residency(src.resolve("big")).fraction() < 0.5, "the page cache cannot be dropped here");
         TreeSnapshot before = TreeSnapshot.take(src);
         Path dst = dir.resolve("dst");
         Run r = copy(List.of(src), dst, CopyOptions.archive().jobs(4).sequential(false).splitThreshold(1 << 20)
@@ -181,6 +190,30 @@ class TreeCopyTest {
         assertTrue(r.event("/big-sparse").sparse());
         before.assertCopiedAs(TreeSnapshot.of(dst, before), TreeSnapshot.Check.ALL);
         before.assertSameContent(src, dst);
+    }
+
+    @Test
+    void shouldNotSplitFileAlreadyInPageCache(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        byte[] data = new byte[(9 << 20) + 4321];
+        new SplittableRandom(11).nextBytes(data);
+        Files.write(src.resolve("big"), data);
+        try (Arena arena = Arena.ofConfined()) {
+            int fd = LibC.openat(Fcntl.AT_FDCWD, src.resolve("big").toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+            assertTrue(fd >= 0);
+            int rc = LibC.cachestat(fd, arena.allocate(LibC.CACHESTAT_RANGE_SIZE),
+                    arena.allocate(LibC.CACHESTAT_SIZE));
+            LibC.close(fd);
+            assumeTrue(rc != -Errno.ENOSYS, "cachestat(2) needs Linux 6.5");
+            assertEquals(0, rc, Errno.name(-rc));
+        }
+        assertTrue(PageCache.warm(src.resolve("big")).fraction() > 0.99);
+        Path dst = dir.resolve("dst");
+        Run r = copy(List.of(src), dst, CopyOptions.archive().jobs(4).sequential(false).splitThreshold(1 << 20)
+                .chunkSize(1 << 20).build());
+        assertOk(r);
+        assertEquals(1, r.event("/big").chunks(), r.event("/big").toString());
+        assertArrayEquals(data, Files.readAllBytes(dst.resolve("big")));
     }
 
     @Test
