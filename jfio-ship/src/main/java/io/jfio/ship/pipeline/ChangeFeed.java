@@ -50,6 +50,11 @@ final class ChangeFeed implements AutoCloseable {
     private final Set<Path> established = ConcurrentHashMap.newKeySet();
     private final Set<Path> ancestors = ConcurrentHashMap.newKeySet();
     private final Set<Path> files = ConcurrentHashMap.newKeySet();
+    /**
+     * Symlinked directories below a tree, watched at their targets (a tree's watches do not follow symlinks): the
+     * target's real path and the link paths that lead to it. Events there are about the files under those links.
+     */
+    private Map<Path, List<Path>> links = new LinkedHashMap<>();
     private final Set<String> warned = new HashSet<>();
     /** Paths written to since the last drain; filled and drained on the pipeline thread, which polls. */
     private final Set<String> modified = new java.util.LinkedHashSet<>();
@@ -187,6 +192,104 @@ final class ChangeFeed implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Watches the targets of the symlinked directories a scan walked into ({@link Discovery#linkedDirs}), so that a
+     * file created under one is found at once rather than by the safety rescan, and stops watching targets no
+     * longer linked. A target inside a watched tree is left to that tree's watches.
+     *
+     * @return true when a watch was added: what appeared before it was in place is only found by a rescan
+     */
+    boolean linked(Map<Path, Path> linkToReal) {
+        Map<Path, List<Path>> now = new LinkedHashMap<>();
+        for (Map.Entry<Path, Path> e : linkToReal.entrySet()) {
+            if (!established.contains(e.getValue()) && !insideWatchedTree(e.getValue())) {
+                now.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(e.getKey());
+            }
+        }
+        boolean added = false;
+        for (Path real : links.keySet()) {
+            if (!now.containsKey(real)) {
+                try {
+                    watcher.unwatch(real);
+                } catch (IOException e) {
+                    // Closed or gone: nothing is reported for it any more either way.
+                }
+            }
+        }
+        Map<Path, List<Path>> kept = new LinkedHashMap<>();
+        for (Map.Entry<Path, List<Path>> e : now.entrySet()) {
+            Path real = e.getKey();
+            if (!links.containsKey(real)) {
+                try {
+                    watcher.watchTree(real);
+                    added = true;
+                } catch (WatcherClosedException e2) {
+                    return added;
+                } catch (IOException e2) {
+                    if (warned.add("link:" + real)) {
+                        log.warn("cannot-watch", "sink", sink, "dir", real, "via", e.getValue().get(0), "error",
+                                e2.toString(), "action", "found by the periodic rescan instead");
+                    }
+                    continue;
+                }
+            }
+            kept.put(real, e.getValue());
+        }
+        if (!kept.equals(links)) clearModifyCache();
+        links = kept;
+        return added;
+    }
+
+    private boolean insideWatchedTree(Path real) {
+        for (Root r : wanted.values()) {
+            if (!r.tree() || !established.contains(r.dir())) continue;
+            try {
+                if (real.startsWith(r.dir().toRealPath())) return true;
+            } catch (IOException e) {
+                // the root is gone: it covers nothing now
+            }
+        }
+        return false;
+    }
+
+    /** The names under the links of an event's path in a watched link target; empty when it is in none. */
+    private List<Path> viaLinks(Path path) {
+        if (links.isEmpty() || path == null) return List.of();
+        List<Path> out = new ArrayList<>(1);
+        for (Map.Entry<Path, List<Path>> e : links.entrySet()) {
+            if (!path.startsWith(e.getKey())) continue;
+            Path rel = e.getKey().relativize(path);
+            for (Path link : e.getValue()) out.add(link.resolve(rel));
+        }
+        return out;
+    }
+
+    /**
+     * Whether a name event is about a symlink to a directory: one the last scan walked into (removed, renamed,
+     * re-pointed), or a new one (inotify does not flag a symlink as a directory, so a new name that is a symlink is
+     * looked at: one lstat and one stat, for created or moved-in names that no glob matches).
+     */
+    private boolean linkChanged(FileEvent e) {
+        for (List<Path> ls : links.values()) {
+            if (ls.contains(e.path()) || (e.from() != null && ls.contains(e.from()))) return true;
+        }
+        if (e.kind() != FileEvent.Kind.CREATE && e.kind() != FileEvent.Kind.MOVED
+                && e.kind() != FileEvent.Kind.MOVED_TO) {
+            return false;
+        }
+        Path p = e.path();
+        return p != null && Files.isSymbolicLink(p) && Files.isDirectory(p);
+    }
+
+    /** Whether an event's path, or its name under a symlinked directory, is one the inputs match. */
+    private boolean relevantAnyName(Path p) {
+        if (relevant(p)) return true;
+        for (Path q : viaLinks(p)) {
+            if (relevant(q)) return true;
+        }
+        return false;
+    }
+
     /** Watches one file whose writes no directory watch reports (see {@link #covers}). */
     void watchFile(Path file) {
         if (!files.add(file)) return;
@@ -292,14 +395,15 @@ final class ChangeFeed implements AutoCloseable {
                 }
                 case UNWATCHED -> {
                     established.remove(e.dir());
+                    if (links.remove(e.dir()) != null) clearModifyCache();
                     rescan = true;
                     any = true;
                 }
                 default -> {
                     // CREATE, DELETE, MOVED*, *_SELF: names changed. A directory may hold (or come to hold)
                     // matching files; a file matters when its old or new name matches.
-                    if (e.directory() || relevant(e.path()) || relevant(e.from())
-                            || ancestors.contains(e.dir())) {
+                    if (e.directory() || relevantAnyName(e.path()) || relevantAnyName(e.from())
+                            || ancestors.contains(e.dir()) || linkChanged(e)) {
                         rescan = true;
                         any = true;
                     }

@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -37,6 +39,8 @@ final class Discovery {
     private final Stx stx;
     private final ShipLog log;
     private final Set<String> warned = new HashSet<>();
+    /** The symlinked directories the last scan walked into: the link's path and its target's real path. */
+    private Map<Path, Path> linkedDirs = new LinkedHashMap<>();
 
     Discovery(List<InputConfig> inputs, Stx stx, ShipLog log) {
         this.inputs = inputs;
@@ -61,6 +65,7 @@ final class Discovery {
     List<Found> scan() {
         List<Found> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
+        linkedDirs = new LinkedHashMap<>();
         for (int i = 0; i < inputs.size(); i++) {
             for (Glob g : globs.get(i)) {
                 if (g.literal) {
@@ -85,7 +90,10 @@ final class Discovery {
                 if (stx.isDirectory()) {
                     // Reported before the walk below reuses the statx buffer.
                     if (g.matches(p) && !excluded(input, p)) report(input, p, out, seen);
-                    if (depth + 1 < g.maxDepth) walk(input, g, p, depth + 1, out, seen, dirs);
+                    if (depth + 1 < g.maxDepth) {
+                        if (Files.isSymbolicLink(p)) linked(p);
+                        walk(input, g, p, depth + 1, out, seen, dirs);
+                    }
                 } else if (g.matches(p)) {
                     consider(input, p, out, seen);
                 }
@@ -94,6 +102,22 @@ final class Discovery {
             // Removed while we looked: the next scan sees what is there then.
         } catch (IOException | java.nio.file.DirectoryIteratorException e) {
             warnOnce("dir:" + dir, "cannot-list-directory", "dir", dir, "error", e.toString());
+        }
+    }
+
+    /**
+     * The symlinked directories that the last {@link #scan} walked into, each with its target's real path: the
+     * watches of a tree do not follow symlinks, so these are watched on their own (see {@code ChangeFeed.linked}).
+     */
+    Map<Path, Path> linkedDirs() {
+        return linkedDirs;
+    }
+
+    private void linked(Path link) {
+        try {
+            linkedDirs.put(link, link.toRealPath());
+        } catch (IOException e) {
+            // Gone or dangling meanwhile: the walk below finds nothing either.
         }
     }
 

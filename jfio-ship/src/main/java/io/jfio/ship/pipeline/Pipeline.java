@@ -263,6 +263,8 @@ public final class Pipeline {
                 scanNow();
                 // A watch added now (a directory made since) missed what appeared before it: look once more.
                 if (feed != null && feed.ensureWatches()) rescanRequested = true;
+                // Likewise for the targets of symlinked directories the scan walked into.
+                if (feed != null && feed.linked(discovery.linkedDirs())) rescanRequested = true;
                 nextScan = System.nanoTime() + rescanNanos;
             }
             boolean progress = harvestRound();

@@ -80,7 +80,7 @@ class WatchTest {
     }
 
     @Test
-    void shouldSeeWritesToFilesInASymlinkedDirectoryBelowATree() throws Exception {
+    void shouldSeeWritesAndNewFilesInASymlinkedDirectoryBelowATree() throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
         Files.writeString(elsewhere.resolve("a.log"), lines(1, 10));
@@ -92,8 +92,22 @@ class WatchTest {
             // The tree's watches do not follow the symlink: the file's own watch must report this write.
             Files.writeString(elsewhere.resolve("a.log"), lines(11, 20), StandardOpenOption.APPEND);
             waitFor(out, "n=20 ", Duration.ofSeconds(10));
+            // New files under the link, also in a new subdirectory: the link's target is watched as a tree of its
+            // own, so they are found at once (the safety rescan is a minute away).
+            Files.writeString(elsewhere.resolve("b.log"), lines(21, 30));
+            waitFor(out, "n=30 ", Duration.ofSeconds(10));
+            Path sub = Files.createDirectories(elsewhere.resolve("sub/deeper"));
+            Files.writeString(sub.resolve("c.log"), lines(31, 40));
+            waitFor(out, "n=40 ", Duration.ofSeconds(10));
+            // Re-pointed to another directory: the new target is watched, the old one no longer.
+            Path third = Files.createDirectories(tmp.resolve("third"));
+            Files.delete(logs.resolve("linked"));
+            Files.createSymbolicLink(logs.resolve("linked"), third);
+            Thread.sleep(300); // the rescan the link's change asks for, and the new watch
+            Files.writeString(third.resolve("d.log"), lines(41, 50));
+            waitFor(out, "n=50 ", Duration.ofSeconds(10));
         }
-        Records.read(out, 20, true).assertComplete().assertNoDuplicates();
+        Records.read(out, 50, true).assertComplete().assertNoDuplicates();
     }
 
     /** A real inotify watcher whose events can be thrown away, then an overflow reported, as the kernel does. */
