@@ -19,9 +19,9 @@ import picocli.CommandLine.Option;
  * ({@link TcpReceiver}). Each connection is written to its own file in DIR; with the acknowledgement protocol, bytes
  * are acknowledged only after they were fdatasync'ed, so the shipper's checkpoints never run ahead of the disk here.
  *
- * <p>Not thread-safe; one instance per command line. Runs until SIGTERM or SIGINT, then stops like a crash would
- * (no last sync, no last acknowledgement: the shipper sends the unacknowledged rest again) and exits
- * {@link ExitCodes#OK}. A malformed address exits {@link ExitCodes#USAGE}; an address that cannot be listened on or
+ * <p>Not thread-safe; one instance per command line. Runs until SIGTERM or SIGINT, then stops reading, syncs and
+ * acknowledges what it wrote, closes the connections (within 5 s; what is not done by then is dropped as a crash
+ * would, and the shipper sends the unacknowledged rest again) and exits {@link ExitCodes#OK}. A malformed address exits {@link ExitCodes#USAGE}; an address that cannot be listened on or
  * a directory that cannot be made, {@link ExitCodes#ENVIRONMENT}.
  */
 @Command(name = "receive", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -30,6 +30,9 @@ import picocli.CommandLine.Option;
                     + "(receive-<epoch-ms>-<n>.log), acknowledged after fdatasync. Runs until SIGTERM/SIGINT.",
         })
 public final class ReceiveCommand implements Callable<Integer> {
+    /** How long a stop waits for the connections' last sync and acknowledgement. */
+    private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(5);
+
     @Option(names = "--listen", required = true, paramLabel = "[HOST:]PORT", description = "Address to listen on "
             + "(default host 0.0.0.0; [::1]:PORT for IPv6; port 0 picks a free one, printed at start).")
     private String listen;
@@ -65,7 +68,7 @@ public final class ReceiveCommand implements Callable<Integer> {
         }
         CountDownLatch stop = new CountDownLatch(1);
         Runnable undo = Signals.onTermination(name -> {
-            log.info("signal", "signal", name, "action", "close connections, exit 0");
+            log.info("signal", "signal", name, "action", "stop reading, sync and acknowledge what was written, exit 0");
             stop.countDown();
         });
         log.info("listening", "address", bind.getHostString() + ":" + receiver.port(), "dir", to.toAbsolutePath(),
@@ -77,7 +80,7 @@ public final class ReceiveCommand implements Callable<Integer> {
         } finally {
             undo.run();
             try {
-                receiver.close();
+                receiver.shutdown(SHUTDOWN_GRACE);
             } catch (IOException e) {
                 log.warn("close-failed", "error", e.toString());
             }

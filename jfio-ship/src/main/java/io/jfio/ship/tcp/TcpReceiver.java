@@ -173,6 +173,35 @@ public final class TcpReceiver implements AutoCloseable {
     }
 
     /**
+     * Stops gracefully: stops listening and stops reading every connection ({@code shutdown(SHUT_RD)}; what a sender
+     * sent that was not read yet is dropped unacknowledged, and the sender resends it), syncs what was written and
+     * acknowledges it, then closes. Whatever is not done within {@code grace} is dropped as by {@link #close}. So a
+     * stopped receiver leaves only acknowledged bytes behind; a sender resends at most the unacknowledged part of
+     * one batch twice (the receiver acknowledges bytes, the sender completes whole batches).
+     */
+    public void shutdown(Duration grace) throws IOException {
+        server.close();
+        try {
+            acceptor.join();
+            for (Conn c : conns) {
+                c.stopReading();
+            }
+            long deadline = System.nanoTime() + grace.toNanos();
+            for (Conn c : conns) {
+                Thread r = c.reader;
+                long left = deadline - System.nanoTime();
+                if (r != null && left > 0) {
+                    r.join(Duration.ofNanos(left));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            close();
+        }
+    }
+
+    /**
      * Stops listening and drops every connection at once, without a last sync or acknowledgement, as a crash would:
      * senders resend what was not acknowledged.
      */
@@ -390,6 +419,15 @@ public final class TcpReceiver implements AutoCloseable {
                 abort();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+        }
+
+        /** Ends reading: the reader sees the end of the stream, then syncs, acknowledges and closes as usual. */
+        void stopReading() {
+            try {
+                ch.shutdownInput();
+            } catch (IOException e) {
+                // already closed or broken: the reader ends anyway
             }
         }
 
