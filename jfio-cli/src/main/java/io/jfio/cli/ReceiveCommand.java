@@ -21,8 +21,9 @@ import picocli.CommandLine.Option;
  *
  * <p>Not thread-safe; one instance per command line. Runs until SIGTERM or SIGINT, then stops reading, syncs and
  * acknowledges what it wrote, closes the connections (within 5 s; what is not done by then is dropped as a crash
- * would, and the shipper sends the unacknowledged rest again) and exits {@link ExitCodes#OK}. A malformed address exits {@link ExitCodes#USAGE}; an address that cannot be listened on or
- * a directory that cannot be made, {@link ExitCodes#ENVIRONMENT}.
+ * would, and the shipper sends the unacknowledged rest again) and exits {@link ExitCodes#OK}. A malformed address
+ * exits {@link ExitCodes#USAGE}; an address that cannot be listened on or a directory that cannot be made,
+ * {@link ExitCodes#ENVIRONMENT}.
  */
 @Command(name = "receive", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, description = {

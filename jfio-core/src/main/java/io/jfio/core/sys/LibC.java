@@ -59,7 +59,6 @@ public final class LibC {
         static final MethodHandle H = Native.errnoCall("read",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     }
-    // int posix_fadvise(int fd, off_t offset, off_t len, int advice): returns the error number, leaves errno alone
     // int fallocate(int fd, int mode, off_t offset, off_t len)
     private static final class Fallocate {
         static final MethodHandle H = Native.errnoCall("fallocate",
