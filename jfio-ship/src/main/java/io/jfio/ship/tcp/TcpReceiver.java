@@ -112,7 +112,10 @@ public final class TcpReceiver implements AutoCloseable {
         }
     }
 
-    /** Data bytes received so far, on all connections (handshakes excluded). */
+    /**
+     * Data bytes received and kept so far, on all connections (handshakes excluded; what comes after a graceful stop
+     * began is dropped and not counted).
+     */
     public long received() {
         return received.get();
     }
@@ -173,18 +176,20 @@ public final class TcpReceiver implements AutoCloseable {
     }
 
     /**
-     * Stops gracefully: stops listening and stops reading every connection ({@code shutdown(SHUT_RD)}; what a sender
-     * sent that was not read yet is dropped unacknowledged, and the sender resends it), syncs what was written and
-     * acknowledges it, then closes. Whatever is not done within {@code grace} is dropped as by {@link #close}. So a
-     * stopped receiver leaves only acknowledged bytes behind; a sender resends at most the unacknowledged part of
-     * one batch twice (the receiver acknowledges bytes, the sender completes whole batches).
+     * Stops gracefully: stops listening; on every connection stops writing what still comes (it is never
+     * acknowledged, and the sender resends it), fdatasyncs what was written, acknowledges exactly that, and half-closes
+     * the connection (FIN after the last acknowledgement); what the sender still sends is read and dropped until it
+     * closes its side, so the connection ends without a reset that could destroy the last acknowledgement on its way.
+     * Whatever is not done within {@code grace} is dropped as by {@link #close}. So a stopped receiver leaves only
+     * acknowledged bytes behind; a sender resends at most the acknowledged part of the one batch in flight (the
+     * receiver acknowledges bytes, the sender completes whole batches).
      */
     public void shutdown(Duration grace) throws IOException {
         server.close();
         try {
             acceptor.join();
             for (Conn c : conns) {
-                c.stopReading();
+                c.beginStop();
             }
             long deadline = System.nanoTime() + grace.toNanos();
             for (Conn c : conns) {
@@ -197,6 +202,9 @@ public final class TcpReceiver implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            for (Conn c : conns) {
+                c.syncPlain();
+            }
             close();
         }
     }
@@ -228,11 +236,15 @@ public final class TcpReceiver implements AutoCloseable {
         final String peer;
         final ReentrantLock lock = new ReentrantLock();
         final Condition wake = lock.newCondition();
-        FileChannel file;
+        volatile FileChannel file;
         long written;
         long synced;
         boolean eof;
-        Thread syncer;
+        /** A graceful stop began: nothing more is written; the syncer makes its last sync and acknowledgement. */
+        boolean stopping;
+        /** The reader is writing a buffer to the file (its bytes not yet in {@code written}). */
+        boolean writing;
+        volatile Thread syncer;
         volatile Thread reader;
 
         Conn(SocketChannel ch) {
@@ -260,25 +272,44 @@ public final class TcpReceiver implements AutoCloseable {
                     if (buf.position() > 0) {
                         buf.flip();
                         long n = buf.remaining();
-                        if (file != null) {
-                            while (buf.hasRemaining()) {
-                                file.write(buf);
-                            }
-                        }
-                        buf.clear();
-                        received.addAndGet(n);
+                        boolean keep;
                         lock.lock();
                         try {
-                            written += n;
-                            if (written - synced >= options.syncBytes()) {
-                                wake.signal();
-                            }
+                            keep = !stopping;
+                            writing = keep;
                         } finally {
                             lock.unlock();
                         }
-                        if (syncer == null && file == null) {
-                            durable.addAndGet(n);
+                        // After a graceful stop began, what comes is dropped: never written, never acknowledged.
+                        if (keep) {
+                            boolean ok = false;
+                            try {
+                                if (file != null) {
+                                    while (buf.hasRemaining()) {
+                                        file.write(buf);
+                                    }
+                                }
+                                ok = true;
+                            } finally {
+                                lock.lock();
+                                try {
+                                    writing = false;
+                                    if (ok) {
+                                        written += n;
+                                    }
+                                    if (!ok || written - synced >= options.syncBytes() || stopping) {
+                                        wake.signalAll();
+                                    }
+                                } finally {
+                                    lock.unlock();
+                                }
+                            }
+                            received.addAndGet(n);
+                            if (syncer == null && file == null) {
+                                durable.addAndGet(n);
+                            }
                         }
+                        buf.clear();
                     }
                     if (ch.read(buf) < 0) {
                         break;
@@ -376,18 +407,22 @@ public final class TcpReceiver implements AutoCloseable {
                     lock.lock();
                     try {
                         long deadline = System.nanoTime() + intervalNanos;
-                        while (!eof && !closed && written - synced < options.syncBytes()) {
+                        while (!eof && !closed && !stopping && written - synced < options.syncBytes()) {
                             long left = deadline - System.nanoTime();
                             if (left <= 0) {
                                 break;
                             }
                             wake.awaitNanos(left);
                         }
+                        // A graceful stop: the buffer being written goes into the last acknowledgement, nothing after.
+                        while (stopping && writing && !closed) {
+                            wake.await();
+                        }
                         if (closed) {
                             return;
                         }
                         target = written;
-                        last = eof;
+                        last = eof || stopping;
                     } finally {
                         lock.unlock();
                     }
@@ -409,6 +444,10 @@ public final class TcpReceiver implements AutoCloseable {
                         }
                     }
                     if (last) {
+                        if (stopping) {
+                            // FIN after the last acknowledgement: the sender sees the end and closes its side.
+                            ch.shutdownOutput();
+                        }
                         return;
                     }
                 }
@@ -422,12 +461,27 @@ public final class TcpReceiver implements AutoCloseable {
             }
         }
 
-        /** Ends reading: the reader sees the end of the stream, then syncs, acknowledges and closes as usual. */
-        void stopReading() {
+        /** A plain stream (no acknowledgements) still open at a graceful stop: what it wrote is fdatasync'ed. */
+        void syncPlain() {
+            FileChannel f = file;
+            if (syncer != null || f == null) {
+                return;
+            }
             try {
-                ch.shutdownInput();
+                f.force(false);
             } catch (IOException e) {
-                // already closed or broken: the reader ends anyway
+                log.println("receive: syncing the file of " + peer + " failed: " + e.getMessage());
+            }
+        }
+
+        /** Begins a graceful stop (see {@link TcpReceiver#shutdown}). */
+        void beginStop() {
+            lock.lock();
+            try {
+                stopping = true;
+                wake.signalAll();
+            } finally {
+                lock.unlock();
             }
         }
 
