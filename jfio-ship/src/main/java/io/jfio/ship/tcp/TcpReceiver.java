@@ -179,7 +179,8 @@ public final class TcpReceiver implements AutoCloseable {
      * Stops gracefully: stops listening; on every connection stops writing what still comes (it is never
      * acknowledged, and the sender resends it), fdatasyncs what was written, acknowledges exactly that, and half-closes
      * the connection (FIN after the last acknowledgement); what the sender still sends is read and dropped until it
-     * closes its side, so the connection ends without a reset that could destroy the last acknowledgement on its way.
+     * closes its side, so the connection ends without the reset that closing with unread data would send (a reset
+     * can make the sender fail before it has read the last acknowledgement).
      * Whatever is not done within {@code grace} is dropped as by {@link #close}. So a stopped receiver leaves only
      * acknowledged bytes behind; a sender resends at most the acknowledged part of the one batch in flight (the
      * receiver acknowledges bytes, the sender completes whole batches).
