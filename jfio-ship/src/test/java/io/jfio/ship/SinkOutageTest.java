@@ -49,6 +49,8 @@ class SinkOutageTest {
             "-XX:-UsePerfData", "-XX:ReservedCodeCacheSize=48m", "-XX:-TieredCompilation", "-XX:CompileCommand=quiet",
             "-XX:CompileCommand=MemLimit,*.*,8m", "-XX:TrimNativeHeapInterval=10000");
 
+    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
     private static KafkaBroker broker;
 
     @TempDir
@@ -232,8 +234,7 @@ class SinkOutageTest {
     /** A counter of the shipper's Prometheus endpoint, summed over its labels; 0 while it does not answer. */
     private static long metric(int port, String name) throws InterruptedException {
         try {
-            java.net.http.HttpClient c = java.net.http.HttpClient.newHttpClient();
-            String body = c.send(java.net.http.HttpRequest.newBuilder(
+            String body = HTTP.send(java.net.http.HttpRequest.newBuilder(
                             java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
                     .timeout(Duration.ofSeconds(5)).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
                     .body();
