@@ -48,6 +48,8 @@ public final class CopyBench {
     private static final int SAMPLE = 64;
     private static final double COLD_MAX = 0.02;
     private static final double HOT_MIN = 0.98;
+    /** The unit of /proc's CPU times (USER_HZ): 100 on every Linux architecture jfio runs on. */
+    static final int CLOCK_TICKS = 100;
 
     private final CopyBenchOptions o;
     private final PrintWriter out;
@@ -265,12 +267,16 @@ public final class CopyBench {
                                     + "expected %s", workload, mode, rep + 1, c.name(), resident * 100,
                                     cold ? "<= 2%" : ">= 98%"));
                         }
-                        double secs = time(c, source, dst, workload + "-" + mode + "-" + (rep + 1));
+                        double[] run = time(c, source, dst, workload + "-" + mode + "-" + (rep + 1));
+                        double secs = run[0];
                         err.printf(Locale.ROOT, "bench copy: %-4s %-4s rep %d/%d  %-10s %s%n", workload, mode,
                                 rep + 1, o.reps(), c.name(), Double.isNaN(secs) ? "FAILED" : String.format(
                                         Locale.ROOT, "%.3f s (resident %.0f%%)", secs, resident * 100));
                         err.flush();
                         result.add(workload, mode, c.name(), secs);
+                        if (!Double.isNaN(secs) && !Double.isNaN(run[1])) {
+                            result.addCpu(workload, mode, c.name(), run[1], run[2]);
+                        }
                         if (c.name().equals("jfio") && !Double.isNaN(secs) && !result.verified(workload)) {
                             result.verify(workload, verify(source, dst, isTree, tree));
                         }
@@ -306,10 +312,20 @@ public final class CopyBench {
     }
 
     /** Runs one copy; returns seconds, or NaN after printing why it failed. */
-    private double time(Contender c, Path src, Path dst, String cell) throws IOException {
+    /**
+     * Runs one copy as a process and times it from start to exit. The tool runs under {@code sh -c}, which after it
+     * exits copies its own {@code /proc/PID/stat} to a file: the shell's cutime and cstime then hold the tool's user
+     * and system time, children included (the JDK does not report the CPU time of a process that has exited).
+     *
+     * @return {seconds, user seconds, system seconds}; seconds NaN when the run failed, CPU NaN when unknown
+     */
+    private double[] time(Contender c, Path src, Path dst, String cell) throws IOException {
         Path log = work.resolve("log-" + c.name() + "-" + cell + ".txt");
-        ProcessBuilder pb = new ProcessBuilder(c.command(src, dst)).redirectErrorStream(true)
-                .redirectOutput(log.toFile());
+        Path stat = work.resolve("stat-" + c.name() + "-" + cell + ".txt");
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c",
+                "\"$@\"; s=$?; cat /proc/$$/stat > \"$0\"; exit $s", stat.toString()));
+        cmd.addAll(c.command(src, dst));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         long t0 = System.nanoTime();
         Process p = pb.start();
         running.set(p);
@@ -317,7 +333,7 @@ public final class CopyBench {
             if (!p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 err.println("bench copy: timed out: " + String.join(" ", c.command(src, dst)));
-                return Double.NaN;
+                return new double[] {Double.NaN, Double.NaN, Double.NaN};
             }
         } catch (InterruptedException e) {
             p.destroyForcibly();
@@ -327,14 +343,30 @@ public final class CopyBench {
             running.set(null);
         }
         long t1 = System.nanoTime();
+        double[] cpu = childCpu(stat);
+        Files.deleteIfExists(stat);
         if (p.exitValue() != 0) {
             String text = Files.readString(log, StandardCharsets.UTF_8);
             err.println("bench copy: failed (exit " + p.exitValue() + "): " + String.join(" ", c.command(src, dst))
                     + "\n" + text.substring(Math.max(0, text.length() - 2000)));
-            return Double.NaN;
+            return new double[] {Double.NaN, Double.NaN, Double.NaN};
         }
         Files.deleteIfExists(log);
-        return (t1 - t0) / 1e9;
+        return new double[] {(t1 - t0) / 1e9, cpu[0], cpu[1]};
+    }
+
+    /** User and system seconds of the waited-for children from a copy of {@code /proc/PID/stat}; NaN if unreadable. */
+    static double[] childCpu(Path stat) {
+        try {
+            String s = Files.readString(stat, StandardCharsets.US_ASCII).strip();
+            // Fields after the command name, which is in parentheses and may hold spaces: state is field 3, cutime
+            // field 16, cstime field 17 (proc(5)).
+            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+            return new double[] {Long.parseLong(f[13]) / (double) CLOCK_TICKS, Long.parseLong(f[14])
+                    / (double) CLOCK_TICKS};
+        } catch (IOException | RuntimeException e) {
+            return new double[] {Double.NaN, Double.NaN};
+        }
     }
 
     /** Runs a tool once on a tiny tree, so that what a cold run reads from disk is the source, not the tool. */

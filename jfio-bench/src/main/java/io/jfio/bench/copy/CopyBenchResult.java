@@ -27,6 +27,8 @@ public final class CopyBenchResult {
     private final long bigBytes;
     private final boolean droppedCaches;
     private final Map<String, List<Double>> cells = new LinkedHashMap<>();
+    /** CPU seconds of each run: user and system time of the tool's process and its children. */
+    private final Map<String, List<double[]>> cpu = new LinkedHashMap<>();
     private final Map<String, String> verified = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();
     private String loadBefore = "?";
@@ -49,6 +51,26 @@ public final class CopyBenchResult {
 
     void add(String workload, String mode, String contender, double seconds) {
         cells.computeIfAbsent(key(workload, mode, contender), k -> new ArrayList<>()).add(seconds);
+    }
+
+    /** Records the CPU time of a successful run (user and system seconds, children included). */
+    void addCpu(String workload, String mode, String contender, double userSeconds, double systemSeconds) {
+        cpu.computeIfAbsent(key(workload, mode, contender), k -> new ArrayList<>())
+                .add(new double[] {userSeconds, systemSeconds});
+    }
+
+    /** The median user and system seconds of a cell ({@code [user, sys]}), or null when none was recorded. */
+    double[] medianCpu(String workload, String mode, String contender) {
+        List<double[]> v = cpu.get(key(workload, mode, contender));
+        if (v == null || v.isEmpty()) return null;
+        double[] user = v.stream().mapToDouble(a -> a[0]).sorted().toArray();
+        double[] sys = v.stream().mapToDouble(a -> a[1]).sorted().toArray();
+        return new double[] {middle(user), middle(sys)};
+    }
+
+    private static double middle(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     boolean verified(String workload) {
@@ -134,8 +156,8 @@ public final class CopyBenchResult {
                         ? "sync + drop_caches (data, inodes, directories), tools re-warmed"
                         : "sync + PageCache.evict per file (data only)", loadBefore, loadAfter, stealPercent,
                 Runtime.getRuntime().availableProcessors());
-        out.println("| workload | cache | tool | median s | all runs (s) | MB/s | vs cp -a |");
-        out.println("|---|---|---|---:|---|---:|---:|");
+        out.println("| workload | cache | tool | median s | all runs (s) | MB/s | vs cp -a | CPU s: user + sys |");
+        out.println("|---|---|---|---:|---|---:|---:|---:|");
         for (String workload : options.workloads()) {
             long bytes = workload.equals("tree") ? treeBytes : bigBytes;
             for (String mode : options.modes()) {
@@ -145,17 +167,21 @@ public final class CopyBenchResult {
                     double m = median(workload, mode, c.name());
                     String all = Arrays.toString(runs.stream().map(d -> d.isNaN() ? "failed"
                             : String.format(Locale.ROOT, "%.3f", d)).toArray());
-                    out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", workload, mode, c.label(),
+                    double[] cpuS = medianCpu(workload, mode, c.name());
+                    out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", workload, mode, c.label(),
                             Double.isNaN(m) ? "failed" : String.format(Locale.ROOT, "%.3f", m),
                             all.substring(1, all.length() - 1), Double.isNaN(m) ? "-"
                                     : String.format(Locale.ROOT, "%.0f", bytes / 1e6 / m),
                             Double.isNaN(m) || Double.isNaN(cp) ? "-"
-                                    : String.format(Locale.ROOT, "%.2fx", cp / m));
+                                    : String.format(Locale.ROOT, "%.2fx", cp / m),
+                            cpuS == null ? "-" : String.format(Locale.ROOT, "%.2f + %.2f", cpuS[0], cpuS[1]));
                 }
             }
         }
         out.println();
-        out.println("\"vs cp -a\" is cp's time divided by the tool's: above 1 is faster than cp -a.");
+        out.println("\"vs cp -a\" is cp's time divided by the tool's: above 1 is faster than cp -a. CPU: medians of"
+                + " the tool's user and system time (its children included, from /proc, 10 ms ticks); more CPU"
+                + " seconds than wall seconds means more than one CPU was busy.");
         out.println();
         for (String v : verdicts()) out.println(v);
         for (Map.Entry<String, String> v : verified.entrySet()) {

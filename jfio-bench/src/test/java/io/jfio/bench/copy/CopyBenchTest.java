@@ -95,8 +95,26 @@ class CopyBenchTest {
         assertFalse(r.copiesCorrect());
         StringWriter out = new StringWriter();
         r.print(new PrintWriter(out));
-        assertTrue(out.toString().contains("| tree | hot | jfio copy -a | 0.600 | 0.900, 0.500, 0.600 | 540 | 3.33x |"),
-                out.toString());
+        assertTrue(out.toString().contains(
+                "| tree | hot | jfio copy -a | 0.600 | 0.900, 0.500, 0.600 | 540 | 3.33x | - |"), out.toString());
+        r.addCpu("tree", "hot", "cp", 0.02, 0.30);
+        r.addCpu("tree", "hot", "cp", 0.04, 0.50);
+        r.addCpu("tree", "hot", "cp", 0.03, 0.40);
+        StringWriter out2 = new StringWriter();
+        r.print(new PrintWriter(out2));
+        assertTrue(out2.toString().contains("| 162 | 1.00x | 0.03 + 0.40 |"), out2.toString());
+    }
+
+    @Test
+    void shouldReadChildCpuFromAProcStatCopy(@TempDir Path dir) throws Exception {
+        // A command name with spaces and parentheses, as proc(5) allows; utime 7, stime 8, cutime 250, cstime 125.
+        Path stat = dir.resolve("stat");
+        Files.writeString(stat, "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 200 0 0 7 8 250 125 20 0 1 0 "
+                + "12345 1000000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n");
+        double[] cpu = CopyBench.childCpu(stat);
+        assertEquals(2.5, cpu[0], 1e-9);
+        assertEquals(1.25, cpu[1], 1e-9);
+        assertTrue(Double.isNaN(CopyBench.childCpu(dir.resolve("missing"))[0]));
     }
 
     @Test
@@ -128,6 +146,8 @@ class CopyBenchTest {
         assertTrue(r.copiesCorrect(), out.toString());
         assertTrue(out.toString().contains("jfio copy of the tree: equal to the source"), out.toString());
         assertTrue(out.toString().contains("| big | hot | cp -a |"), out.toString());
+        double[] cpu = r.medianCpu("big", "hot", "cp");
+        assertTrue(cpu != null && cpu[0] >= 0 && cpu[1] >= 0, "cp's CPU time was read back");
         try (Stream<Path> s = Files.list(dir)) {
             assertEquals(0, s.count(), "the work directory is removed");
         }
