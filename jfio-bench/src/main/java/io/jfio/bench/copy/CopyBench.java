@@ -311,7 +311,6 @@ public final class CopyBench {
         return total == 0 ? 1 : (double) resident / total;
     }
 
-    /** Runs one copy; returns seconds, or NaN after printing why it failed. */
     /**
      * Runs one copy as a process and times it from start to exit. The tool runs under {@code sh -c}, which after it
      * exits copies its own {@code /proc/PID/stat} to a file: the shell's cutime and cstime then hold the tool's user
@@ -331,12 +330,12 @@ public final class CopyBench {
         running.set(p);
         try {
             if (!p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
+                kill(p);
                 err.println("bench copy: timed out: " + String.join(" ", c.command(src, dst)));
                 return new double[] {Double.NaN, Double.NaN, Double.NaN};
             }
         } catch (InterruptedException e) {
-            p.destroyForcibly();
+            kill(p);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         } finally {
@@ -431,8 +430,14 @@ public final class CopyBench {
 
     private void interrupted() {
         Process p = running.get();
-        if (p != null) p.destroyForcibly();
+        if (p != null) kill(p);
         cleanup();
+    }
+
+    /** Kills a run: the tool first (a child of the timing shell, which killing the shell would orphan), then it. */
+    private static void kill(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
     }
 
     private synchronized void cleanup() {
