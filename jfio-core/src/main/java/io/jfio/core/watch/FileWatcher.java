@@ -54,7 +54,8 @@ public interface FileWatcher extends AutoCloseable {
     /**
      * Waits up to {@code timeout} for changes and returns them, in the order they happened (an empty list when the
      * time ran out or {@link #wakeup()} was called). Returns as soon as there is at least one event; what else is
-     * ready at that moment comes in the same batch.
+     * ready at that moment comes in the same batch. A zero timeout does not wait but still collects what has come
+     * (the inotify watcher reads the kernel's queue once; the polling one scans if its interval is up).
      *
      * @throws WatcherClosedException      when the watcher is closed, before or during the call
      * @throws java.io.InterruptedIOException when the thread was interrupted (its interrupt status is kept); an

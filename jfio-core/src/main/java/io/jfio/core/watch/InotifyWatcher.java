@@ -447,6 +447,10 @@ public final class InotifyWatcher implements FileWatcher {
             lock.unlock();
         }
         try {
+            // A zero (or already expired) timeout still takes one look: epoll_wait(0) and the reads it calls for, so a
+            // caller polling with 0 between other work gets what the kernel queued meanwhile, not only what an earlier
+            // call had read already.
+            boolean looked = false;
             while (true) {
                 long waitUntil;
                 lock.lock();
@@ -471,7 +475,7 @@ public final class InotifyWatcher implements FileWatcher {
                         readyCount = Math.min(readyCount, h.index);
                         heldUntil = Math.min(heldUntil, h.deadline - now);
                     }
-                    if (readyCount > 0 || woken || now - deadline >= 0) {
+                    if (readyCount > 0 || woken || (looked && now - deadline >= 0)) {
                         woken = false;
                         return take(readyCount);
                     }
@@ -483,6 +487,7 @@ public final class InotifyWatcher implements FileWatcher {
                 }
                 int n = LibC.epollWait(epollFd, ready, 2, Deadlines.millisUntil(waitUntil));
                 if (n < 0 && n != -Errno.EINTR) ErrnoException.check(n, "epoll_wait", epollFd, null);
+                if (n >= 0) looked = true;
                 lock.lock();
                 try {
                     for (int i = 0; i < n; i++) {

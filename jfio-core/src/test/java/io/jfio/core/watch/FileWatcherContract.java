@@ -211,6 +211,26 @@ abstract class FileWatcherContract {
         assertEquals(List.of(), watcher.poll(Duration.ofMinutes(10)));
     }
 
+    /**
+     * A caller that polls with a zero timeout between other work (the shipper's pipeline) must get what happened
+     * meanwhile: only zero-timeout polls here, retried while the change reaches the watcher (at once for inotify,
+     * after the next scan for polling).
+     */
+    @Test
+    void shouldCollectNewEventsWithAZeroTimeout() throws Exception {
+        start().watch(tmp);
+        assertEquals(List.of(), watcher.poll(Duration.ZERO));
+        Path f = Files.writeString(tmp.resolve("zero"), "x");
+        long deadline = System.nanoTime() + Recorder.PATIENCE.toNanos();
+        List<FileEvent> got = new java.util.ArrayList<>();
+        while (got.stream().noneMatch(e -> e.kind() == Kind.CREATE && f.equals(e.path()))) {
+            assertTrue(System.nanoTime() - deadline < 0, "no CREATE from poll(0) within " + Recorder.PATIENCE
+                    + ": " + got);
+            Thread.sleep(5);
+            got.addAll(watcher.poll(Duration.ZERO));
+        }
+    }
+
     @Test
     void shouldThrowClosedInAPollBlockedInAnotherThread() throws Exception {
         start().watch(tmp);
