@@ -187,8 +187,7 @@ public final class InotifyWatcher implements FileWatcher {
         try {
             ino = LibC.inotifyInit1(Inotify.IN_NONBLOCK | Inotify.IN_CLOEXEC);
             if (ino == -Errno.EMFILE) {
-                throw new InotifyLimitException("inotify_init1", Errno.EMFILE, null,
-                        Limits.INSTANCES.sysctl(), Limits.INSTANCES.value());
+                throw Limits.INSTANCES.exception("inotify_init1", Errno.EMFILE, null);
             }
             ErrnoException.check(ino, "inotify_init1", -1, null);
             ev = (int) ErrnoException.check(LibC.eventfd(0, Fcntl.EFD_NONBLOCK | Fcntl.EFD_CLOEXEC), "eventfd", -1,
@@ -335,8 +334,7 @@ public final class InotifyWatcher implements FileWatcher {
         int wd = LibC.inotifyAddWatch(inotifyFd, pathBuf, MASK | (subdir ? IN_ONLYDIR | IN_DONT_FOLLOW : 0));
         if (wd < 0) {
             switch (-wd) {
-                case Errno.ENOSPC -> throw new InotifyLimitException("inotify_add_watch", Errno.ENOSPC, p.toString(),
-                        Limits.WATCHES.sysctl(), Limits.WATCHES.value());
+                case Errno.ENOSPC -> throw Limits.WATCHES.exception("inotify_add_watch", Errno.ENOSPC, p.toString());
                 case Errno.ENOENT -> throw new NoSuchFileException(p.toString());
                 case Errno.ENOTDIR -> throw new NotDirectoryException(p.toString());
                 case Errno.EACCES -> throw new AccessDeniedException(p.toString());
@@ -727,7 +725,10 @@ public final class InotifyWatcher implements FileWatcher {
                                     todo.clear();
                                     break;
                                 }
+                                // No fallback: poll throws this next. Every further directory would fail the same
+                                // way (and read the limits from /proc again for its exception), so stop the walk.
                                 if (deferred == null) deferred = limit;
+                                return;
                             } catch (IOException gone) {
                                 continue;
                             }

@@ -25,20 +25,27 @@ enum Limits {
         this.namespaced = namespaced;
     }
 
-    /** The sysctl that sets the effective limit (the smaller one). */
-    String sysctl() {
-        long g = read(global);
-        long n = read(namespaced);
-        return n >= 0 && (g < 0 || n < g) ? namespaced : global;
+    /** The limit that bites: the sysctl that sets it (the smaller one) and its value (-1 when unreadable). */
+    record Effective(String sysctl, long value) {
     }
 
-    /** The effective limit, or -1 when neither value can be read. */
-    long value() {
+    /** The effective limit, each sysctl file read once. */
+    Effective effective() {
         long g = read(global);
         long n = read(namespaced);
-        if (g < 0) return n;
-        if (n < 0) return g;
-        return Math.min(g, n);
+        if (n >= 0 && (g < 0 || n < g)) return new Effective(namespaced, n);
+        return new Effective(global, g);
+    }
+
+    /** The effective limit's value, or -1 when neither value can be read. */
+    long value() {
+        return effective().value();
+    }
+
+    /** The exception for reaching this limit: {@code errno} from {@code call} on {@code path} (or null). */
+    InotifyLimitException exception(String call, int errno, String path) {
+        Effective e = effective();
+        return new InotifyLimitException(call, errno, path, e.sysctl(), e.value());
     }
 
     /**
