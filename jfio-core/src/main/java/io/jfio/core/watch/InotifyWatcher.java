@@ -198,6 +198,14 @@ public final class InotifyWatcher implements FileWatcher {
             ErrnoException.check(LibC.epollCtl(ep, Epoll.EPOLL_CTL_ADD, ino, e), "epoll_ctl", ino, null);
             EpollEvent.set(e, 0, Epoll.EPOLLIN, TAG_WAKE);
             ErrnoException.check(LibC.epollCtl(ep, Epoll.EPOLL_CTL_ADD, ev, e), "epoll_ctl", ev, null);
+            // In here too: an allocation that fails (OutOfMemoryError) must not leave the three descriptors open.
+            readBuf = arena.allocate(READ_BUFFER, 8);
+            ready = arena.allocate(EpollEvent.SIZE * 2, 8);
+            wakeWrite = arena.allocate(8, 8);
+            wakeWrite.set(ValueLayout.JAVA_LONG, 0, 1L);
+            wakeRead = arena.allocate(8, 8);
+            pathBuf = arena.allocate(Fcntl.PATH_MAX + 1);
+            statfsBuf = arena.allocate(io.jfio.core.sys.Statfs.LAYOUT);
         } catch (IOException | RuntimeException | Error t) {
             if (ep >= 0) LibC.close(ep);
             if (ev >= 0) LibC.close(ev);
@@ -208,13 +216,6 @@ public final class InotifyWatcher implements FileWatcher {
         inotifyFd = ino;
         wakeFd = ev;
         epollFd = ep;
-        readBuf = arena.allocate(READ_BUFFER, 8);
-        ready = arena.allocate(EpollEvent.SIZE * 2, 8);
-        wakeWrite = arena.allocate(8, 8);
-        wakeWrite.set(ValueLayout.JAVA_LONG, 0, 1L);
-        wakeRead = arena.allocate(8, 8);
-        pathBuf = arena.allocate(Fcntl.PATH_MAX + 1);
-        statfsBuf = arena.allocate(io.jfio.core.sys.Statfs.LAYOUT);
         nextScan = System.nanoTime() + pollIntervalNanos;
     }
 
