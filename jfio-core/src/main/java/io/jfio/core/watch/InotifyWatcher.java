@@ -45,8 +45,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -150,6 +152,11 @@ public final class InotifyWatcher implements FileWatcher {
     private final Condition releasedCond = lock.newCondition();
     private final Map<Integer, Watch> byWd = new HashMap<>();
     private final Map<Path, Watch> byPath = new HashMap<>();
+    /**
+     * The caller's tree roots still watched ({@code treeRoot} and not dropping): the few watches that
+     * {@link #coveringTree} and {@link #overflow} look at, so that neither goes through every watch.
+     */
+    private final Set<Watch> treeRoots = new LinkedHashSet<>();
     private final List<FileEvent> pending = new ArrayList<>();
     private final Map<Integer, Held> held = new LinkedHashMap<>();
 
@@ -271,6 +278,7 @@ public final class InotifyWatcher implements FileWatcher {
                 if (w == null) throw new NoSuchFileException(p.toString());
                 w.root = true;
                 w.treeRoot = true;
+                treeRoots.add(w);
             } catch (InotifyLimitException e) {
                 for (Watch w : added) {
                     if (!w.root) drop(w); // only the watches this call created
@@ -298,6 +306,7 @@ public final class InotifyWatcher implements FileWatcher {
             boolean wasTreeRoot = w.treeRoot;
             w.root = false;
             w.treeRoot = false;
+            treeRoots.remove(w);
             if (wasTreeRoot) {
                 for (Watch u : new ArrayList<>(byWd.values())) {
                     if (u != w && !u.dropping && u.path.startsWith(p) && !u.root && coveringTree(u.path) == null) {
@@ -315,8 +324,8 @@ public final class InotifyWatcher implements FileWatcher {
 
     /** The caller's tree root that {@code path} lies in, if any. */
     private Watch coveringTree(Path path) {
-        for (Watch t : byWd.values()) {
-            if (t.treeRoot && !t.dropping && path.startsWith(t.path)) return t;
+        for (Watch t : treeRoots) {
+            if (path.startsWith(t.path)) return t;
         }
         return null;
     }
@@ -397,6 +406,7 @@ public final class InotifyWatcher implements FileWatcher {
     private void drop(Watch w) {
         if (w.dropping) return;
         w.dropping = true;
+        treeRoots.remove(w);
         if (byPath.get(w.path) == w) byPath.remove(w.path);
         int r = LibC.inotifyRmWatch(inotifyFd, w.wd);
         if (r < 0) {
@@ -548,6 +558,7 @@ public final class InotifyWatcher implements FileWatcher {
         if (w == null) return; // a watch already forgotten
         if ((mask & IN_IGNORED) != 0) {
             byWd.remove(wd);
+            treeRoots.remove(w);
             if (byPath.get(w.path) == w) byPath.remove(w.path);
             if (w.root) pending.add(FileEvent.of(Kind.UNWATCHED, w.path, "", w.dir));
             return;
@@ -667,6 +678,7 @@ public final class InotifyWatcher implements FileWatcher {
                 if (u == root) {
                     u.root = false;
                     u.treeRoot = false;
+                    treeRoots.remove(u);
                 }
                 u.tree = false;
                 u.draining = true;
@@ -708,8 +720,8 @@ public final class InotifyWatcher implements FileWatcher {
     private void overflow() {
         held.clear();
         pending.add(FileEvent.of(Kind.OVERFLOW, null, "", false));
-        for (Watch t : new ArrayList<>(byWd.values())) {
-            if (!t.treeRoot || t.dropping) continue;
+        for (Watch t : new ArrayList<>(treeRoots)) {
+            if (t.dropping) continue; // demoted while an earlier tree was walked
             ArrayDeque<Path> todo = new ArrayDeque<>();
             todo.add(t.path);
             while (!todo.isEmpty()) {
@@ -791,6 +803,7 @@ public final class InotifyWatcher implements FileWatcher {
         arena.close();
         byWd.clear();
         byPath.clear();
+        treeRoots.clear();
         releasedCond.signalAll();
     }
 

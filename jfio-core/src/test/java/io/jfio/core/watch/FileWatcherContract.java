@@ -184,6 +184,27 @@ abstract class FileWatcherContract {
     }
 
     @Test
+    void shouldKeepANestedTreeWhenTheOuterOneIsUnwatched() throws IOException {
+        Path outer = tmp.resolve("outer");
+        Path other = Files.createDirectories(outer.resolve("other"));
+        Path inner = Files.createDirectories(outer.resolve("inner"));
+        Path deep = Files.createDirectories(inner.resolve("deep"));
+        start().watchTree(outer);
+        watcher.watchTree(inner);
+        assertTrue(watcher.unwatch(outer));
+        if (watcher instanceof InotifyWatcher w) assertEquals(2, w.watchCount(), "inner and inner/deep stay");
+        Files.writeString(other.resolve("x"), "1");
+        Files.writeString(outer.resolve("x"), "1");
+        Path y = Files.writeString(deep.resolve("y"), "1");
+        rec.await(Kind.CREATE, y);
+        rec.drain(Duration.ofMillis(300));
+        assertFalse(rec.has(Kind.CREATE, other.resolve("x")), rec.events().toString());
+        assertFalse(rec.has(Kind.CREATE, outer.resolve("x")), rec.events().toString());
+        assertTrue(watcher.unwatch(inner));
+        if (watcher instanceof InotifyWatcher w) assertEquals(0, w.watchCount());
+    }
+
+    @Test
     void shouldFailClearlyForMissingPaths() throws IOException {
         start();
         assertThrows(NoSuchFileException.class, () -> watcher.watch(tmp.resolve("missing")));
