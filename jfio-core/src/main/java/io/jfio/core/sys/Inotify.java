@@ -1,7 +1,5 @@
 package io.jfio.core.sys;
 
-import java.util.StringJoiner;
-
 /**
  * inotify(7) constants from linux/inotify.h: the event bits of {@code inotify_add_watch} masks and of
  * {@code struct inotify_event}, the special watch flags, and the {@code inotify_init1} flags.
@@ -41,22 +39,6 @@ public final class Inotify {
     public static final int IN_CLOEXEC = Fcntl.O_CLOEXEC;   // IN_CLOEXEC
     public static final int IN_NONBLOCK = Fcntl.O_NONBLOCK; // IN_NONBLOCK
 
-    private static final String[] NAMES = {
-        "ACCESS", "MODIFY", "ATTRIB", "CLOSE_WRITE", "CLOSE_NOWRITE", "OPEN", "MOVED_FROM", "MOVED_TO", "CREATE",
-        "DELETE", "DELETE_SELF", "MOVE_SELF", null, "UNMOUNT", "Q_OVERFLOW", "IGNORED", null, null, null, null, null,
-        null, null, null, "ONLYDIR", "DONT_FOLLOW", "EXCL_UNLINK", null, "MASK_CREATE", "MASK_ADD", "ISDIR", "ONESHOT"};
-
     private Inotify() {
-    }
-
-    /** The bits of an event mask by name, for logs: {@code "CREATE|ISDIR"}; unknown bits as {@code 0x...}. */
-    public static String maskNames(int mask) {
-        if (mask == 0) return "0";
-        StringJoiner j = new StringJoiner("|");
-        for (int bit = 0; bit < 32; bit++) {
-            if ((mask & (1 << bit)) == 0) continue;
-            j.add(NAMES[bit] != null ? NAMES[bit] : "0x" + Integer.toHexString(1 << bit));
-        }
-        return j.toString();
     }
 }

@@ -359,8 +359,9 @@ public final class InotifyWatcher implements FileWatcher {
         }
         w = new Watch(wd, p, subdir || Files.isDirectory(p));
         byWd.put(wd, w);
-        Watch previous = byPath.put(p, w);
-        if (previous != null && previous != w) previous.path = p; // stale entry of a watch whose IN_IGNORED is due
+        // A watch already under this path is a stale one whose IN_IGNORED is due (the directory was replaced): the
+        // new watch takes the name; the old one keeps its path for that IN_IGNORED, which then leaves byPath alone.
+        byPath.put(p, w);
         return w;
     }
 
