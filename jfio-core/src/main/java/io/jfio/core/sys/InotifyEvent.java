@@ -1,6 +1,5 @@
 package io.jfio.core.sys;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.MemoryLayout;
@@ -69,11 +68,6 @@ public final class InotifyEvent {
 
     /** The name's bytes without the NUL padding; empty for events on the watched object itself. */
     public static byte[] nameBytes(MemorySegment buf, long rec) {
-        int len = len(buf, rec);
-        int n = 0;
-        while (n < len && buf.get(JAVA_BYTE, rec + OFF_NAME + n) != 0) n++;
-        byte[] name = new byte[n];
-        MemorySegment.copy(buf, JAVA_BYTE, rec + OFF_NAME, name, 0, n);
-        return name;
+        return PathBytes.cString(buf, rec + OFF_NAME, rec + OFF_NAME + Integer.toUnsignedLong(len(buf, rec)));
     }
 }

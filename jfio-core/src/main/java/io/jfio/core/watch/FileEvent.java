@@ -11,6 +11,8 @@ import java.util.Objects;
  * ({@code name} is empty: a watched file was modified, a watched directory was deleted, ...). {@link #path()} joins
  * the two. A {@link Kind#MOVED} event is reported at its destination and carries the source in {@code from};
  * {@code from} is null for every other kind. {@link Kind#OVERFLOW} concerns the whole watcher: {@code dir} is null.
+ * {@code name} is decoded with {@code sun.jnu.encoding}, as the JDK shows file names: a name that does not decode
+ * shows U+FFFD, and {@link #path()} then does not name the entry ({@code dir} and {@code from} keep their bytes).
  *
  * @param kind      what happened
  * @param dir       the watched directory (or watched file) the event belongs to; null for {@link Kind#OVERFLOW}

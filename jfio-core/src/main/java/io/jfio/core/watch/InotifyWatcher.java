@@ -24,13 +24,13 @@ import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.Inotify;
 import io.jfio.core.sys.InotifyEvent;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.watch.FileEvent.Kind;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.Charset;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
@@ -96,7 +96,6 @@ public final class InotifyWatcher implements FileWatcher {
     private static final int MAX_READS = 16;
     private static final long TAG_INOTIFY = 1;
     private static final long TAG_WAKE = 2;
-    private static final Charset JNU = Snapshots.jnuCharset();
 
     /** One inotify watch: a directory or file, by watch descriptor. */
     private static final class Watch {
@@ -126,14 +125,21 @@ public final class InotifyWatcher implements FileWatcher {
         }
     }
 
-    /** A MOVED_FROM waiting for its MOVED_TO: where it sits in {@code pending}, until when. */
+    /**
+     * A MOVED_FROM waiting for its MOVED_TO: where it sits in {@code pending}, until when, and the path it named (by
+     * the name's bytes: the event's string may have lost some).
+     */
     private static final class Held {
         int index;
         final long deadline;
+        final Path dir;
+        final byte[] name;
 
-        Held(int index, long deadline) {
+        Held(int index, long deadline, Path dir, byte[] name) {
             this.index = index;
             this.deadline = deadline;
+            this.dir = dir;
+            this.name = name;
         }
     }
 
@@ -335,12 +341,9 @@ public final class InotifyWatcher implements FileWatcher {
      * IN_DONT_FOLLOW: a name that became a file or a symlink in the meantime is not followed.
      */
     private Watch add(Path p, boolean subdir) throws IOException {
-        byte[] name = p.toString().getBytes(JNU);
-        if (name.length > Fcntl.PATH_MAX) {
+        if (PathBytes.put(pathBuf, p) < 0) {
             throw new ErrnoException("inotify_add_watch", Errno.ENAMETOOLONG, p.toString());
         }
-        MemorySegment.copy(name, 0, pathBuf, ValueLayout.JAVA_BYTE, 0, name.length);
-        pathBuf.set(ValueLayout.JAVA_BYTE, name.length, (byte) 0);
         int wd = LibC.inotifyAddWatch(inotifyFd, pathBuf, MASK | (subdir ? IN_ONLYDIR | IN_DONT_FOLLOW : 0));
         if (wd < 0) {
             switch (-wd) {
@@ -429,10 +432,7 @@ public final class InotifyWatcher implements FileWatcher {
 
     /** Why inotify cannot be trusted for this path's file system, or null. */
     private String unsupportedReason(Path p) {
-        byte[] name = p.toString().getBytes(JNU);
-        if (name.length > Fcntl.PATH_MAX) return null;
-        MemorySegment.copy(name, 0, pathBuf, ValueLayout.JAVA_BYTE, 0, name.length);
-        pathBuf.set(ValueLayout.JAVA_BYTE, name.length, (byte) 0);
+        if (PathBytes.put(pathBuf, p) < 0) return null;
         int fd = LibC.openat(Fcntl.AT_FDCWD, pathBuf, Fcntl.O_PATH | Fcntl.O_CLOEXEC, 0);
         if (fd < 0) return null; // inotify_add_watch will say what is wrong with it
         try {
@@ -570,15 +570,17 @@ public final class InotifyWatcher implements FileWatcher {
             self(w, mask);
             return;
         }
-        String name = new String(nameBytes, JNU);
+        // The event carries the name as a string; the watcher's own paths are built from the bytes, so a name that is
+        // not valid in sun.jnu.encoding still names the right directory.
+        String name = new String(nameBytes, PathBytes.JNU);
         if ((mask & IN_MOVED_FROM) != 0) {
-            held.put(cookie, new Held(pending.size(), now + PAIR_WAIT_NANOS));
+            held.put(cookie, new Held(pending.size(), now + PAIR_WAIT_NANOS, w.path, nameBytes));
             pending.add(FileEvent.of(Kind.MOVED_FROM, w.path, name, isDir));
         } else if ((mask & IN_MOVED_TO) != 0) {
-            movedTo(w, name, isDir, cookie);
+            movedTo(w, name, nameBytes, isDir, cookie);
         } else if ((mask & IN_CREATE) != 0) {
             pending.add(FileEvent.of(Kind.CREATE, w.path, name, isDir));
-            if (isDir && w.tree) joinTree(w.path.resolve(name));
+            if (isDir && w.tree) joinTree(PathBytes.resolve(w.path, nameBytes));
         } else if ((mask & IN_DELETE) != 0) {
             pending.add(FileEvent.of(Kind.DELETE, w.path, name, isDir));
         } else if ((mask & IN_MODIFY) != 0) {
@@ -615,17 +617,16 @@ public final class InotifyWatcher implements FileWatcher {
         }
     }
 
-    private void movedTo(Watch w, String name, boolean isDir, int cookie) {
+    private void movedTo(Watch w, String name, byte[] nameBytes, boolean isDir, int cookie) {
         Held h = held.remove(cookie);
-        Path to = w.path.resolve(name);
         if (h == null) {
             pending.add(FileEvent.of(Kind.MOVED_TO, w.path, name, isDir));
-            if (isDir && w.tree) joinTree(to);
+            if (isDir && w.tree) joinTree(PathBytes.resolve(w.path, nameBytes));
             return;
         }
-        Path from = pending.get(h.index).path();
+        Path from = PathBytes.resolve(h.dir, h.name);
         pending.set(h.index, new FileEvent(Kind.MOVED, w.path, name, isDir, from));
-        if (isDir) relocate(from, to, w.tree);
+        if (isDir) relocate(from, PathBytes.resolve(w.path, nameBytes), w.tree);
     }
 
     /** A directory renamed from {@code from} to {@code to}, both in watched directories: its watches follow. */

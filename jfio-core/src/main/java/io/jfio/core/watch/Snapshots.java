@@ -2,14 +2,12 @@ package io.jfio.core.watch;
 
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Statx;
 import io.jfio.core.watch.FileEvent.Kind;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -61,27 +59,18 @@ final class Snapshots {
         }
     }
 
-    private record Change(Path dir, String name, Entry entry) {
+    /** An entry that changed; {@code name} is the entry's file name as a path, which keeps its bytes exactly. */
+    private record Change(Path dir, Path name, Entry entry) {
         Path path() {
             return dir.resolve(name);
         }
     }
 
-    private static final Charset JNU = jnuCharset();
-
     private final Map<Path, Root> roots = new LinkedHashMap<>();
     /** Entries of every directory scanned, by directory. */
-    private Map<Path, TreeMap<String, Entry>> dirs = new HashMap<>();
+    private Map<Path, TreeMap<Path, Entry>> dirs = new HashMap<>();
     private final MemorySegment statBuf = Arena.ofAuto().allocate(Statx.LAYOUT);
     private final MemorySegment pathBuf = Arena.ofAuto().allocate(Fcntl.PATH_MAX + 1);
-
-    static Charset jnuCharset() {
-        try {
-            return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
-        } catch (RuntimeException e) {
-            return StandardCharsets.UTF_8;
-        }
-    }
 
     /** True when nothing is watched. */
     boolean isEmpty() {
@@ -123,7 +112,7 @@ final class Snapshots {
 
     /** Compares the file system with the last scan, appends the differences to {@code out}, and remembers it. */
     void scan(List<FileEvent> out) {
-        Map<Path, TreeMap<String, Entry>> now = new HashMap<>();
+        Map<Path, TreeMap<Path, Entry>> now = new HashMap<>();
         List<FileEvent> selfEvents = new ArrayList<>();
         for (Iterator<Root> it = roots.values().iterator(); it.hasNext(); ) {
             Root r = it.next();
@@ -140,8 +129,8 @@ final class Snapshots {
             r.self = st;
             if (st.dir) list(r.path, r.tree, now);
         }
-        Map<Path, TreeMap<String, Entry>> old = new HashMap<>();
-        for (Map.Entry<Path, TreeMap<String, Entry>> e : dirs.entrySet()) {
+        Map<Path, TreeMap<Path, Entry>> old = new HashMap<>();
+        for (Map.Entry<Path, TreeMap<Path, Entry>> e : dirs.entrySet()) {
             if (covered(e.getKey())) old.put(e.getKey(), e.getValue());
         }
         rekeyMovedDirectories(old, now);
@@ -173,8 +162,8 @@ final class Snapshots {
      * (and those of its subdirectories) is moved to the new path first, so the rename is one MOVED, not a DELETE and
      * a CREATE for everything below it.
      */
-    private static void rekeyMovedDirectories(Map<Path, TreeMap<String, Entry>> old,
-            Map<Path, TreeMap<String, Entry>> now) {
+    private static void rekeyMovedDirectories(Map<Path, TreeMap<Path, Entry>> old,
+            Map<Path, TreeMap<Path, Entry>> now) {
         List<Change> removed = new ArrayList<>();
         List<Change> added = new ArrayList<>();
         changes(old, now, removed, added, null, true);
@@ -193,9 +182,9 @@ final class Snapshots {
         for (int i = 0; i < moves.size(); i++) {
             Path from = moves.get(i)[0];
             Path to = moves.get(i)[1];
-            Map<Path, TreeMap<String, Entry>> moved = new HashMap<>();
-            for (Iterator<Map.Entry<Path, TreeMap<String, Entry>>> it = old.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<Path, TreeMap<String, Entry>> e = it.next();
+            Map<Path, TreeMap<Path, Entry>> moved = new HashMap<>();
+            for (Iterator<Map.Entry<Path, TreeMap<Path, Entry>>> it = old.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Path, TreeMap<Path, Entry>> e = it.next();
                 if (e.getKey().startsWith(from)) {
                     moved.put(to.resolve(from.relativize(e.getKey())), e.getValue());
                     it.remove();
@@ -213,33 +202,33 @@ final class Snapshots {
      * Entries gone from ({@code removed}) and new in ({@code added}) each directory, a changed inode under the same
      * name counting as both; with {@code modified} non-null, the events of entries that stayed but changed.
      */
-    private static void changes(Map<Path, TreeMap<String, Entry>> old, Map<Path, TreeMap<String, Entry>> now,
+    private static void changes(Map<Path, TreeMap<Path, Entry>> old, Map<Path, TreeMap<Path, Entry>> now,
             List<Change> removed, List<Change> added, List<FileEvent> modified, boolean dirsOnly) {
         TreeSet<Path> all = new TreeSet<>(old.keySet());
         all.addAll(now.keySet());
-        TreeMap<String, Entry> none = new TreeMap<>();
+        TreeMap<Path, Entry> none = new TreeMap<>();
         for (Path dir : all) {
-            TreeMap<String, Entry> o = old.getOrDefault(dir, none);
-            TreeMap<String, Entry> n = now.getOrDefault(dir, none);
-            for (Map.Entry<String, Entry> e : o.entrySet()) {
+            TreeMap<Path, Entry> o = old.getOrDefault(dir, none);
+            TreeMap<Path, Entry> n = now.getOrDefault(dir, none);
+            for (Map.Entry<Path, Entry> e : o.entrySet()) {
                 if (dirsOnly && !e.getValue().dir) continue;
                 Entry ne = n.get(e.getKey());
                 if (ne == null || !ne.sameFile(e.getValue())) removed.add(new Change(dir, e.getKey(), e.getValue()));
             }
-            for (Map.Entry<String, Entry> e : n.entrySet()) {
+            for (Map.Entry<Path, Entry> e : n.entrySet()) {
                 if (dirsOnly && !e.getValue().dir) continue;
                 Entry oe = o.get(e.getKey());
                 if (oe == null || !oe.sameFile(e.getValue())) {
                     added.add(new Change(dir, e.getKey(), e.getValue()));
                 } else if (modified != null) {
                     Kind k = changeKind(oe, e.getValue());
-                    if (k != null) modified.add(FileEvent.of(k, dir, e.getKey(), e.getValue().dir));
+                    if (k != null) modified.add(FileEvent.of(k, dir, e.getKey().toString(), e.getValue().dir));
                 }
             }
         }
     }
 
-    private static void diff(Map<Path, TreeMap<String, Entry>> old, Map<Path, TreeMap<String, Entry>> now,
+    private static void diff(Map<Path, TreeMap<Path, Entry>> old, Map<Path, TreeMap<Path, Entry>> now,
             List<FileEvent> out) {
         List<Change> removed = new ArrayList<>();
         List<Change> added = new ArrayList<>();
@@ -262,31 +251,32 @@ final class Snapshots {
                 }
             }
             if (pair != null) {
-                out.add(new FileEvent(Kind.MOVED, pair.dir, pair.name, pair.entry.dir, r.path()));
+                out.add(new FileEvent(Kind.MOVED, pair.dir, pair.name.toString(), pair.entry.dir, r.path()));
                 added.remove(pair);
             } else {
-                deletes.add(FileEvent.of(Kind.DELETE, r.dir, r.name, r.entry.dir));
+                deletes.add(FileEvent.of(Kind.DELETE, r.dir, r.name.toString(), r.entry.dir));
             }
         }
         // Deepest first, like rm -r: a directory's entries go before the directory.
         deletes.sort(Comparator.comparingInt((FileEvent e) -> -e.path().getNameCount()));
         out.addAll(deletes);
-        for (Change a : added) out.add(FileEvent.of(Kind.CREATE, a.dir, a.name, a.entry.dir));
+        for (Change a : added) out.add(FileEvent.of(Kind.CREATE, a.dir, a.name.toString(), a.entry.dir));
         out.addAll(modified);
     }
 
     /** Lists {@code dir} (and, for a tree, the directories below it) into {@code into}. */
-    private void list(Path dir, boolean tree, Map<Path, TreeMap<String, Entry>> into) {
+    private void list(Path dir, boolean tree, Map<Path, TreeMap<Path, Entry>> into) {
         ArrayDeque<Path> todo = new ArrayDeque<>();
         todo.add(dir);
         while (!todo.isEmpty()) {
             Path d = todo.poll();
-            TreeMap<String, Entry> entries = new TreeMap<>();
+            TreeMap<Path, Entry> entries = new TreeMap<>();
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
                 for (Path p : ds) {
                     Entry e = stat(p, false);
                     if (e == null) continue; // gone between the listing and the stat
-                    entries.put(p.getFileName().toString(), e);
+                    // Keyed by the name as a path, not its string: two names that do not decode could share one.
+                    entries.put(p.getFileName(), e);
                     if (tree && e.dir) todo.add(p);
                 }
             } catch (IOException | java.nio.file.DirectoryIteratorException gone) {
@@ -298,10 +288,8 @@ final class Snapshots {
 
     /** statx of a path; null when it does not exist (or cannot be examined). */
     Entry stat(Path path, boolean follow) {
-        byte[] name = path.toString().getBytes(JNU);
-        if (name.length > Fcntl.PATH_MAX) return null;
-        MemorySegment.copy(name, 0, pathBuf, ValueLayout.JAVA_BYTE, 0, name.length);
-        pathBuf.set(ValueLayout.JAVA_BYTE, name.length, (byte) 0);
+        // The path's bytes, not its string: a name that is not valid in sun.jnu.encoding would name another file.
+        if (PathBytes.put(pathBuf, path) < 0) return null;
         int r = LibC.statx(Fcntl.AT_FDCWD, pathBuf, follow ? 0 : Fcntl.AT_SYMLINK_NOFOLLOW,
                 Statx.STATX_BASIC_STATS, statBuf);
         if (r < 0) return null;

@@ -5,9 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.testing.Fds;
 import io.jfio.core.watch.FileEvent.Kind;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -15,6 +23,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -202,6 +211,72 @@ abstract class FileWatcherContract {
         assertFalse(rec.has(Kind.CREATE, outer.resolve("x")), rec.events().toString());
         assertTrue(watcher.unwatch(inner));
         if (watcher instanceof InotifyWatcher w) assertEquals(0, w.watchCount());
+    }
+
+    /**
+     * Names that do not decode in sun.jnu.encoding (bytes 0xfe and 0xff are neither UTF-8 nor ASCII): the JDK shows
+     * them with U+FFFD, so a watcher that turned such a path's string back into bytes would examine or watch a name
+     * that does not exist. A file with
+     * such a name, a directory with one in a tree (there before the watch, and made after it), and that directory
+     * renamed: each is reported, and what happens inside the directories is reported at their real paths.
+     */
+    @Test
+    void shouldReportNamesThatAreNotValidUtf8() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("d"));
+        Path tree = Files.createDirectory(tmp.resolve("t"));
+        Path before = create(tree, "old\u00ff", true);
+        Path f0 = Files.writeString(before.resolve("f0"), "0");
+        start().watch(dir);
+        watcher.watchTree(tree);
+        settle();
+        Path file = create(dir, "bad\u00ff.log", false);
+        rec.await("CREATE " + file, e -> e.kind() == Kind.CREATE && dir.equals(e.dir())
+                && e.name().equals(file.getFileName().toString()));
+        Files.writeString(f0, "more", StandardOpenOption.APPEND);
+        rec.await(Kind.MODIFY, f0);
+        Path after = create(tree, "new\u00fe", true);
+        rec.await("CREATE " + after, e -> e.kind() == Kind.CREATE && tree.equals(e.dir()) && e.directory()
+                && e.name().equals(after.getFileName().toString()));
+        settle();
+        Path f1 = Files.writeString(after.resolve("f1"), "1");
+        rec.await(Kind.CREATE, f1);
+        settle();
+        Path renamed = tree.resolve("renamed");
+        Files.move(before, renamed);
+        rec.await(Kind.MOVED, renamed);
+        settle();
+        rec.clear();
+        Files.writeString(renamed.resolve("f0"), "again", StandardOpenOption.APPEND);
+        rec.await(Kind.MODIFY, renamed.resolve("f0"));
+        assertFalse(rec.has(Kind.MODIFY, f0), "reported under the old path: " + rec.events());
+    }
+
+    /**
+     * Creates {@code name} in {@code dir} by its ISO-8859-1 bytes (one byte per char: not UTF-8 where a char is above
+     * U+007F), through the system call, as the JDK cannot make such a name from a string; returns the path the JDK
+     * lists for it.
+     */
+    private static Path create(Path dir, String name, boolean directory) throws IOException {
+        byte[] bytes = (dir + "/" + name).getBytes(StandardCharsets.ISO_8859_1);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(bytes.length + 1L);
+            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            int r = directory ? LibC.mkdirat(Fcntl.AT_FDCWD, seg, 0755)
+                    : LibC.openat(Fcntl.AT_FDCWD, seg, Fcntl.O_CREAT | Fcntl.O_WRONLY | Fcntl.O_CLOEXEC, 0644);
+            assertTrue(r >= 0, Errno.name(-r));
+            if (!directory) LibC.close(r);
+        }
+        byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
+        try (var entries = Files.list(dir)) {
+            return entries.filter(p -> Arrays.equals(lastName(PathBytes.bytes(p)), nameBytes)).findFirst()
+                    .orElseThrow();
+        }
+    }
+
+    private static byte[] lastName(byte[] path) {
+        int i = path.length;
+        while (i > 0 && path[i - 1] != '/') i--;
+        return Arrays.copyOfRange(path, i, path.length);
     }
 
     @Test
