@@ -65,7 +65,7 @@ final class SplitJob {
     }
 
     /**
-     * Starts copying a large file: tries a reflink (which needs no parts), else cuts the data into parts, queues
+     * Starts copying a large file whose reflink was not made (the caller tried): cuts the data into parts, queues
      * all but the first and copies the first on this worker. Owns {@code srcFd} and the target from here on.
      */
     static void start(Copier c, CopyContext ctx, Entry e, int srcFd, Copier.Target t, CopyContext.DevPair pair,
@@ -73,12 +73,6 @@ final class SplitJob {
         Meta m = e.meta();
         SplitJob job;
         try {
-            if (c.data().tryReflink(srcFd, t.fd, pair, e.dstPath())) {
-                job = new SplitJob(ctx, e, srcFd, t, pair, replace, done, List.of(), false, CopyMethod.REFLINK);
-                job.used = CopyMethod.REFLINK;
-                job.finish(c);
-                return;
-            }
             List<DataCopy.Range> ranges = c.data().ranges(srcFd, m.size(), m.looksSparse(), e.srcPath());
             boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
             if (sparse) {

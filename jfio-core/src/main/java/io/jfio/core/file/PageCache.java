@@ -1,7 +1,9 @@
 package io.jfio.core.file;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
@@ -16,11 +18,16 @@ import java.nio.file.Path;
  * How much of a file is in the page cache, and how to make it leave: the tools that make "cold" and "hot"
  * measurements honest.
  *
- * <p>Thread-safe; stateless.
+ * <p>Thread-safe; the only state is whether cachestat(2) exists, learned once.
  */
 public final class PageCache {
     /** mincore in chunks, so the vector stays small for huge files. */
     private static final long CHUNK = 1L << 30;
+    /**
+     * cachestat(2) said ENOSYS (a kernel before 6.5, or a seccomp filter that hides it): it is not asked again, so
+     * a caller that asks for every large file pays the failing call once. A racy flag: two threads may both ask.
+     */
+    private static volatile boolean noCachestat;
 
     private PageCache() {
     }
@@ -65,6 +72,23 @@ public final class PageCache {
             }
         }
         return new Residency(resident, total);
+    }
+
+    /**
+     * How many pages of an open file are in the page cache, by cachestat(2) (Linux 6.5): one system call, no
+     * mapping, nothing allocated ({@code range} and {@code out} are the caller's scratch, at least
+     * {@link LibC#CACHESTAT_RANGE_SIZE} and {@link LibC#CACHESTAT_SIZE} bytes).
+     *
+     * @return the cached pages, or -1 when the kernel cannot say (no cachestat, or it refused this file)
+     */
+    public static long cachedPages(int fd, MemorySegment range, MemorySegment out) {
+        if (noCachestat) return -1;
+        range.set(JAVA_LONG, 0, 0); // offset 0, length 0: the whole file
+        range.set(JAVA_LONG, 8, 0);
+        int r = LibC.cachestat(fd, range, out);
+        if (r == 0) return out.get(JAVA_LONG, 0);
+        if (r == -Errno.ENOSYS) noCachestat = true;
+        return -1;
     }
 
     static long mincoreResident(long addr, long len, String path) throws ErrnoException {

@@ -97,6 +97,15 @@ class CopyFileSystemsTest {
         assertArrayEquals(a, Files.readAllBytes(xfs.resolve("dst/a")));
         assertEquals("bee", Files.readString(xfs.resolve("dst/b"), StandardCharsets.UTF_8));
 
+        // A file large enough to be split is reflinked whole too (the reflink comes before the split decision).
+        TreeCopyTest.Run big = TreeCopyTest.copy(List.of(src), xfs.resolve("dst-split"), CopyOptions.archive()
+                .jobs(4).sequential(false).splitThreshold(1 << 20).chunkSize(1 << 20).build());
+        TreeCopyTest.assertOk(big);
+        assertEquals(CopyMethod.REFLINK, big.event("/dst-split/a").method(), big.event("/dst-split/a").toString());
+        assertEquals(1, big.event("/dst-split/a").chunks());
+        assertEquals(0, big.event("/dst-split/a").bytes());
+        assertArrayEquals(a, Files.readAllBytes(xfs.resolve("dst-split/a")));
+
         // across devices nothing can be reflinked: always makes each file fail, and nothing partial is left
         Path other = Files.createDirectories(dir.resolve("other"));
         TreeCopyTest.Run no = TreeCopyTest.copy(List.of(src.resolve("a")), other, CopyOptions.archive()

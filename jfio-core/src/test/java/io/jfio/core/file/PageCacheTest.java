@@ -2,8 +2,13 @@ package io.jfio.core.file;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
@@ -36,6 +41,32 @@ class PageCacheTest {
 
         PageCache.evict(p);
         assertTrue(PageCache.residency(p).fraction() <= TOLERANCE, "after second evict");
+    }
+
+    /** cachestat's count agrees with mincore's, cold and warm. */
+    @Test
+    void shouldCountCachedPagesOfAnOpenFile() throws Exception {
+        Path p = dir.resolve("f");
+        byte[] data = new byte[4 << 20];
+        new Random(2).nextBytes(data);
+        Files.write(p, data);
+        int fd = LibC.openat(Fcntl.AT_FDCWD, p.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+        assertTrue(fd >= 0, Errno.name(-fd));
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment range = a.allocate(LibC.CACHESTAT_RANGE_SIZE, 8);
+            MemorySegment out = a.allocate(LibC.CACHESTAT_SIZE, 8);
+            int rc = LibC.cachestat(fd, range, out);
+            assumeTrue(rc != -Errno.ENOSYS, "cachestat(2) needs Linux 6.5");
+            assertEquals(0, rc, Errno.name(-rc));
+            PageCache.Residency warm = PageCache.warm(p);
+            assertEquals(warm.residentPages(), PageCache.cachedPages(fd, range, out));
+            PageCache.evict(p);
+            long cold = PageCache.cachedPages(fd, range, out);
+            assertTrue(cold >= 0 && cold <= TOLERANCE * warm.totalPages(), "after evict: " + cold);
+            assertEquals(-1, PageCache.cachedPages(-1, range, out), "EBADF: the kernel cannot say");
+        } finally {
+            LibC.close(fd);
+        }
     }
 
     @Test
