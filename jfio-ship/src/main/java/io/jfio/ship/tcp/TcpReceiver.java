@@ -245,6 +245,11 @@ public final class TcpReceiver implements AutoCloseable {
         boolean stopping;
         /** The reader is writing a buffer to the file (its bytes not yet in {@code written}). */
         boolean writing;
+        /**
+         * The connection was dropped (it failed, or the receiver closed): the syncer stops at once, even when
+         * everything written is synced and it would otherwise wait for more.
+         */
+        boolean aborted;
         volatile Thread syncer;
         volatile Thread reader;
 
@@ -408,7 +413,7 @@ public final class TcpReceiver implements AutoCloseable {
                     lock.lock();
                     try {
                         long deadline = System.nanoTime() + intervalNanos;
-                        while (!eof && !closed && !stopping && written - synced < options.syncBytes()) {
+                        while (!eof && !aborted && !stopping && written - synced < options.syncBytes()) {
                             long left = deadline - System.nanoTime();
                             if (left <= 0) {
                                 break;
@@ -416,10 +421,10 @@ public final class TcpReceiver implements AutoCloseable {
                             wake.awaitNanos(left);
                         }
                         // A graceful stop: the buffer being written goes into the last acknowledgement, nothing after.
-                        while (stopping && writing && !closed) {
+                        while (stopping && writing && !aborted) {
                             wake.await();
                         }
-                        if (closed) {
+                        if (aborted) {
                             return;
                         }
                         target = written;
@@ -494,6 +499,7 @@ public final class TcpReceiver implements AutoCloseable {
             }
             lock.lock();
             try {
+                aborted = true;
                 wake.signalAll();
             } finally {
                 lock.unlock();

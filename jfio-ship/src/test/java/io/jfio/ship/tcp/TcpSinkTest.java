@@ -294,6 +294,48 @@ class TcpSinkTest {
         }
     }
 
+    /**
+     * A connection that breaks after everything it wrote was synced and acknowledged (the sender's socket closed with
+     * a reset) ends on the receiver's side too: its reader and syncer stop, its socket and file are closed, and it
+     * is no longer counted, while the receiver keeps running.
+     */
+    @Test
+    void shouldEndAReceiverConnectionThatBreaksAfterEverythingWasAcknowledged(@TempDir Path dir) throws Exception {
+        byte[] data = "one\ntwo\nthree\n".getBytes(StandardCharsets.US_ASCII);
+        try (TcpReceiver receiver = TcpReceiver.start(LOOPBACK, dir.resolve("out"), TcpReceiver.Options.defaults(),
+                System.err)) {
+            for (int round = 0; round < 2; round++) {
+                // Round 0 also loads the classes and starts what is started once; round 1 is the one counted.
+                var before = Fds.open();
+                try (SocketChannel ch = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                        receiver.port()))) {
+                    ch.write(ByteBuffer.wrap(TcpProtocol.HANDSHAKE_BYTES));
+                    ByteBuffer reply = ByteBuffer.allocate(TcpProtocol.HANDSHAKE_BYTES.length);
+                    while (reply.hasRemaining() && ch.read(reply) >= 0) {
+                        // the receiver echoes the handshake
+                    }
+                    assertArrayEquals(TcpProtocol.HANDSHAKE_BYTES, reply.array());
+                    ch.write(ByteBuffer.wrap(data));
+                    ByteBuffer ack = ByteBuffer.allocate(TcpProtocol.ACK_BYTES);
+                    while (ack.hasRemaining() && ch.read(ack) >= 0) {
+                        // one acknowledgement covers the three lines (written at once, synced at once)
+                    }
+                    assertEquals(data.length, ack.getLong(0), "everything written was acknowledged");
+                    assertEquals(1, receiver.connections());
+                    // Close with a reset (SO_LINGER 0): the receiver's read fails instead of seeing the end.
+                    ch.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (receiver.connections() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertEquals(0, receiver.connections(), "the broken connection ended");
+                assertEquals(before, Fds.open(), "the broken connection's socket and file were closed");
+            }
+            assertEquals(2L * data.length, receiver.durable());
+        }
+    }
+
     @Test
     void shouldNotLeakDescriptors(@TempDir Path dir) throws Exception {
         try (SourceFile src = SourceFile.create(dir.resolve("l.log"), "l", "l", 1000, 50, 4096)) {
