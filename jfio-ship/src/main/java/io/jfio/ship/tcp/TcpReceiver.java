@@ -1,5 +1,6 @@
 package io.jfio.ship.tcp;
 
+import io.jfio.ship.state.CheckpointStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -167,6 +168,14 @@ public final class TcpReceiver implements AutoCloseable {
                 FileChannel fc = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
                 synchronized (files) {
                     files.add(p);
+                }
+                try {
+                    // The new name must survive a power loss before anything in the file is acknowledged: the
+                    // fdatasync of the file makes its data durable, not its directory entry.
+                    CheckpointStore.syncDirectory(dir);
+                } catch (IOException e) {
+                    fc.close();
+                    throw e;
                 }
                 return fc;
             } catch (FileAlreadyExistsException e) {
