@@ -336,6 +336,55 @@ class TcpSinkTest {
         }
     }
 
+    /**
+     * A graceful stop with a plain (non-acknowledging) sender that keeps streaming: the connection ends at once, not
+     * after the grace, and what was written to the file was synced and counted durable.
+     */
+    @Test
+    void shouldEndAStreamingPlainConnectionAtOnceOnAGracefulStop(@TempDir Path dir) throws Exception {
+        TcpReceiver receiver = TcpReceiver.start(LOOPBACK, dir.resolve("out"), TcpReceiver.Options.defaults(),
+                System.err);
+        AtomicLong sent = new AtomicLong();
+        CompletableFuture<IOException> senderEnd = new CompletableFuture<>();
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                receiver.port()))) {
+            Thread sender = Thread.ofPlatform().name("test-plain-sender").start(() -> {
+                ByteBuffer line = ByteBuffer.wrap("a plain line that never stops coming\n"
+                        .repeat(1000).getBytes(StandardCharsets.US_ASCII));
+                try {
+                    while (true) {
+                        line.clear();
+                        sent.addAndGet(ch.write(line));
+                    }
+                } catch (IOException e) {
+                    senderEnd.complete(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (receiver.received() < (1 << 20) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(receiver.received() >= 1 << 20, "the plain stream flows: " + receiver.received());
+            assertEquals(1, receiver.connections());
+            long t0 = System.nanoTime();
+            receiver.shutdown(Duration.ofSeconds(60));
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            // Without shutting its input down the reader drops what keeps coming until the grace is over (60 s).
+            assertTrue(tookMs < 30_000, "the plain connection ended at the stop, not after the grace: " + tookMs
+                    + " ms");
+            assertEquals(0, receiver.connections());
+            assertEquals(receiver.received(), receiver.durable(), "everything written was synced at the end");
+            assertEquals(1, receiver.files().size());
+            assertEquals(receiver.durable(), Files.size(receiver.files().get(0)));
+            // The sender learns the end: its writes fail (the receiver closed with unread data: a reset).
+            assertTrue(senderEnd.get(30, TimeUnit.SECONDS) != null);
+            sender.join(30_000);
+            assertTrue(receiver.received() <= sent.get());
+        } finally {
+            receiver.close();
+        }
+    }
+
     @Test
     void shouldNotLeakDescriptors(@TempDir Path dir) throws Exception {
         try (SourceFile src = SourceFile.create(dir.resolve("l.log"), "l", "l", 1000, 50, 4096)) {
