@@ -202,7 +202,7 @@ class UnitTest {
         ShipMetrics m = new ShipMetrics();
         ShipMetrics.SinkCounters b = m.of("b");
         b.add(ShipMetrics.Counter.BYTES_READ, 7);
-        m.add(ShipMetrics.Counter.BYTES_READ, "a\"x", 5);
+        m.of("a\"x").add(ShipMetrics.Counter.BYTES_READ, 5);
         assertTrue(m.of("b") == b, "one counter set per sink");
         b.add(ShipMetrics.Counter.BYTES_READ, 1);
         assertEquals(13, m.total(ShipMetrics.Counter.BYTES_READ));

@@ -171,21 +171,6 @@ public final class KafkaSink implements Sink {
         }
     }
 
-    /**
-     * A sink for {@code BOOTSTRAP/TOPIC} as in {@code --to kafka:BOOTSTRAP/TOPIC}; the topic may contain
-     * {@link #INPUT_PLACEHOLDER}.
-     *
-     * @throws IllegalArgumentException with a message for the user when the address is malformed
-     */
-    public static KafkaSink parse(String spec, Options options) {
-        int slash = spec.indexOf('/');
-        if (slash <= 0 || slash == spec.length() - 1) {
-            throw new IllegalArgumentException("kafka sink must be BOOTSTRAP/TOPIC (host:9092/logs), got '"
-                    + spec + "'");
-        }
-        return new KafkaSink(spec.substring(0, slash), spec.substring(slash + 1), options);
-    }
-
     /** Checks a topic name against Kafka's rules, so that a bad one fails at start rather than on every send. */
     private static void checkTopic(String topic) {
         if (topic.length() > 249 || topic.equals(".") || topic.equals("..") || !topic.matches("[a-zA-Z0-9._-]+")) {
