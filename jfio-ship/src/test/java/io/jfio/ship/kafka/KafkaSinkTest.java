@@ -249,9 +249,18 @@ class KafkaSinkTest {
             while (acked.get() < total / 5 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
+            long failedBefore = failures.get();
             broker.kill();
-            Thread.sleep(3000);
+            // Down until the pipeline has seen it: a send that gave up (buffer full for max.block.ms) or a batch
+            // whose delivery timed out, both well within 30 s with these options.
+            long down = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (failures.get() == failedBefore && System.nanoTime() < down) {
+                Thread.sleep(10);
+            }
+            long failedWhileDown = failures.get();
             broker.restart();
+            assertTrue(failedWhileDown > failedBefore, "the outage was seen: batches failed while the broker was down"
+                    + " (failures before it: " + failedBefore + ")");
             pipeline.join(240_000);
             assertTrue(!pipeline.isAlive(), "the pipeline finished after the broker came back");
             sink.close();
