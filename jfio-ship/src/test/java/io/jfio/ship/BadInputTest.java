@@ -83,7 +83,7 @@ class BadInputTest {
     @Test
     void shouldFrameLinesLongerThanOneReadButWithinMaxRecordWhole() throws Exception {
         // One read takes 4 KiB; lines of 10 KiB, 30 KiB and exactly 64 KiB must still ship as one record each (the
-        // read is repeated with the whole buffer), and only the 70 KiB line is split (64 KiB + 6 KiB).
+        // read goes on into the rest of the buffer), and only the 70 KiB line is split (64 KiB + 6 KiB).
         Path file = Files.createDirectories(tmp.resolve("logs")).resolve("long.log");
         StringBuilder text = new StringBuilder(lines(1, 50));
         for (int len : new int[] {10 << 10, 30 << 10, 64 << 10, 70 << 10}) {

@@ -2,12 +2,16 @@ package io.jfio.ship;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jfio.ship.testing.Records;
 import io.jfio.ship.testing.ShipMain;
 import io.jfio.ship.testing.ShipRun;
 import io.jfio.ship.testing.Writer;
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,13 +52,23 @@ class CrashTest {
         int crashes = 0;
         try {
             for (; crashes < CRASHES; crashes++) {
+                Path err = tmp.resolve("ship-" + crashes + ".err");
                 Process ship = ShipRun.java(ShipMain.class, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), glob,
                         out.toString(), state.toString(), Long.toString(MAX_IN_FLIGHT), Long.toString(BUFFER),
-                        "16KiB").redirectError(tmp.resolve("ship-" + crashes + ".err").toFile()).start();
-                ship.getInputStream().read(); // "started": the kill lands while it works, not while the JVM boots
+                        "16KiB").redirectError(err.toFile()).start();
+                // "started": the kill lands while it works, not while the JVM boots; a shipper that died at start
+                // prints nothing, and killing a dead process would test nothing.
+                String started = new BufferedReader(new InputStreamReader(ship.getInputStream(),
+                        StandardCharsets.US_ASCII)).readLine();
+                assertEquals("started", started, "shipper " + crashes + " did not start; stderr: " + tail(err));
                 Thread.sleep(50 + rnd.nextInt(600));
+                if (!ship.isAlive()) {
+                    fail("shipper " + crashes + " ended before the kill, exit " + ship.exitValue() + "; stderr: "
+                            + tail(err));
+                }
                 ship.destroyForcibly(); // SIGKILL
-                ship.waitFor();
+                assertEquals(128 + 9, ship.waitFor(), "shipper " + crashes + " died of the SIGKILL; stderr: "
+                        + tail(err));
             }
         } finally {
             String wout = new String(writer.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -74,6 +88,12 @@ class CrashTest {
                 + crashes + " crashes");
         System.out.println("crash test: seed=" + seed + " crashes=" + crashes + " duplicates=" + r.duplicates
                 + " duplicate-bytes=" + dupBytes + " bound=" + bound);
+    }
+
+    /** The last lines of a child's stderr, for a failure message. */
+    private static String tail(Path err) throws IOException {
+        List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
     }
 
     private static int recordLength(int n) {

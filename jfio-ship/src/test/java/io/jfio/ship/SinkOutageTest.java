@@ -124,13 +124,15 @@ class SinkOutageTest {
             r2 = TcpReceiver.start(new InetSocketAddress("127.0.0.1", port), recv2, TcpReceiver.Options.defaults(),
                     rlog);
             w.get(120, TimeUnit.SECONDS);
-            Records r = null;
-            while (System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(60)) {
-                r = Records.parse(received(recv1, recv2), TOTAL, false);
-                if (complete(r)) break;
+            // A deadline of its own, from the end of the writing: the outage may have used up the first one.
+            long shipped = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            Records r = Records.parse(received(recv1, recv2), TOTAL, false);
+            while (!complete(r) && ship.isAlive() && System.nanoTime() < shipped) {
                 Thread.sleep(100);
+                r = Records.parse(received(recv1, recv2), TOTAL, false);
             }
-            r = Records.parse(received(recv1, recv2), TOTAL, false).assertComplete();
+            assertTrue(complete(r), "not every record arrived within 60 s of the writer's end (shipper alive: "
+                    + ship.isAlive() + "); shipper stderr ends: " + tail(err));
             String log = Files.readString(err);
             assertTrue(log.contains("event=sink-failed"), "the outage was never noticed: " + log);
             // Resent after the outage: at most what was unacknowledged (max-in-flight plus one batch), twice over.
@@ -149,6 +151,12 @@ class SinkOutageTest {
             r1.close();
             if (r2 != null) r2.close();
         }
+    }
+
+    /** The last lines of the shipper's stderr, for a failure message. */
+    private static String tail(Path err) throws IOException {
+        List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
 
     private static boolean complete(Records r) {
@@ -200,10 +208,15 @@ class SinkOutageTest {
             broker.restart();
             w.get(120, TimeUnit.SECONDS);
             assertTrue(retriesDuring > 0, "no failure seen while the broker was down: " + Files.readString(err));
-            while (metric(metricsPort, "jfio_ship_records_shipped_total") < TOTAL && System.nanoTime() < deadline
-                    + TimeUnit.SECONDS.toNanos(90)) {
+            // A deadline of its own, from the end of the writing: the outage may have used up the first one.
+            long shipped = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (metric(metricsPort, "jfio_ship_records_shipped_total") < TOTAL && ship.isAlive()
+                    && System.nanoTime() < shipped) {
                 Thread.sleep(50);
             }
+            long count = metric(metricsPort, "jfio_ship_records_shipped_total");
+            assertTrue(count >= TOTAL, "shipped " + count + " of " + TOTAL + " records within 90 s of the writer's"
+                    + " end (shipper alive: " + ship.isAlive() + "); shipper stderr ends: " + tail(err));
             long peak = rssKb(ship.pid(), "VmHWM");
             System.out.println("kafka outage: rss-before-kb=" + rssBefore + " rss-during-outage-kb=" + rssDuring
                     + " peak-rss-kb=" + peak);

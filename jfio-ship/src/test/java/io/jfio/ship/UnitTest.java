@@ -185,15 +185,27 @@ class UnitTest {
                     && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            Thread.sleep(1100); // gauges are published at most once a second
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-                    "http://127.0.0.1:" + run.shipper().metricsPort() + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, r.statusCode());
-            String body = r.body();
-            assertTrue(body.contains("jfio_ship_records_shipped_total{sink=\"main\"} 10"), body);
-            assertTrue(body.contains("jfio_ship_lag_bytes{sink=\"main\",path=\"" + file + "\"} 0"), body);
-            assertTrue(body.contains("jfio_ship_open_files 1"), body);
+            // Gauges are published at most once a second: ask until they show the shipped state (bounded), then
+            // assert on that answer.
+            try (HttpClient http = HttpClient.newHttpClient()) {
+                HttpRequest get = HttpRequest.newBuilder(URI.create(
+                        "http://127.0.0.1:" + run.shipper().metricsPort() + "/metrics")).build();
+                String shipped = "jfio_ship_records_shipped_total{sink=\"main\"} 10";
+                String lag = "jfio_ship_lag_bytes{sink=\"main\",path=\"" + file + "\"} 0";
+                String open = "jfio_ship_open_files 1";
+                HttpResponse<String> r = http.send(get, HttpResponse.BodyHandlers.ofString());
+                deadline = System.nanoTime() + 10_000_000_000L;
+                while (r.statusCode() == 200 && !(r.body().contains(shipped) && r.body().contains(lag)
+                        && r.body().contains(open)) && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                    r = http.send(get, HttpResponse.BodyHandlers.ofString());
+                }
+                assertEquals(200, r.statusCode());
+                String body = r.body();
+                assertTrue(body.contains(shipped), body);
+                assertTrue(body.contains(lag), body);
+                assertTrue(body.contains(open), body);
+            }
         }
     }
 
@@ -202,7 +214,7 @@ class UnitTest {
         ShipMetrics m = new ShipMetrics();
         ShipMetrics.SinkCounters b = m.of("b");
         b.add(ShipMetrics.Counter.BYTES_READ, 7);
-        m.add(ShipMetrics.Counter.BYTES_READ, "a\"x", 5);
+        m.of("a\"x").add(ShipMetrics.Counter.BYTES_READ, 5);
         assertTrue(m.of("b") == b, "one counter set per sink");
         b.add(ShipMetrics.Counter.BYTES_READ, 1);
         assertEquals(13, m.total(ShipMetrics.Counter.BYTES_READ));

@@ -2,6 +2,7 @@ package io.jfio.ship.kafka;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.sink.Batch;
 import io.jfio.ship.sink.Sink;
 import java.io.IOException;
@@ -170,21 +171,6 @@ public final class KafkaSink implements Sink {
         }
     }
 
-    /**
-     * A sink for {@code BOOTSTRAP/TOPIC} as in {@code --to kafka:BOOTSTRAP/TOPIC}; the topic may contain
-     * {@link #INPUT_PLACEHOLDER}.
-     *
-     * @throws IllegalArgumentException with a message for the user when the address is malformed
-     */
-    public static KafkaSink parse(String spec, Options options) {
-        int slash = spec.indexOf('/');
-        if (slash <= 0 || slash == spec.length() - 1) {
-            throw new IllegalArgumentException("kafka sink must be BOOTSTRAP/TOPIC (host:9092/logs), got '"
-                    + spec + "'");
-        }
-        return new KafkaSink(spec.substring(0, slash), spec.substring(slash + 1), options);
-    }
-
     /** Checks a topic name against Kafka's rules, so that a bad one fails at start rather than on every send. */
     private static void checkTopic(String topic) {
         if (topic.length() > 249 || topic.equals(".") || topic.equals("..") || !topic.matches("[a-zA-Z0-9._-]+")) {
@@ -226,12 +212,15 @@ public final class KafkaSink implements Sink {
                 send(topic, key, bytes, 0, length, own);
             } else {
                 long start = 0;
-                for (long i = 0; i < length && !own.isDone(); i++) {
-                    if (bytes.get(JAVA_BYTE, i) == '\n') {
-                        own.expect(1);
-                        send(topic, key, bytes, start, i - start, own);
-                        start = i + 1;
+                while (start < length && !own.isDone()) {
+                    // Eight bytes at a time (SWAR), as the harvester frames, rather than a bounds-checked get per byte.
+                    long nl = Framer.indexOfNewline(bytes, start, length);
+                    if (nl < 0) {
+                        break;
                     }
+                    own.expect(1);
+                    send(topic, key, bytes, start, nl - start, own);
+                    start = nl + 1;
                 }
                 // A record that failed inside producer.send (metadata not available within max.block.ms while the
                 // cluster is down: the producer reports that through the callback, not by throwing) fails the

@@ -80,11 +80,6 @@ public final class ShipMetrics {
         return c != null ? c : counters.computeIfAbsent(sink, k -> new SinkCounters());
     }
 
-    /** Adds {@code n} to counter {@code c} of sink {@code sink}. */
-    public void add(Counter c, String sink, long n) {
-        of(sink).add(c, n);
-    }
-
     /** Counts a rotation of kind {@code kind} (rename, truncate, delete). */
     public void rotation(String sink, String kind) {
         rotations.computeIfAbsent("{sink=\"" + esc(sink) + "\",kind=\"" + kind + "\"}", k -> new LongAdder())

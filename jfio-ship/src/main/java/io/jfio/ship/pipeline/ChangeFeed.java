@@ -48,6 +48,11 @@ final class ChangeFeed implements AutoCloseable {
     private final List<Glob> globs = new ArrayList<>();
     private final Map<Path, Root> wanted = new LinkedHashMap<>();
     private final Set<Path> established = ConcurrentHashMap.newKeySet();
+    /**
+     * The real path of each established tree root, resolved when its watch was added: what the watch follows even if
+     * the root's name is re-pointed later, and no {@code toRealPath} per root and link on every scan.
+     */
+    private final Map<Path, Path> treeReal = new java.util.HashMap<>();
     private final Set<Path> ancestors = ConcurrentHashMap.newKeySet();
     private final Set<Path> files = ConcurrentHashMap.newKeySet();
     /**
@@ -60,9 +65,11 @@ final class ChangeFeed implements AutoCloseable {
     private final Set<String> modified = new java.util.LinkedHashSet<>();
     /**
      * What {@link #poll} concluded for a write event's (directory, name): the path's string when a glob or a watched
-     * link matches it, {@link #NOT_RELEVANT} otherwise. At 10,000 writes a second, resolving, converting and
-     * matching each event's path anew was a third of the pipeline's garbage. Cleared when the watched links change
-     * and when it holds {@link #MODIFY_CACHE_MAX} names (a directory of ever new names must not grow it forever).
+     * file ({@link #watchFile}) matches it, {@link #NOT_RELEVANT} otherwise. At 10,000 writes a second, resolving,
+     * converting and matching each event's path anew was a third of the pipeline's garbage. Cleared when the watched
+     * files change and when it holds {@link #MODIFY_CACHE_MAX} names (a directory of ever new names must not grow it
+     * forever). The watched links do not enter into it: writes under a link are reported by the file's own watch
+     * under the link's name, and a link target's watch only serves name events.
      */
     private final Map<Path, Map<String, String>> modifyCache = new java.util.HashMap<>();
     private int modifyCacheSize;
@@ -128,6 +135,11 @@ final class ChangeFeed implements AutoCloseable {
             try {
                 if (r.tree()) {
                     watcher.watchTree(r.dir());
+                    try {
+                        treeReal.put(r.dir(), r.dir().toRealPath());
+                    } catch (IOException gone) {
+                        // removed right after: its watch reports that (UNWATCHED), and it covers nothing now
+                    }
                 } else {
                     watcher.watch(r.dir());
                 }
@@ -208,7 +220,9 @@ final class ChangeFeed implements AutoCloseable {
         }
         boolean added = false;
         for (Path real : links.keySet()) {
-            if (!now.containsKey(real)) {
+            // A target that is now also an established root or a missing base's ancestor keeps its watch: the
+            // watcher keeps one watch per path, and unwatching the link's would remove that one.
+            if (!now.containsKey(real) && !established.contains(real) && !ancestors.contains(real)) {
                 try {
                     watcher.unwatch(real);
                 } catch (IOException e) {
@@ -235,19 +249,13 @@ final class ChangeFeed implements AutoCloseable {
             }
             kept.put(real, e.getValue());
         }
-        if (!kept.equals(links)) clearModifyCache();
         links = kept;
         return added;
     }
 
     private boolean insideWatchedTree(Path real) {
-        for (Root r : wanted.values()) {
-            if (!r.tree() || !established.contains(r.dir())) continue;
-            try {
-                if (real.startsWith(r.dir().toRealPath())) return true;
-            } catch (IOException e) {
-                // the root is gone: it covers nothing now
-            }
+        for (Path root : treeReal.values()) {
+            if (real.startsWith(root)) return true;
         }
         return false;
     }
@@ -395,7 +403,8 @@ final class ChangeFeed implements AutoCloseable {
                 }
                 case UNWATCHED -> {
                     established.remove(e.dir());
-                    if (links.remove(e.dir()) != null) clearModifyCache();
+                    treeReal.remove(e.dir());
+                    links.remove(e.dir());
                     rescan = true;
                     any = true;
                 }

@@ -751,10 +751,12 @@ public final class Pipeline {
         t.lastUseNanos = now;
         boolean lines = t.input.framing() == Framing.LINES && !t.skipping;
         long want = Math.min(readSize, buffer.byteSize());
-        long n = read(t, want);
+        long n = read(t, 0, want);
         if (lines && n == want && want < buffer.byteSize() && Framer.indexOfNewline(buffer, 0, n) < 0) {
-            // A line longer than one read: read up to the whole buffer, where a line of max-record bytes fits.
-            n = read(t, buffer.byteSize());
+            // A line longer than one read: read on, up to the whole buffer, where a line of max-record bytes fits.
+            // Only the rest: the first n bytes are in the buffer already.
+            long rest = read(t, n, buffer.byteSize() - n);
+            n = rest < 0 ? rest : n + rest;
         }
         if (n < 0) {
             fileErrors++;
@@ -819,11 +821,15 @@ public final class Pipeline {
         return false;
     }
 
-    /** One pread of up to {@code want} bytes at the file's read offset into the buffer; n, or -errno. */
-    private long read(TrackedFile t, long want) {
+    /**
+     * One pread of up to {@code want} bytes into the buffer from index {@code at}, of the file from its read offset
+     * plus {@code at}; n, or -errno.
+     */
+    private long read(TrackedFile t, long at, long want) {
+        MemorySegment into = at == 0 ? buffer : buffer.asSlice(at);
         long n;
         do {
-            n = LibC.pread(t.fd, buffer, want, t.readOffset);
+            n = LibC.pread(t.fd, into, want, t.readOffset + at);
         } while (n == -Errno.EINTR);
         return n;
     }

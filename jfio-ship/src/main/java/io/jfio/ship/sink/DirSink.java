@@ -46,7 +46,8 @@ import java.util.zip.CRC32C;
 public final class DirSink implements Sink {
     private static final Pattern SEGMENT = Pattern.compile("ship-(\\d{12})\\.log");
     private static final String COMMIT = "ship.commit";
-    private static final Runnable STOP = () -> { };
+    /** Ends the sync thread; compared by identity. */
+    private static final SyncTask STOP = new SyncTask(null, 0, List.of(), false);
     /**
      * The commit record's fields. Made once: a layout made per call ({@code withOrder}) makes its VarHandle anew each
      * time too (found as the shipper's unexplained ConcurrentHashMap garbage in JFR allocation samples).
@@ -63,7 +64,7 @@ public final class DirSink implements Sink {
     private final int commitFd;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment commitBuf = arena.allocate(24);
-    private final LinkedBlockingQueue<Runnable> syncQueue = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<SyncTask> syncQueue = new LinkedBlockingQueue<>();
     private final Thread syncer;
 
     // Pipeline thread only.
@@ -246,46 +247,24 @@ public final class DirSink implements Sink {
 
     /**
      * A sync of a segment up to {@code length} for the futures {@code waiting}, closing the segment after it when
-     * {@code closeAfter}. Tasks of the same segment queued while an fsync ran are synced as one (group commit):
-     * however often the pipeline flushes, at most one sync waits behind the one in progress.
+     * {@code closeAfter} (with no futures: only the close). {@code length} is the segment's size when the task was
+     * queued: the bytes the futures stand for; the pipeline may be writing more meanwhile, which belong to a later
+     * task. Tasks of the same segment queued while an fsync ran are synced as one (group commit): however often the
+     * pipeline flushes, at most one sync waits behind the one in progress.
      */
-    private final class SyncTask implements Runnable {
-        final Segment seg;
-        final long length;
-        final List<CompletableFuture<Void>> waiting;
-        final boolean closeAfter;
-
-        SyncTask(Segment seg, long length, List<CompletableFuture<Void>> waiting, boolean closeAfter) {
-            this.seg = seg;
-            this.length = length;
-            this.waiting = waiting;
-            this.closeAfter = closeAfter;
-        }
-
-        @Override
-        public void run() {
-            sync(seg, length, waiting);
-            if (closeAfter) LibC.close(seg.fd);
-        }
+    private record SyncTask(Segment seg, long length, List<CompletableFuture<Void>> waiting, boolean closeAfter) {
     }
 
     /**
-     * On the sync thread: fsync, record the commit, complete the futures. {@code length} is the segment's size when
-     * the task was queued: the bytes the futures stand for. The pipeline may be writing more meanwhile; those belong
-     * to a later task.
+     * On the sync thread, for the tasks {@code from..to} of {@code tasks} (same segment): one fdatasync up to
+     * {@code length} and the commit record, then their futures completed, in order.
      */
-    private void sync(Segment seg, long length, List<CompletableFuture<Void>> waiting) {
-        if (waiting.isEmpty()) return;
-        complete(sync(seg, length), waiting);
-    }
-
-    /** {@link #sync} for the tasks {@code from..to} of {@code tasks} (same segment), with one fdatasync. */
-    private void syncGroup(Segment seg, long length, List<Runnable> tasks, int from, int to) {
+    private void syncGroup(Segment seg, long length, List<SyncTask> tasks, int from, int to) {
         boolean any = false;
-        for (int i = from; i <= to && !any; i++) any = !((SyncTask) tasks.get(i)).waiting.isEmpty();
+        for (int i = from; i <= to && !any; i++) any = !tasks.get(i).waiting().isEmpty();
         if (!any) return;
         IOException e = sync(seg, length);
-        for (int i = from; i <= to; i++) complete(e, ((SyncTask) tasks.get(i)).waiting);
+        for (int i = from; i <= to; i++) complete(e, tasks.get(i).waiting());
     }
 
     private static void complete(IOException e, List<CompletableFuture<Void>> waiting) {
@@ -329,7 +308,7 @@ public final class DirSink implements Sink {
     }
 
     private void syncLoop() {
-        List<Runnable> tasks = new ArrayList<>();
+        List<SyncTask> tasks = new ArrayList<>();
         while (true) {
             tasks.clear();
             try {
@@ -339,27 +318,26 @@ public final class DirSink implements Sink {
             }
             syncQueue.drainTo(tasks);
             for (int i = 0; i < tasks.size(); i++) {
-                Runnable task = tasks.get(i);
-                if (task == STOP) return;
+                SyncTask s = tasks.get(i);
+                if (s == STOP) return;
+                // Group commit: the tasks of this segment queued behind it share one fdatasync (they are completed
+                // from their own lists: no merged copy, which grew with every flush queued).
+                int first = i;
+                long length = s.length();
+                while (!tasks.get(i).closeAfter() && i + 1 < tasks.size() && tasks.get(i + 1).seg() == s.seg()) {
+                    i++;
+                    length = Math.max(length, tasks.get(i).length());
+                }
+                boolean close = tasks.get(i).closeAfter();
                 try {
-                    if (task instanceof SyncTask s) {
-                        // Group commit: the tasks of this segment queued behind it share one fdatasync (they are
-                        // completed from their own lists: no merged copy, which grew with every flush queued).
-                        int last = i;
-                        long length = s.length;
-                        while (!((SyncTask) tasks.get(last)).closeAfter && last + 1 < tasks.size()
-                                && tasks.get(last + 1) instanceof SyncTask n && n.seg == s.seg) {
-                            last++;
-                            length = Math.max(length, n.length);
-                        }
-                        syncGroup(s.seg, length, tasks, i, last);
-                        if (((SyncTask) tasks.get(last)).closeAfter) LibC.close(s.seg.fd);
-                        i = last;
-                    } else {
-                        task.run();
-                    }
+                    syncGroup(s.seg(), length, tasks, first, i);
                 } catch (RuntimeException e) {
                     log.error("dir-sink-sync-thread", "error", e.toString());
+                    // Never acknowledged: the pipeline sends these batches again, rather than wait for them forever.
+                    IOException io = new IOException("dir sink sync failed: " + e, e);
+                    for (int j = first; j <= i; j++) complete(io, tasks.get(j).waiting());
+                } finally {
+                    if (close) LibC.close(s.seg().fd);
                 }
             }
         }
@@ -373,7 +351,8 @@ public final class DirSink implements Sink {
         if (current != null) {
             Segment last = current;
             current = null;
-            syncQueue.add(() -> LibC.close(last.fd));
+            // Only the close: flush() above queued the sync of everything written to it.
+            syncQueue.add(new SyncTask(last, last.size, List.of(), true));
         }
         syncQueue.add(STOP);
         try {

@@ -1,5 +1,6 @@
 package io.jfio.ship.tcp;
 
+import io.jfio.ship.state.CheckpointStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -168,6 +169,14 @@ public final class TcpReceiver implements AutoCloseable {
                 synchronized (files) {
                     files.add(p);
                 }
+                try {
+                    // The new name must survive a power loss before anything in the file is acknowledged: the
+                    // fdatasync of the file makes its data durable, not its directory entry.
+                    CheckpointStore.syncDirectory(dir);
+                } catch (IOException e) {
+                    fc.close();
+                    throw e;
+                }
                 return fc;
             } catch (FileAlreadyExistsException e) {
                 // a file of an earlier run with the same millisecond and number: take the next number
@@ -180,7 +189,9 @@ public final class TcpReceiver implements AutoCloseable {
      * acknowledged, and the sender resends it), fdatasyncs what was written, acknowledges exactly that, and half-closes
      * the connection (FIN after the last acknowledgement); what the sender still sends is read and dropped until it
      * closes its side, so the connection ends without the reset that closing with unread data would send (a reset
-     * can make the sender fail before it has read the last acknowledgement).
+     * can make the sender fail before it has read the last acknowledgement). A plain connection (no
+     * acknowledgements: nothing to tell the sender, which would stream on) has its input shut down instead: its
+     * reader sees the end at once, fdatasyncs what it wrote and closes.
      * Whatever is not done within {@code grace} is dropped as by {@link #close}. So a stopped receiver leaves only
      * acknowledged bytes behind; a sender resends at most the acknowledged part of the one batch in flight (the
      * receiver acknowledges bytes, the sender completes whole batches).
@@ -203,9 +214,6 @@ public final class TcpReceiver implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            for (Conn c : conns) {
-                c.syncPlain();
-            }
             close();
         }
     }
@@ -243,8 +251,17 @@ public final class TcpReceiver implements AutoCloseable {
         boolean eof;
         /** A graceful stop began: nothing more is written; the syncer makes its last sync and acknowledgement. */
         boolean stopping;
+        /** The handshake found a plain stream: no acknowledgements, no syncer. */
+        boolean plain;
+        /** The handshake is over ({@code plain} is known). */
+        boolean opened;
         /** The reader is writing a buffer to the file (its bytes not yet in {@code written}). */
         boolean writing;
+        /**
+         * The connection was dropped (it failed, or the receiver closed): the syncer stops at once, even when
+         * everything written is synced and it would otherwise wait for more.
+         */
+        boolean aborted;
         volatile Thread syncer;
         volatile Thread reader;
 
@@ -262,12 +279,25 @@ public final class TcpReceiver implements AutoCloseable {
         void run() {
             ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
             try {
+                // A sender that vanishes without a reset (host down, cable pulled) must not hold the connection, its
+                // file and its threads forever; TcpSink does the same on its side.
+                ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
                 boolean ack = handshake(buf);
                 if (dir != null) {
                     file = newFile();
                 }
                 if (ack) {
                     syncer = Thread.ofPlatform().daemon().name("jfio-receive-sync " + peer).start(this::syncLoop);
+                }
+                lock.lock();
+                try {
+                    opened = true;
+                    plain = !ack;
+                    if (stopping) {
+                        stopPlain();
+                    }
+                } finally {
+                    lock.unlock();
                 }
                 while (true) {
                     if (buf.position() > 0) {
@@ -408,7 +438,7 @@ public final class TcpReceiver implements AutoCloseable {
                     lock.lock();
                     try {
                         long deadline = System.nanoTime() + intervalNanos;
-                        while (!eof && !closed && !stopping && written - synced < options.syncBytes()) {
+                        while (!eof && !aborted && !stopping && written - synced < options.syncBytes()) {
                             long left = deadline - System.nanoTime();
                             if (left <= 0) {
                                 break;
@@ -416,10 +446,10 @@ public final class TcpReceiver implements AutoCloseable {
                             wake.awaitNanos(left);
                         }
                         // A graceful stop: the buffer being written goes into the last acknowledgement, nothing after.
-                        while (stopping && writing && !closed) {
+                        while (stopping && writing && !aborted) {
                             wake.await();
                         }
-                        if (closed) {
+                        if (aborted) {
                             return;
                         }
                         target = written;
@@ -462,27 +492,31 @@ public final class TcpReceiver implements AutoCloseable {
             }
         }
 
-        /** A plain stream (no acknowledgements) still open at a graceful stop: what it wrote is fdatasync'ed. */
-        void syncPlain() {
-            FileChannel f = file;
-            if (syncer != null || f == null) {
-                return;
-            }
-            try {
-                f.force(false);
-            } catch (IOException e) {
-                log.println("receive: syncing the file of " + peer + " failed: " + e.getMessage());
-            }
-        }
-
         /** Begins a graceful stop (see {@link TcpReceiver#shutdown}). */
         void beginStop() {
             lock.lock();
             try {
                 stopping = true;
+                stopPlain();
                 wake.signalAll();
             } finally {
                 lock.unlock();
+            }
+        }
+
+        /**
+         * At a graceful stop, a plain stream has no syncer to end it and its sender would stream on for the whole
+         * grace, read and dropped: shutting the input down makes the reader see the end at once and take the end's
+         * path (fdatasync what was written, close). Called under {@code lock} once both are known.
+         */
+        private void stopPlain() {
+            if (!opened || !plain) {
+                return;
+            }
+            try {
+                ch.shutdownInput();
+            } catch (IOException e) {
+                // already closed or broken: the reader is ending anyway
             }
         }
 
@@ -494,6 +528,7 @@ public final class TcpReceiver implements AutoCloseable {
             }
             lock.lock();
             try {
+                aborted = true;
                 wake.signalAll();
             } finally {
                 lock.unlock();

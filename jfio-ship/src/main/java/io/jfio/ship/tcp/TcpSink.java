@@ -96,10 +96,6 @@ public final class TcpSink implements Sink {
             return new Options(ack, window, value, ackTimeout, maxBackoff, sendfile);
         }
 
-        public Options withAckTimeout(Duration value) {
-            return new Options(ack, window, connectTimeout, value, maxBackoff, sendfile);
-        }
-
         public Options withMaxBackoff(Duration value) {
             return new Options(ack, window, connectTimeout, ackTimeout, value, sendfile);
         }
@@ -134,34 +130,6 @@ public final class TcpSink implements Sink {
         this.host = host;
         this.port = port;
         this.options = options;
-    }
-
-    /**
-     * A sink for an address written {@code HOST:PORT}, {@code [IPV6]:PORT} or {@code IPV6-LITERAL:PORT} (the last
-     * colon separates the port), as in {@code --to tcp:HOST:PORT}.
-     *
-     * @throws IllegalArgumentException with a message for the user when the address is malformed
-     */
-    public static TcpSink parse(String address, Options options) {
-        int colon = address.lastIndexOf(':');
-        if (colon <= 0 || colon == address.length() - 1) {
-            throw new IllegalArgumentException("tcp sink address must be HOST:PORT, got '" + address + "'");
-        }
-        String h = address.substring(0, colon);
-        if (h.startsWith("[") && h.endsWith("]")) {
-            h = h.substring(1, h.length() - 1);
-        }
-        int p;
-        try {
-            p = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("tcp sink port must be a number 1-65535, got '" + address + "'");
-        }
-        if (p <= 0 || p > 65535 || h.isEmpty()) {
-            throw new IllegalArgumentException("tcp sink address must be HOST:PORT with port 1-65535, got '"
-                    + address + "'");
-        }
-        return new TcpSink(h, p, options);
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.testing.KafkaBroker;
 import io.jfio.ship.testing.SourceFile;
 import java.io.IOException;
@@ -87,6 +88,12 @@ class KafkaSinkTest {
         return byKey;
     }
 
+    /** A sink for {@code BOOTSTRAP/TOPIC}, parsed as {@code --to kafka:BOOTSTRAP/TOPIC} is. */
+    private static KafkaSink open(String target, KafkaSink.Options options) {
+        SinkSpec spec = SinkSpec.parse(SinkSpec.KAFKA + ":" + target);
+        return new KafkaSink(spec.bootstrap(), spec.topic(), options);
+    }
+
     private static void sendAll(KafkaSink sink, SourceFile... sources) throws Exception {
         List<CompletableFuture<Void>> fs = new ArrayList<>();
         int max = Arrays.stream(sources).mapToInt(SourceFile::batches).max().orElse(0);
@@ -105,7 +112,7 @@ class KafkaSinkTest {
         broker.createTopic("lines", 3);
         try (SourceFile a = SourceFile.create(dir.resolve("a.log"), "app", "a", 30_000, 90, 128 << 10);
              SourceFile b = SourceFile.create(dir.resolve("b.log"), "app", "b", 20_000, 50, 64 << 10)) {
-            try (KafkaSink sink = KafkaSink.parse(broker.bootstrap() + "/lines", KafkaSink.Options.defaults())) {
+            try (KafkaSink sink = open(broker.bootstrap() + "/lines", KafkaSink.Options.defaults())) {
                 sendAll(sink, a, b);
                 assertEquals(50_000, sink.recordsAcknowledged());
             }
@@ -120,7 +127,7 @@ class KafkaSinkTest {
     void shouldRouteEachInputToItsOwnTopicAndSupportEveryCodec(@TempDir Path dir) throws Exception {
         try (SourceFile web = SourceFile.create(dir.resolve("web.log"), "web", "w", 2_000, 70, 16 << 10);
              SourceFile db = SourceFile.create(dir.resolve("db.log"), "db/main", "d", 1_000, 70, 16 << 10)) {
-            try (KafkaSink sink = KafkaSink.parse(broker.bootstrap() + "/per-${input}",
+            try (KafkaSink sink = open(broker.bootstrap() + "/per-${input}",
                     KafkaSink.Options.defaults().withCompression("zstd"))) {
                 assertEquals("per-db_main", sink.topicFor("db/main"));
                 sendAll(sink, web, db);
@@ -144,7 +151,7 @@ class KafkaSinkTest {
         // What the pipeline hands over: a partial line shipped after its timeout ("a2"), later its rest; a split
         // piece of an overlong line, then the rest of that line; an empty line.
         List<String> batches = List.of("a1\na2", "-rest\n", "long-piece-", "end-of-long\n\n", "tail");
-        try (Arena arena = Arena.ofConfined(); KafkaSink sink = KafkaSink.parse(broker.bootstrap() + "/tails",
+        try (Arena arena = Arena.ofConfined(); KafkaSink sink = open(broker.bootstrap() + "/tails",
                 KafkaSink.Options.defaults())) {
             List<CompletableFuture<Void>> fs = new ArrayList<>();
             long offset = 0;
@@ -176,10 +183,14 @@ class KafkaSinkTest {
     @Test
     void shouldRejectBadSpecsWithAClearMessage() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> KafkaSink.parse("localhost:9092", KafkaSink.Options.defaults()));
+                () -> open("localhost:9092", KafkaSink.Options.defaults()));
         assertTrue(e.getMessage().contains("BOOTSTRAP/TOPIC"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> KafkaSink.parse("localhost:9092/bad topic", KafkaSink.Options.defaults()));
+                () -> open("localhost:9092/bad topic", KafkaSink.Options.defaults()));
+        assertTrue(e.getMessage().contains("kafka topic must be"), e.getMessage());
+        // The sink checks a fixed topic itself too, for callers that do not go through SinkSpec.
+        e = assertThrows(IllegalArgumentException.class,
+                () -> new KafkaSink("localhost:9092", "bad topic", KafkaSink.Options.defaults()));
         assertTrue(e.getMessage().contains("not valid"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
                 () -> KafkaSink.Options.defaults().withCompression("brotli"));
@@ -238,9 +249,18 @@ class KafkaSinkTest {
             while (acked.get() < total / 5 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
+            long failedBefore = failures.get();
             broker.kill();
-            Thread.sleep(3000);
+            // Down until the pipeline has seen it: a send that gave up (buffer full for max.block.ms) or a batch
+            // whose delivery timed out, both well within 30 s with these options.
+            long down = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (failures.get() == failedBefore && System.nanoTime() < down) {
+                Thread.sleep(10);
+            }
+            long failedWhileDown = failures.get();
             broker.restart();
+            assertTrue(failedWhileDown > failedBefore, "the outage was seen: batches failed while the broker was down"
+                    + " (failures before it: " + failedBefore + ")");
             pipeline.join(240_000);
             assertTrue(!pipeline.isAlive(), "the pipeline finished after the broker came back");
             sink.close();

@@ -110,6 +110,32 @@ class WatchTest {
         Records.read(out, 50, true).assertComplete().assertNoDuplicates();
     }
 
+    /**
+     * A symlink below a tree points at a directory that is also watched as the ancestor of a missing base: when the
+     * link goes away, the link's watch goes but the ancestor's stays, so the base made later is found at once.
+     */
+    @Test
+    void shouldKeepTheAncestorWatchOfAMissingBaseWhenASymlinkToTheAncestorGoesAway() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path waiting = Files.createDirectories(tmp.resolve("waiting"));
+        Files.writeString(waiting.resolve("a.log"), lines(1, 10));
+        Files.createSymbolicLink(logs.resolve("linked"), waiting);
+        Path out = tmp.resolve("out");
+        // waiting/later does not exist yet: waiting is watched to hear when it is made.
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log", waiting + "/later/*.log"), out,
+                tmp.resolve("state"), Map.of());
+        try (ShipRun run = ShipRun.start(cfg)) {
+            waitFor(out, "n=10 ", Duration.ofSeconds(10)); // through the link: its target is watched too
+            Files.delete(logs.resolve("linked"));
+            Thread.sleep(300); // the rescan the link's removal asks for, which stops watching its target
+            Path later = Files.createDirectories(waiting.resolve("later"));
+            Files.writeString(later.resolve("x.log"), lines(11, 20));
+            // The safety rescan is a minute away: only the ancestor's watch can find this in time.
+            waitFor(out, "n=20 ", Duration.ofSeconds(10));
+        }
+        Records.read(out, 20, true).assertComplete().assertNoDuplicates();
+    }
+
     /** A real inotify watcher whose events can be thrown away, then an overflow reported, as the kernel does. */
     private static final class LossyWatcher implements FileWatcher {
         private final FileWatcher real = FileWatchers.open();

@@ -170,11 +170,15 @@ class TcpSinkTest {
         }
         try (SourceFile src = SourceFile.create(dir.resolve("r.log"), "r", "r", 10, 20, 100);
              TcpSink sink = new TcpSink("127.0.0.1", port, TcpSink.Options.defaults())) {
+            // t0 before the first attempt: the second may start no sooner than the first backoff (100 ms) after the
+            // first failed, whatever happens in between, so the two together take at least that long.
+            long t0 = System.nanoTime();
             IOException first = assertThrows(IOException.class, () -> sink.send(src.batch(0)));
             assertTrue(first.getMessage().contains("ECONNREFUSED"), first.getMessage());
-            long t0 = System.nanoTime();
             assertThrows(IOException.class, () -> sink.send(src.batch(0)));
-            assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(90), "second attempt waits the backoff");
+            long tookNanos = System.nanoTime() - t0;
+            assertTrue(tookNanos >= TimeUnit.MILLISECONDS.toNanos(100), "the second attempt waited the backoff: "
+                    + TimeUnit.NANOSECONDS.toMillis(tookNanos) + " ms for both");
         }
     }
 
@@ -291,6 +295,97 @@ class TcpSinkTest {
                 System.out.println("graceful receiver stop: duplicate lines " + dupLines);
                 assertTrue(dupLines * 100 <= batchBytes + 100, "duplicates within one batch: " + dupLines + " lines");
             }
+        }
+    }
+
+    /**
+     * A connection that breaks after everything it wrote was synced and acknowledged (the sender's socket closed with
+     * a reset) ends on the receiver's side too: its reader and syncer stop, its socket and file are closed, and it
+     * is no longer counted, while the receiver keeps running.
+     */
+    @Test
+    void shouldEndAReceiverConnectionThatBreaksAfterEverythingWasAcknowledged(@TempDir Path dir) throws Exception {
+        byte[] data = "one\ntwo\nthree\n".getBytes(StandardCharsets.US_ASCII);
+        try (TcpReceiver receiver = TcpReceiver.start(LOOPBACK, dir.resolve("out"), TcpReceiver.Options.defaults(),
+                System.err)) {
+            for (int round = 0; round < 2; round++) {
+                // Round 0 also loads the classes and starts what is started once; round 1 is the one counted.
+                var before = Fds.open();
+                try (SocketChannel ch = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                        receiver.port()))) {
+                    ch.write(ByteBuffer.wrap(TcpProtocol.HANDSHAKE_BYTES));
+                    ByteBuffer reply = ByteBuffer.allocate(TcpProtocol.HANDSHAKE_BYTES.length);
+                    while (reply.hasRemaining() && ch.read(reply) >= 0) {
+                        // the receiver echoes the handshake
+                    }
+                    assertArrayEquals(TcpProtocol.HANDSHAKE_BYTES, reply.array());
+                    ch.write(ByteBuffer.wrap(data));
+                    ByteBuffer ack = ByteBuffer.allocate(TcpProtocol.ACK_BYTES);
+                    while (ack.hasRemaining() && ch.read(ack) >= 0) {
+                        // one acknowledgement covers the three lines (written at once, synced at once)
+                    }
+                    assertEquals(data.length, ack.getLong(0), "everything written was acknowledged");
+                    assertEquals(1, receiver.connections());
+                    // Close with a reset (SO_LINGER 0): the receiver's read fails instead of seeing the end.
+                    ch.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (receiver.connections() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertEquals(0, receiver.connections(), "the broken connection ended");
+                assertEquals(before, Fds.open(), "the broken connection's socket and file were closed");
+            }
+            assertEquals(2L * data.length, receiver.durable());
+        }
+    }
+
+    /**
+     * A graceful stop with a plain (non-acknowledging) sender that keeps streaming: the connection ends at once, not
+     * after the grace, and what was written to the file was synced and counted durable.
+     */
+    @Test
+    void shouldEndAStreamingPlainConnectionAtOnceOnAGracefulStop(@TempDir Path dir) throws Exception {
+        TcpReceiver receiver = TcpReceiver.start(LOOPBACK, dir.resolve("out"), TcpReceiver.Options.defaults(),
+                System.err);
+        AtomicLong sent = new AtomicLong();
+        CompletableFuture<IOException> senderEnd = new CompletableFuture<>();
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                receiver.port()))) {
+            Thread sender = Thread.ofPlatform().name("test-plain-sender").start(() -> {
+                ByteBuffer line = ByteBuffer.wrap("a plain line that never stops coming\n"
+                        .repeat(1000).getBytes(StandardCharsets.US_ASCII));
+                try {
+                    while (true) {
+                        line.clear();
+                        sent.addAndGet(ch.write(line));
+                    }
+                } catch (IOException e) {
+                    senderEnd.complete(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (receiver.received() < (1 << 20) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(receiver.received() >= 1 << 20, "the plain stream flows: " + receiver.received());
+            assertEquals(1, receiver.connections());
+            long t0 = System.nanoTime();
+            receiver.shutdown(Duration.ofSeconds(60));
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            // Without shutting its input down the reader drops what keeps coming until the grace is over (60 s).
+            assertTrue(tookMs < 30_000, "the plain connection ended at the stop, not after the grace: " + tookMs
+                    + " ms");
+            assertEquals(0, receiver.connections());
+            assertEquals(receiver.received(), receiver.durable(), "everything written was synced at the end");
+            assertEquals(1, receiver.files().size());
+            assertEquals(receiver.durable(), Files.size(receiver.files().get(0)));
+            // The sender learns the end: its writes fail (the receiver closed with unread data: a reset).
+            assertTrue(senderEnd.get(30, TimeUnit.SECONDS) != null);
+            sender.join(30_000);
+            assertTrue(receiver.received() <= sent.get());
+        } finally {
+            receiver.close();
         }
     }
 
