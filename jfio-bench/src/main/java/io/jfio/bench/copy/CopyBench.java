@@ -1,6 +1,7 @@
 package io.jfio.bench.copy;
 
 import io.jfio.bench.BenchFile;
+import io.jfio.bench.Processes;
 import io.jfio.core.file.PageCache;
 import io.jfio.core.sys.LibC;
 import java.io.IOException;
@@ -169,13 +170,14 @@ public final class CopyBench {
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
                 try {
-                    if (!p.waitFor(30, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                        p.destroyForcibly();
-                        err.println("bench copy: cargo install failed: exit=" + (p.isAlive() ? "timeout"
-                                : p.exitValue()) + "; continuing without " + String.join(", ", missing));
+                    boolean exited = p.waitFor(30, TimeUnit.MINUTES);
+                    if (!exited || p.exitValue() != 0) {
+                        Processes.kill(p); // cargo's rustc processes too
+                        err.println("bench copy: cargo install failed: exit=" + (exited ? p.exitValue() : "timeout")
+                                + "; continuing without " + String.join(", ", missing));
                     }
                 } catch (InterruptedException e) {
-                    p.destroyForcibly();
+                    Processes.kill(p);
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted while installing peers", e);
                 }
@@ -330,12 +332,12 @@ public final class CopyBench {
         running.set(p);
         try {
             if (!p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                kill(p);
+                Processes.kill(p);
                 err.println("bench copy: timed out: " + String.join(" ", c.command(src, dst)));
                 return new double[] {Double.NaN, Double.NaN, Double.NaN};
             }
         } catch (InterruptedException e) {
-            kill(p);
+            Processes.kill(p);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         } finally {
@@ -430,14 +432,8 @@ public final class CopyBench {
 
     private void interrupted() {
         Process p = running.get();
-        if (p != null) kill(p);
+        if (p != null) Processes.kill(p);
         cleanup();
-    }
-
-    /** Kills a run: the tool first (a child of the timing shell, which killing the shell would orphan), then it. */
-    private static void kill(Process p) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
     }
 
     private synchronized void cleanup() {

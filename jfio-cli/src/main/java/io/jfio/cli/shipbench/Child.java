@@ -1,5 +1,6 @@
 package io.jfio.cli.shipbench;
 
+import io.jfio.bench.Processes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -146,11 +147,11 @@ final class Child implements AutoCloseable {
         if (process.isAlive()) process.destroy();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
+                Processes.kill(process);
                 process.waitFor(10, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
-            process.destroyForcibly();
+            Processes.kill(process);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while stopping pid=" + process.pid(), e);
         }
@@ -175,10 +176,14 @@ final class Child implements AutoCloseable {
         LIVE.remove(process);
     }
 
+    /**
+     * Kills the process if it still runs, and what it started: while bin/jfio builds its jar the process is bash with
+     * Maven below it, and killing bash alone would leave Maven running.
+     */
     @Override
     public void close() {
         if (process.isAlive()) {
-            process.destroyForcibly();
+            Processes.kill(process);
             try {
                 process.waitFor(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -196,10 +201,7 @@ final class Child implements AutoCloseable {
         synchronized (LIVE) {
             if (forever) closed = true;
         }
-        for (Process p : LIVE) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
+        for (Process p : LIVE) Processes.kill(p);
         for (Process p : LIVE) {
             try {
                 p.waitFor(5, TimeUnit.SECONDS);

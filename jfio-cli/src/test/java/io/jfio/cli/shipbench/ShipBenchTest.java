@@ -126,6 +126,29 @@ class ShipBenchTest {
     }
 
     @Test
+    void shouldKillWhatAChildStartedWhenClosingIt(@TempDir Path dir) throws Exception {
+        // bin/jfio is bash while it builds the jar, with Maven below it: closing the child must not leave those.
+        Path pid = dir.resolve("pid");
+        Child c = Child.start(List.of("/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait", pid.toString()),
+                dir.resolve("log"));
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+        try {
+            assertTrue(Child.LIVE.contains(c.process()));
+            c.close();
+            assertFalse(c.process().isAlive());
+            sleep.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertFalse(sleep.isAlive(), "the child's own child was left running");
+            assertFalse(Child.LIVE.contains(c.process()));
+        } finally {
+            sleep.destroyForcibly();
+        }
+    }
+
+    @Test
     void shouldCatchACorruptedTruncatedOrLongerDelivery(@TempDir Path dir) throws Exception {
         Path input = dir.resolve("in.log");
         long size = LogLines.writeFile(input, 1000);
