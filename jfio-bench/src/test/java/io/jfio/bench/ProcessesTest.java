@@ -1,8 +1,10 @@
 package io.jfio.bench;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,6 +41,25 @@ class ProcessesTest {
         } finally {
             sleep.destroyForcibly();
             sh.destroyForcibly();
+        }
+    }
+
+    @Test
+    void shouldRunACommandAndKillItsTreeOnATimeout(@TempDir Path dir) throws Exception {
+        Processes.run(List.of("true"), 60);
+        IOException failed = assertThrows(IOException.class, () -> Processes.run(List.of("false"), 60));
+        assertTrue(failed.getMessage().startsWith("failed: command=false exit=1"), failed.getMessage());
+        Path pid = dir.resolve("pid");
+        IOException timedOut = assertThrows(IOException.class, () -> Processes.run(List.of("/bin/sh", "-c",
+                "sleep 600 & echo $! > \"$0\"; wait", pid.toString()), 3));
+        assertTrue(timedOut.getMessage().startsWith("timed out: command=/bin/sh"), timedOut.getMessage());
+        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElse(null);
+        if (sleep != null) {
+            try {
+                sleep.onExit().get(10, TimeUnit.SECONDS);
+            } finally {
+                sleep.destroyForcibly();
+            }
         }
     }
 

@@ -397,7 +397,7 @@ public final class CopyBench {
     }
 
     private static void sync() throws IOException {
-        Tools.run(List.of("sync"), 600);
+        Processes.run(List.of("sync"), 600);
     }
 
     /** Compares the copy with the source: names, sizes, mtimes and bytes of every file. */

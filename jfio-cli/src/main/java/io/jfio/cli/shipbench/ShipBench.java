@@ -3,6 +3,7 @@ package io.jfio.cli.shipbench;
 import io.jfio.bench.BenchFile;
 import io.jfio.bench.CpuUsage;
 import io.jfio.bench.Json;
+import io.jfio.bench.Processes;
 import io.jfio.bench.SystemInfo;
 import io.jfio.bench.suite.Charts;
 import io.jfio.bench.suite.Plot;
@@ -189,14 +190,7 @@ public final class ShipBench {
     }
 
     private static void syncDisks() throws IOException {
-        try {
-            int exit = new ProcessBuilder("sync").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            if (exit != 0) throw new IOException("sync failed: exit=" + exit);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted during sync", e);
-        }
+        Processes.run(List.of("sync"), 600);
     }
 
     /**
