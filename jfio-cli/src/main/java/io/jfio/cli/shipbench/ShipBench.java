@@ -4,6 +4,7 @@ import io.jfio.bench.BenchFile;
 import io.jfio.bench.CpuUsage;
 import io.jfio.bench.Json;
 import io.jfio.bench.Processes;
+import io.jfio.bench.Stats;
 import io.jfio.bench.SystemInfo;
 import io.jfio.bench.suite.Charts;
 import io.jfio.bench.suite.Plot;
@@ -648,7 +649,7 @@ public final class ShipBench {
             if (!diskMBps.isEmpty()) {
                 md.append(String.format(Locale.ROOT, "The disk itself, measured before each dir-sink run (%s of "
                                 + "zeros in 4 MiB writes, then fdatasync, like `dd conv=fdatasync`): median %.0f MB/s "
-                                + "(runs: %s).%n%n", mb(inputBytes), medianOf(diskMBps),
+                                + "(runs: %s).%n%n", mb(inputBytes), diskMedian(),
                         diskMBps.stream().map(d -> String.format(Locale.ROOT, "%.0f", d))
                                 .collect(java.util.stream.Collectors.joining(", "))));
             }
@@ -766,12 +767,6 @@ public final class ShipBench {
         }
     }
 
-    private static double medianOf(List<Double> xs) {
-        double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        if (a.length == 0) return Double.NaN;
-        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-    }
-
     /** PASS/FAIL per target with the measured value; a target whose workload did not run is not listed. */
     List<String> verdicts() {
         List<String> v = new ArrayList<>();
@@ -784,7 +779,7 @@ public final class ShipBench {
                             : String.format(Locale.ROOT, "; rsyslog %.0f MB/s, jfio %.1fx (wall to wall)",
                             inputBytes / 1e6 / rs, rs / median(single, "jfio", "dir", "wall_seconds")),
                     diskMBps.isEmpty() ? "" : String.format(Locale.ROOT, "; the disk's own durable write: %.0f MB/s",
-                            medianOf(diskMBps))));
+                            diskMedian())));
         }
         for (Map<String, Object> m : latency) {
             if (!m.get("tool").equals("jfio")) continue;
@@ -825,12 +820,19 @@ public final class ShipBench {
         return l.stream().filter(m -> m.get("tool").equals(tool) && m.get("sink").equals(sink)).toList();
     }
 
-    /** The median of a numeric column over the rows of one tool and sink; NaN when there are none. */
+    /**
+     * The median of a numeric column over the rows of one tool and sink, rows without a value (NaN: not measured)
+     * left out; NaN when none is left.
+     */
     static double median(List<Map<String, Object>> l, String tool, String sink, String key) {
         double[] v = rows(l, tool, sink).stream().map(m -> m.get(key)).filter(x -> x instanceof Number)
-                .mapToDouble(x -> ((Number) x).doubleValue()).filter(d -> !Double.isNaN(d)).sorted().toArray();
-        if (v.length == 0) return Double.NaN;
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+                .mapToDouble(x -> ((Number) x).doubleValue()).filter(d -> !Double.isNaN(d)).toArray();
+        return v.length == 0 ? Double.NaN : Stats.median(v);
+    }
+
+    /** The median of the disk's durable write speeds measured so far (finite values); call when there are some. */
+    private double diskMedian() {
+        return Stats.median(diskMBps.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     private static String fmt(double v, String f) {
