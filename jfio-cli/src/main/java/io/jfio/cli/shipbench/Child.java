@@ -122,7 +122,8 @@ final class Child implements AutoCloseable {
     double cpuNow() {
         try {
             long t = statTicks(Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat")));
-            if (t >= 0) ticks = t;
+            if (t < 0) return -1;
+            ticks = t;
             return t * TICK;
         } catch (IOException | RuntimeException e) {
             return -1;
