@@ -61,8 +61,10 @@ public final class ShipBench {
     public static final double TARGET_P99_MS = 5;
     /** CPU share of one core while the idle tree is watched, percent. */
     public static final double TARGET_IDLE_PERCENT = 0.5;
-    /** Peak resident set size of the shipper, bytes. */
-    public static final long TARGET_RSS = 128L << 20;
+    /** Peak resident set size of the shipper, bytes: the 128 MB, decimal (122.07 MiB). */
+    public static final long TARGET_RSS = 128_000_000L;
+    /** Bytes per MiB, the unit of the reported resident sizes (VmHWM is in KiB). */
+    private static final double MIB = 1 << 20;
 
     private static final long SHIP_TIMEOUT_S = 600;
     /** The throughput run stops writing after this many bytes even when its time is not up. */
@@ -647,9 +649,9 @@ public final class ShipBench {
             md.append("Median of the runs that succeeded (*runs* counts the failed ones too; *output* names the "
                     + "first failure). *wall*: process start to exit (rsyslog: to the output being complete). "
                     + "*ship*: the shipper's own start-to-stop log events, without JVM start. CPU: user + system of "
-                    + "the process. MB = 10^6 bytes.\n\n");
+                    + "the process. MB = 10^6 bytes, MiB = 2^20 bytes.\n\n");
             md.append("| tool | sink | runs | wall s | ship s | MB/s wall | MB/s ship | lines/s (ship) | CPU s "
-                    + "| peak RSS MB | output | MB/s vs rsyslog |\n");
+                    + "| peak RSS MiB | output | MB/s vs rsyslog |\n");
             md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
             List<Map<String, Object>> ok = succeeded(single);
             double rsWall = median(ok, "rsyslog", "omfile", "wall_seconds");
@@ -670,7 +672,7 @@ public final class ShipBench {
                                 + " failed)", fmt(wall, "%.2f"), fmt(ship, "%.2f"),
                         fmt(inputBytes / 1e6 / wall, "%.0f"), fmt(inputBytes / 1e6 / ship, "%.0f"),
                         fmt(o.lines() / ship, "%,.0f"), fmt(cpu, "%.2f"),
-                        rss > 0 ? String.format(Locale.ROOT, "%.0f", rss / 1048576.0) : "-", verified,
+                        rss > 0 ? String.format(Locale.ROOT, "%.0f", rss / MIB) : "-", verified,
                         fmt(rsWall / wall, "%.1fx")));
             }
             md.append("\n");
@@ -693,7 +695,7 @@ public final class ShipBench {
                     .availableProcessors()).append(") busy with other processes meanwhile, the benchmark's own writer "
                     + "and receiver not counted: when that is high the tail measures waiting for a CPU.\n\n");
             md.append("| tool | sink | lines/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core "
-                    + "| elsewhere (CPUs) | peak RSS MB | delivery | p99 vs rsyslog |\n");
+                    + "| elsewhere (CPUs) | peak RSS MiB | delivery | p99 vs rsyslog |\n");
             md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
             double rsP99 = succeeded(latency).stream().filter(m -> m.get("tool").equals("rsyslog"))
                     .mapToDouble(m -> (Double) m.get("p99_ms")).findFirst().orElse(Double.NaN);
@@ -702,7 +704,7 @@ public final class ShipBench {
                                 + "| %.2f | %.0f | %s | %s |%n", m.get("tool"), m.get("sink"), m.get("achieved_rate"),
                         fmt(m, "p50_ms", "%.2f"), fmt(m, "p90_ms", "%.2f"), fmt(m, "p99_ms", "%.2f"),
                         fmt(m, "p99_9_ms", "%.2f"), fmt(m, "max_ms", "%.2f"), fmt(m, "cpu_percent", "%.2f"),
-                        m.get("other_processes_cpus"), (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified"),
+                        m.get("other_processes_cpus"), (Long) m.get("peak_rss_bytes") / MIB, m.get("verified"),
                         m.get("problem") == null ? fmt(rsP99 / (Double) m.get("p99_ms"), "%.2fx") : "-"));
             }
             md.append("\n\"p99 vs rsyslog\": rsyslog's p99 divided by this row's; above 1 is faster.\n\n");
@@ -717,22 +719,22 @@ public final class ShipBench {
                     + "was written divided by the time until the receiver (jfio's TcpReceiver, acknowledging, "
                     + "discarding) had all of it. CPU: the shipper's, over that time.\n\n");
             md.append("| tool | sink | written MB | write s | delivered after s | MB/s | lines/s | CPU s "
-                    + "| peak RSS MB | delivery |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                    + "| peak RSS MiB | delivery |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
             md.append(String.format(Locale.ROOT, "| jfio | tcp | %.0f | %.1f | %.1f | %.0f | %,.0f | %s | %.0f "
                             + "| %s |%n%n", (Long) m.get("bytes") / 1e6, m.get("write_seconds"), m.get("seconds"),
                     m.get("mb_per_s"), m.get("lines_per_s"), fmt(m, "cpu_seconds", "%.2f"),
-                    (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified")));
+                    (Long) m.get("peak_rss_bytes") / MIB, m.get("verified")));
         }
         if (!idle.isEmpty()) {
             Map<String, Object> m = idle.get(0);
             md.append("## Idle: ").append(String.format(Locale.ROOT, "%,d", m.get("files"))).append(" watched "
                     + "files, nothing changes\n\n");
-            md.append("| tool | files | all shipped after s | measured s | CPU s | CPU % of a core | peak RSS MB "
+            md.append("| tool | files | all shipped after s | measured s | CPU s | CPU % of a core | peak RSS MiB "
                     + "| delivery |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
             md.append(String.format(Locale.ROOT, "| jfio | %,d | %.1f | %.1f | %s | %s | %.0f | %s |%n%n",
                     m.get("files"), m.get("all_shipped_after_seconds"), m.get("measured_seconds"),
                     fmt(m, "cpu_seconds", "%.2f"), fmt(m, "cpu_percent", "%.3f"),
-                    (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified")));
+                    (Long) m.get("peak_rss_bytes") / MIB, m.get("verified")));
             md.append("CPU time comes in 10 ms ticks: over ").append(o.idle().toSeconds()).append(" s one tick is ")
                     .append(String.format(Locale.ROOT, "%.3f", 1.0 / o.idle().toSeconds())).append("% of a core."
                     + "\n\n");
@@ -853,9 +855,10 @@ public final class ShipBench {
         }
         if (any) {
             String what = "peak RSS of the shipper over all runs";
-            String target = String.format(Locale.ROOT, "(target <= %d MB)", TARGET_RSS >> 20);
-            v.add(rss > 0 ? String.format(Locale.ROOT, "%s: %s: %.0f MB %s", rss <= TARGET_RSS ? "PASS" : "FAIL",
-                    what, rss / 1048576.0, target)
+            String target = String.format(Locale.ROOT, "(target <= %.0f MB = %.1f MiB)", TARGET_RSS / 1e6,
+                    TARGET_RSS / MIB);
+            v.add(rss > 0 ? String.format(Locale.ROOT, "%s: %s: %.1f MiB = %.1f MB %s",
+                    rss <= TARGET_RSS ? "PASS" : "FAIL", what, rss / MIB, rss / 1e6, target)
                     : "FAIL: " + what + ": " + (anyOk ? "n/a (not measured)" : RUN_FAILED) + " " + target);
         }
         return v;

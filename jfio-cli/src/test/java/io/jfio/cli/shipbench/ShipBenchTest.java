@@ -45,7 +45,7 @@ class ShipBenchTest {
         assertTrue(r.problems().isEmpty(), r.problems() + "\n" + progress + "\n" + md);
         assertTrue(md.contains("**Sizes differ from the issue's**"), md);
         assertTrue(md.contains("| tool | sink | runs | wall s | ship s | MB/s wall | MB/s ship | lines/s (ship) "
-                + "| CPU s | peak RSS MB | output | MB/s vs rsyslog |"), md);
+                + "| CPU s | peak RSS MiB | output | MB/s vs rsyslog |"), md);
         assertTrue(md.contains("| jfio | dir | 1 |"), md);
         assertTrue(md.contains("| jfio | tcp | 1 |"), md);
         assertTrue(md.contains("| p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core | elsewhere (CPUs) |"),
@@ -160,7 +160,7 @@ class ShipBenchTest {
                 "FAIL: single file into the dir sink: n/a (run failed) (target >= 1000 MB/s)",
                 "FAIL: latency p99 at 10,000 lines/s, tcp sink: n/a (run failed) (target <= 5 ms)",
                 "FAIL: idle CPU with 10,000 watched files: n/a (run failed) (target <= 0.5%)",
-                "FAIL: peak RSS of the shipper over all runs: n/a (run failed) (target <= 128 MB)"),
+                "FAIL: peak RSS of the shipper over all runs: n/a (run failed) (target <= 128 MB = 122.1 MiB)"),
                 b.verdicts());
         // Nothing measured is no result even where no problem was recorded: an empty histogram reads 0 ms at every
         // percentile, a CPU time that could not be read is no share.
@@ -186,7 +186,8 @@ class ShipBenchTest {
                 "problem", "output stopped growing at 5 of 460000000 bytes"));
         List<String> v = b.verdicts();
         assertEquals(List.of("FAIL: single file into the dir sink: 920 MB/s (target >= 1000 MB/s); 1 of 2 runs "
-                + "failed, not counted", "PASS: peak RSS of the shipper over all runs: 64 MB (target <= 128 MB)"), v);
+                + "failed, not counted", "PASS: peak RSS of the shipper over all runs: 64.0 MiB = 67.1 MB (target <= "
+                + "128 MB = 122.1 MiB)"), v);
         // And what succeeded passes when it meets the target.
         ShipBench good = judge(dir);
         good.single.add(row("jfio", "dir", "ship_seconds", 0.4, "wall_seconds", 0.8, "peak_rss_bytes", 64L << 20,
@@ -198,7 +199,14 @@ class ShipBenchTest {
         assertEquals(List.of("PASS: single file into the dir sink: 1150 MB/s (target >= 1000 MB/s)",
                 "PASS: latency p99 at 10,000 lines/s, tcp sink: 0.26 ms (target <= 5 ms)",
                 "PASS: idle CPU with 10,000 watched files: 0.067% of one core (target <= 0.5%)",
-                "PASS: peak RSS of the shipper over all runs: 85 MB (target <= 128 MB)"), good.verdicts());
+                "PASS: peak RSS of the shipper over all runs: 85.0 MiB = 89.1 MB (target <= 128 MB = 122.1 MiB)"),
+                good.verdicts());
+        // The target is the 128 MB (10^6 bytes), not 128 MiB: 123 MiB is 129 MB.
+        ShipBench over = judge(dir);
+        over.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", 0.067, "peak_rss_bytes", 123L << 20,
+                "problem", null));
+        assertEquals("FAIL: peak RSS of the shipper over all runs: 123.0 MiB = 129.0 MB (target <= 128 MB = 122.1 MiB)",
+                over.verdicts().get(1));
     }
 
     @Test
