@@ -175,15 +175,13 @@ public final class ShipBench {
         PageCache.warm(input);
         for (String sink : List.of("dir", "tcp")) {
             for (int rep = 1; rep <= o.reps(); rep++) {
-                double resident = PageCache.residency(input).fraction();
-                progress("single file -> %s sink, run %d of %d (input %.0f%% in the page cache)", sink, rep,
-                        o.reps(), resident * 100);
+                progress("single file -> %s sink, run %d of %d", sink, rep, o.reps());
                 if (sink.equals("dir")) diskMBps.add(durableWriteMBps(work, inputBytes));
                 // The disk test's file and the last run's output were just deleted: with ext4's online discard
                 // (mounted -o discard) their blocks are trimmed at the next journal commit, which would be the
                 // shipper's first fdatasync. sync(1) does that work now, outside the measured run.
                 syncDisks();
-                single.add(singleJfio(input, sink, rep, resident));
+                single.add(singleJfio(input, sink, rep));
             }
         }
         if (rsyslogd != null) {
@@ -223,13 +221,12 @@ public final class ShipBench {
         }
     }
 
-    private Map<String, Object> singleJfio(Path input, String sink, int rep, double resident) throws IOException {
+    private Map<String, Object> singleJfio(Path input, String sink, int rep) throws IOException {
         Path runDir = Files.createDirectories(work.resolve("single-" + sink + "-" + rep));
         Path state = runDir.resolve("state");
         Path out = runDir.resolve("out");
         TcpReceiver receiver = null;
         Map<String, Object> r = row("jfio", sink, rep);
-        r.put("page_cache_resident", resident);
         try {
             String to;
             if (sink.equals("dir")) {
@@ -242,7 +239,11 @@ public final class ShipBench {
             }
             List<String> cmd = jfio("ship", "--from", input.toString(), "--to", to, "--state", state.toString(),
                     "--once");
+            // Measured as the shipper starts: the disk test (460 MB written) and sync before it may have pushed
+            // part of the input out of the cache.
+            double resident = PageCache.residency(input).fraction();
             Child c = Child.start(cmd, runDir.resolve("ship.log"));
+            r.put("page_cache_resident", resident);
             int exit = c.waitFor(SHIP_TIMEOUT_S);
             List<Path> parts = sink.equals("dir") ? Verify.segments(out) : receiver.files();
             String problem = exit != 0 ? "exit " + exit + ": " + lastLine(c.log()) : Verify.compare(input, parts);
@@ -252,6 +253,8 @@ public final class ShipBench {
             measured(r, input, c, problem);
             r.put("ship_seconds", ship);
             if (problem != null) problems.add("single file -> " + sink + " run " + rep + ": " + problem);
+            progress("single file -> %s sink, run %d: %s s shipping, input %.0f%% in the page cache at the start%s",
+                    sink, rep, fmt(ship, "%.2f"), resident * 100, problem == null ? "" : ": " + problem);
             return r;
         } finally {
             if (receiver != null) receiver.close();

@@ -78,6 +78,11 @@ class ShipBenchTest {
             double cpu = ((Number) m.get("cpu_seconds")).doubleValue();
             assertTrue(m.get("tool").equals("jfio") ? cpu > 0 : cpu >= 0, m.toString());
             assertTrue(((Number) m.get("peak_rss_bytes")).longValue() > 1 << 20, m.toString());
+            assertNull(m.get("problem"), m.toString());
+            if (m.get("tool").equals("jfio")) {
+                double resident = ((Number) m.get("page_cache_resident")).doubleValue();
+                assertTrue(resident >= 0 && resident <= 1, m.toString());
+            }
         }
         Map<?, ?> lat = (Map<?, ?>) ((List<?>) json.get("latency")).get(0);
         assertTrue(((Number) lat.get("measured_lines")).longValue() > 0, lat.toString());
