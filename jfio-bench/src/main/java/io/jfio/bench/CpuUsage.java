@@ -19,7 +19,8 @@ import java.util.Locale;
  * @param own      ticks of this process and its waited-for children
  */
 public record CpuUsage(long nanos, long busy, long steal, long own) {
-    private static final double TICKS_PER_SECOND = 100.0;
+    /** The unit of the CPU times in /proc (USER_HZ): 100 per second on every Linux architecture jfio supports. */
+    public static final double TICKS_PER_SECOND = 100.0;
 
     /** A snapshot now; zeros where /proc cannot be read. */
     public static CpuUsage now() {
@@ -36,11 +37,8 @@ public record CpuUsage(long nanos, long busy, long steal, long own) {
                     break;
                 }
             }
-            String stat = Files.readString(Path.of("/proc/self/stat"));
-            // Fields after the command name (which may contain spaces) start at ") ": state is field 3.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-            // utime=14 stime=15 cutime=16 cstime=17 (1-based, man 5 proc); f[0] is field 3
-            own = Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+            ProcessTimes t = ProcessTimes.self();
+            if (t != null) own = t.user() + t.system() + t.childUser() + t.childSystem();
         } catch (IOException | RuntimeException e) {
             // unknown: zeros
         }
@@ -60,6 +58,48 @@ public record CpuUsage(long nanos, long busy, long steal, long own) {
         public String describe() {
             return String.format(Locale.ROOT, "this process and fio %.2f CPUs, other processes %.2f CPUs, "
                     + "hypervisor steal %.2f CPUs (averages over %.0f s)", ours, others, steal, seconds);
+        }
+    }
+
+    /**
+     * A process's CPU times from its {@code /proc/PID/stat}, in clock ticks ({@link #TICKS_PER_SECOND}).
+     *
+     * <p>The kernel adds a child's whole user and system time (its own waited-for children included) to the parent's
+     * {@code cutime} and {@code cstime} when the parent waits for it; for a child of this JVM that is when the JDK's
+     * reaper thread has waited, before {@link Process#waitFor} returns. So the difference of {@link #self()} taken
+     * before a child starts and after it has been waited for is that child's CPU time, provided no other child of
+     * this JVM is reaped meanwhile.
+     *
+     * @param user        utime: the process's threads in user mode
+     * @param system      stime: the process's threads in the kernel
+     * @param childUser   cutime: its children that have been waited for, in user mode
+     * @param childSystem cstime: the same in the kernel
+     */
+    public record ProcessTimes(long user, long system, long childUser, long childSystem) {
+        /** Parses a {@code /proc/PID/stat} line; null when it is not one. */
+        public static ProcessTimes parse(String stat) {
+            // The command name is in parentheses and may hold spaces and parentheses: the fields after it start
+            // after the last ") ". f[0] is field 3 (state); utime is field 14, stime 15, cutime 16, cstime 17
+            // (1-based, proc(5)).
+            int close = stat.lastIndexOf(')');
+            if (close < 0 || close + 2 > stat.length()) return null;
+            String[] f = stat.substring(close + 2).trim().split("\\s+");
+            if (f.length < 15) return null;
+            try {
+                return new ProcessTimes(Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[13]),
+                        Long.parseLong(f[14]));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+
+        /** This process's times now; null when {@code /proc/self/stat} cannot be read. */
+        public static ProcessTimes self() {
+            try {
+                return parse(Files.readString(Path.of("/proc/self/stat")));
+            } catch (IOException e) {
+                return null;
+            }
         }
     }
 

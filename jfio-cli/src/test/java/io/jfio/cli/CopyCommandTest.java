@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.copy.CopyProgress;
 import io.jfio.core.copy.CopyResult;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
@@ -153,10 +155,21 @@ class CopyCommandTest {
     void shouldGiveTheSameMessagesOnBothPaths(@TempDir Path dir) throws Exception {
         // A contradiction the fast parser accepts reaches the same check as through picocli ("-a" twice declines).
         Path src = tree(dir);
-        CliTest.Run fast = CliTest.run("copy", "-n", "-u", src.toString(), dir.resolve("x").toString());
-        CliTest.Run slow = CliTest.run("copy", "-n", "-u", "--", src.toString(), dir.resolve("x").toString());
+        String[] args = {"copy", "-n", "-u", src.toString(), dir.resolve("x").toString()};
+        // Cli.run takes the fast path exactly when CopyCommand.parse accepts the command line.
+        assertTrue(new CopyCommand().parse(args, 1), "the fast parser declines: Cli.run would use picocli");
+        CliTest.Run fast = CliTest.run(args);
+        // The same command line forced through picocli: the command line Cli.run falls back to.
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine picocli = Cli.commandLine(new PrintWriter(out), new PrintWriter(err), "copy");
+        int slowExit = picocli.execute(args);
+        assertEquals("copy", picocli.getParseResult().subcommand().commandSpec().name(), "parsed by picocli");
         assertEquals(ExitCodes.USAGE, fast.exit(), fast.err());
-        assertEquals(slow.err(), fast.err());
+        assertEquals(ExitCodes.USAGE, slowExit, err.toString());
+        assertEquals(err.toString(), fast.err());
+        assertEquals(out.toString(), fast.out());
+        assertTrue(fast.err().startsWith("jfio copy: "), fast.err());
         CliTest.Run engine = CliTest.runWithEngine("bogus", "copy", src.toString(), dir.resolve("y").toString());
         assertEquals(ExitCodes.USAGE, engine.exit(), engine.err());
         assertTrue(engine.err().startsWith("jfio copy: "), engine.err());

@@ -1,6 +1,8 @@
 package io.jfio.bench.copy;
 
 import io.jfio.bench.BenchFile;
+import io.jfio.bench.CpuUsage;
+import io.jfio.bench.Processes;
 import io.jfio.core.file.PageCache;
 import io.jfio.core.sys.LibC;
 import java.io.IOException;
@@ -48,8 +50,6 @@ public final class CopyBench {
     private static final int SAMPLE = 64;
     private static final double COLD_MAX = 0.02;
     private static final double HOT_MIN = 0.98;
-    /** The unit of /proc's CPU times (USER_HZ): 100 on every Linux architecture jfio runs on. */
-    static final int CLOCK_TICKS = 100;
 
     private final CopyBenchOptions o;
     private final PrintWriter out;
@@ -169,13 +169,14 @@ public final class CopyBench {
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
                 try {
-                    if (!p.waitFor(30, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                        p.destroyForcibly();
-                        err.println("bench copy: cargo install failed: exit=" + (p.isAlive() ? "timeout"
-                                : p.exitValue()) + "; continuing without " + String.join(", ", missing));
+                    boolean exited = p.waitFor(30, TimeUnit.MINUTES);
+                    if (!exited || p.exitValue() != 0) {
+                        Processes.kill(p); // cargo's rustc processes too
+                        err.println("bench copy: cargo install failed: exit=" + (exited ? p.exitValue() : "timeout")
+                                + "; continuing without " + String.join(", ", missing));
                     }
                 } catch (InterruptedException e) {
-                    p.destroyForcibly();
+                    Processes.kill(p);
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted while installing peers", e);
                 }
@@ -312,38 +313,36 @@ public final class CopyBench {
     }
 
     /**
-     * Runs one copy as a process and times it from start to exit. The tool runs under {@code sh -c}, which after it
-     * exits copies its own {@code /proc/PID/stat} to a file: the shell's cutime and cstime then hold the tool's user
-     * and system time, children included (the JDK does not report the CPU time of a process that has exited).
+     * Runs one copy as a process and times it from start to exit. Its CPU time is the rise of this JVM's cutime and
+     * cstime across the run ({@link CpuUsage.ProcessTimes}): the kernel adds the tool's user and system time, its
+     * children's included, when the JDK has waited for it, and no other child of this JVM is reaped meanwhile (one
+     * tool runs at a time; sync and rm run before and after, waited for).
      *
      * @return {seconds, user seconds, system seconds}; seconds NaN when the run failed, CPU NaN when unknown
      */
     private double[] time(Contender c, Path src, Path dst, String cell) throws IOException {
         Path log = work.resolve("log-" + c.name() + "-" + cell + ".txt");
-        Path stat = work.resolve("stat-" + c.name() + "-" + cell + ".txt");
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c",
-                "\"$@\"; s=$?; cat /proc/$$/stat > \"$0\"; exit $s", stat.toString()));
-        cmd.addAll(c.command(src, dst));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(c.command(src, dst)).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        CpuUsage.ProcessTimes before = CpuUsage.ProcessTimes.self();
         long t0 = System.nanoTime();
         Process p = pb.start();
         running.set(p);
         try {
             if (!p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                kill(p);
+                Processes.kill(p);
                 err.println("bench copy: timed out: " + String.join(" ", c.command(src, dst)));
                 return new double[] {Double.NaN, Double.NaN, Double.NaN};
             }
         } catch (InterruptedException e) {
-            kill(p);
+            Processes.kill(p);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         } finally {
             running.set(null);
         }
         long t1 = System.nanoTime();
-        double[] cpu = childCpu(stat);
-        Files.deleteIfExists(stat);
+        CpuUsage.ProcessTimes after = CpuUsage.ProcessTimes.self();
         if (p.exitValue() != 0) {
             String text = Files.readString(log, StandardCharsets.UTF_8);
             err.println("bench copy: failed (exit " + p.exitValue() + "): " + String.join(" ", c.command(src, dst))
@@ -351,21 +350,9 @@ public final class CopyBench {
             return new double[] {Double.NaN, Double.NaN, Double.NaN};
         }
         Files.deleteIfExists(log);
-        return new double[] {(t1 - t0) / 1e9, cpu[0], cpu[1]};
-    }
-
-    /** User and system seconds of the waited-for children from a copy of {@code /proc/PID/stat}; NaN if unreadable. */
-    static double[] childCpu(Path stat) {
-        try {
-            String s = Files.readString(stat, StandardCharsets.US_ASCII).strip();
-            // Fields after the command name, which is in parentheses and may hold spaces: state is field 3, cutime
-            // field 16, cstime field 17 (proc(5)).
-            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            return new double[] {Long.parseLong(f[13]) / (double) CLOCK_TICKS, Long.parseLong(f[14])
-                    / (double) CLOCK_TICKS};
-        } catch (IOException | RuntimeException e) {
-            return new double[] {Double.NaN, Double.NaN};
-        }
+        if (before == null || after == null) return new double[] {(t1 - t0) / 1e9, Double.NaN, Double.NaN};
+        return new double[] {(t1 - t0) / 1e9, (after.childUser() - before.childUser()) / CpuUsage.TICKS_PER_SECOND,
+            (after.childSystem() - before.childSystem()) / CpuUsage.TICKS_PER_SECOND};
     }
 
     /** Runs a tool once on a tiny tree, so that what a cold run reads from disk is the source, not the tool. */
@@ -395,7 +382,7 @@ public final class CopyBench {
     }
 
     private static void sync() throws IOException {
-        Tools.run(List.of("sync"), 600);
+        Processes.run(List.of("sync"), 600);
     }
 
     /** Compares the copy with the source: names, sizes, mtimes and bytes of every file. */
@@ -430,14 +417,8 @@ public final class CopyBench {
 
     private void interrupted() {
         Process p = running.get();
-        if (p != null) kill(p);
+        if (p != null) Processes.kill(p);
         cleanup();
-    }
-
-    /** Kills a run: the tool first (a child of the timing shell, which killing the shell would orphan), then it. */
-    private static void kill(Process p) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
     }
 
     private synchronized void cleanup() {
@@ -479,7 +460,7 @@ public final class CopyBench {
     private static double stealPercent(long before, long after, long nanos) {
         if (before < 0 || after < 0) return Double.NaN;
         double ticks = (after - before);
-        double available = nanos / 1e9 * 100 * Runtime.getRuntime().availableProcessors(); // USER_HZ is 100
+        double available = nanos / 1e9 * CpuUsage.TICKS_PER_SECOND * Runtime.getRuntime().availableProcessors();
         return available <= 0 ? Double.NaN : 100 * ticks / available;
     }
 

@@ -1,5 +1,6 @@
 package io.jfio.bench.copy;
 
+import io.jfio.bench.Stats;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,14 +64,9 @@ public final class CopyBenchResult {
     double[] medianCpu(String workload, String mode, String contender) {
         List<double[]> v = cpu.get(key(workload, mode, contender));
         if (v == null || v.isEmpty()) return null;
-        double[] user = v.stream().mapToDouble(a -> a[0]).sorted().toArray();
-        double[] sys = v.stream().mapToDouble(a -> a[1]).sorted().toArray();
-        return new double[] {middle(user), middle(sys)};
-    }
-
-    private static double middle(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        // addCpu is called with measured values only: no NaN to leave out.
+        return new double[] {Stats.median(v.stream().mapToDouble(a -> a[0]).toArray()),
+            Stats.median(v.stream().mapToDouble(a -> a[1]).toArray())};
     }
 
     boolean verified(String workload) {
@@ -97,10 +93,10 @@ public final class CopyBenchResult {
     public double median(String workload, String mode, String contender) {
         List<Double> v = cells.get(key(workload, mode, contender));
         if (v == null) return Double.NaN;
-        double[] ok = v.stream().filter(d -> !Double.isNaN(d)).mapToDouble(Double::doubleValue).sorted().toArray();
+        // A failed run (NaN) fails the cell: a median of the runs that worked would flatter the tool.
+        double[] ok = v.stream().filter(d -> !Double.isNaN(d)).mapToDouble(Double::doubleValue).toArray();
         if (ok.length == 0 || ok.length < v.size()) return Double.NaN;
-        int n = ok.length;
-        return n % 2 == 1 ? ok[n / 2] : (ok[n / 2 - 1] + ok[n / 2]) / 2;
+        return Stats.median(ok);
     }
 
     /** True when jfio's copies were equal to their sources (or not verified because jfio did not run). */

@@ -1,14 +1,14 @@
 package io.jfio.bench.copy;
 
+import io.jfio.bench.Processes;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Finding and running the programs the benchmark needs.
+ * Finding the programs the benchmark needs, and removing trees with one of them ({@code rm}).
  *
  * <p>Thread-safe; stateless.
  */
@@ -33,28 +33,9 @@ final class Tools {
         return null;
     }
 
-    /** Runs a command, discarding its output; fails unless it exits 0 within {@code timeoutSeconds}. */
-    static void run(List<String> command, long timeoutSeconds) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        try {
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException("timed out: command=" + String.join(" ", command));
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: command=" + String.join(" ", command), e);
-        }
-        if (p.exitValue() != 0) {
-            throw new IOException("failed: command=" + String.join(" ", command) + " exit=" + p.exitValue());
-        }
-    }
-
     /** Removes a tree (rm -rf: it removes hundreds of thousands of files faster than a Java walk). */
     static void removeTree(Path p) throws IOException {
         if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) return;
-        run(List.of("rm", "-rf", "--one-file-system", "--", p.toString()), 3600);
+        Processes.run(List.of("rm", "-rf", "--one-file-system", "--", p.toString()), 3600);
     }
 }

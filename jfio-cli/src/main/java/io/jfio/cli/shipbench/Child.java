@@ -1,5 +1,7 @@
 package io.jfio.cli.shipbench;
 
+import io.jfio.bench.CpuUsage;
+import io.jfio.bench.Processes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +26,8 @@ import java.util.concurrent.TimeUnit;
 final class Child implements AutoCloseable {
     /** Children not yet reaped, for the cleanup hook. */
     static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
-    /** USER_HZ: the unit of the times in /proc/PID/stat (100 on every Linux architecture jfio runs on). */
-    private static final double TICK = 0.01;
+    /** Seconds per clock tick, the unit of the times in /proc/PID/stat. */
+    private static final double TICK = 1 / CpuUsage.TICKS_PER_SECOND;
     /** Set by the shutdown hook: the run is being torn down, no child may start any more. */
     private static volatile boolean closed;
 
@@ -66,11 +68,12 @@ final class Child implements AutoCloseable {
         Path status = Path.of("/proc", Long.toString(process.pid()), "status");
         while (process.isAlive()) {
             try {
-                String line = Files.readString(stat);
-                long t = statTicks(line);
-                if (t >= 0) ticks = t;
-                long g = statFields(line, 15, 16);
-                if (g > grandchildTicks) grandchildTicks = g;
+                CpuUsage.ProcessTimes t = CpuUsage.ProcessTimes.parse(Files.readString(stat));
+                if (t != null) {
+                    ticks = t.user() + t.system();
+                    long g = t.childUser() + t.childSystem();
+                    if (g > grandchildTicks) grandchildTicks = g;
+                }
                 long h = statusKb(Files.readString(status), "VmHWM:");
                 if (h > hwmKb) hwmKb = h;
             } catch (IOException | RuntimeException ignored) {
@@ -119,7 +122,8 @@ final class Child implements AutoCloseable {
     double cpuNow() {
         try {
             long t = statTicks(Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat")));
-            if (t >= 0) ticks = t;
+            if (t < 0) return -1;
+            ticks = t;
             return t * TICK;
         } catch (IOException | RuntimeException e) {
             return -1;
@@ -146,11 +150,11 @@ final class Child implements AutoCloseable {
         if (process.isAlive()) process.destroy();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
+                Processes.kill(process);
                 process.waitFor(10, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
-            process.destroyForcibly();
+            Processes.kill(process);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while stopping pid=" + process.pid(), e);
         }
@@ -175,10 +179,14 @@ final class Child implements AutoCloseable {
         LIVE.remove(process);
     }
 
+    /**
+     * Kills the process if it still runs, and what it started: while bin/jfio builds its jar the process is bash with
+     * Maven below it, and killing bash alone would leave Maven running.
+     */
     @Override
     public void close() {
         if (process.isAlive()) {
-            process.destroyForcibly();
+            Processes.kill(process);
             try {
                 process.waitFor(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -196,10 +204,7 @@ final class Child implements AutoCloseable {
         synchronized (LIVE) {
             if (forever) closed = true;
         }
-        for (Process p : LIVE) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
+        for (Process p : LIVE) Processes.kill(p);
         for (Process p : LIVE) {
             try {
                 p.waitFor(5, TimeUnit.SECONDS);
@@ -213,28 +218,14 @@ final class Child implements AutoCloseable {
 
     /** utime + stime in ticks from a /proc/PID/stat line; -1 if it cannot be parsed. */
     static long statTicks(String stat) {
-        return statFields(stat, 13, 14);
+        CpuUsage.ProcessTimes t = CpuUsage.ProcessTimes.parse(stat);
+        return t == null ? -1 : t.user() + t.system();
     }
 
-    /** cutime + cstime of this JVM: the CPU ticks of its children that have been waited for. */
+    /** cutime + cstime of this JVM: the CPU ticks of its children that have been waited for; -1 if unreadable. */
     static long ownChildTicks() {
-        try {
-            return statFields(Files.readString(Path.of("/proc/self/stat")), 15, 16);
-        } catch (IOException e) {
-            return -1;
-        }
-    }
-
-    /** The sum of two fields (0-based, counting pid as 0) of a stat line; the command name may hold spaces. */
-    private static long statFields(String stat, int a, int b) {
-        int close = stat.lastIndexOf(')');
-        if (close < 0) return -1;
-        String[] f = stat.substring(close + 2).trim().split(" ");
-        // f[0] is field 2 (state)
-        int ia = a - 2;
-        int ib = b - 2;
-        if (f.length <= ib) return -1;
-        return Long.parseLong(f[ia]) + Long.parseLong(f[ib]);
+        CpuUsage.ProcessTimes t = CpuUsage.ProcessTimes.self();
+        return t == null ? -1 : t.childUser() + t.childSystem();
     }
 
     /** A "Key:   123 kB" value from /proc/PID/status, in kB; -1 when absent. */

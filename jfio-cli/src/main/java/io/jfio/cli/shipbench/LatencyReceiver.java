@@ -24,7 +24,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class LatencyReceiver implements AutoCloseable {
     private static final byte[] HANDSHAKE = TcpProtocol.HANDSHAKE.getBytes(StandardCharsets.US_ASCII);
-    private static final int MAGIC = "JFIO-SHIP ".length();
+    /** How much of a stream tells jfio's handshake from a plain stream. */
+    private static final int MAGIC = TcpProtocol.MAGIC_PREFIX.length();
 
     private final ServerSocket server;
     private final Latencies latencies;

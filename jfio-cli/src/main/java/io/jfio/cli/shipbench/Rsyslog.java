@@ -1,5 +1,6 @@
 package io.jfio.cli.shipbench;
 
+import io.jfio.bench.Processes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -60,15 +61,18 @@ final class Rsyslog {
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             pb.environment().put("DEBIAN_FRONTEND", "noninteractive");
             Process p = pb.start();
-            if (!p.waitFor(15, TimeUnit.MINUTES)) {
-                p.destroyForcibly();
+            try {
+                if (!p.waitFor(15, TimeUnit.MINUTES)) {
+                    Processes.kill(p); // apt-get's dpkg and maintainer scripts too
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Processes.kill(p);
+                Thread.currentThread().interrupt();
                 return false;
             }
             return p.exitValue() == 0;
         } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return false;
         }
     }
@@ -102,18 +106,26 @@ final class Rsyslog {
                 .toAbsolutePath().toString());
     }
 
-    /** rsyslogd's version line, or "rsyslogd". */
+    /** rsyslogd's version line, or "rsyslogd" (also when it does not answer within 10 s: then it is killed). */
     static String version(Path rsyslogd) {
         try {
             Process p = new ProcessBuilder(rsyslogd.toString(), "-v").redirectErrorStream(true).start();
+            try {
+                // Waited for before reading: reading to the end would wait as long as a hung rsyslogd. Its few
+                // lines of output fit in the pipe.
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    Processes.kill(p);
+                    return "rsyslogd";
+                }
+            } catch (InterruptedException e) {
+                Processes.kill(p);
+                Thread.currentThread().interrupt();
+                return "rsyslogd";
+            }
             String first = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("rsyslogd");
-            p.waitFor(10, TimeUnit.SECONDS);
             // "rsyslogd  8.2302.0 (aka 2023.02) compiled with:"
             return first.replace("compiled with:", "").replaceAll("\\s+", " ").trim();
         } catch (IOException e) {
-            return "rsyslogd";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return "rsyslogd";
         }
     }

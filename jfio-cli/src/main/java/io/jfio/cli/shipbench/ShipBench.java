@@ -3,6 +3,8 @@ package io.jfio.cli.shipbench;
 import io.jfio.bench.BenchFile;
 import io.jfio.bench.CpuUsage;
 import io.jfio.bench.Json;
+import io.jfio.bench.Processes;
+import io.jfio.bench.Stats;
 import io.jfio.bench.SystemInfo;
 import io.jfio.bench.suite.Charts;
 import io.jfio.bench.suite.Plot;
@@ -59,22 +61,28 @@ public final class ShipBench {
     public static final double TARGET_P99_MS = 5;
     /** CPU share of one core while the idle tree is watched, percent. */
     public static final double TARGET_IDLE_PERCENT = 0.5;
-    /** Peak resident set size of the shipper, bytes. */
-    public static final long TARGET_RSS = 128L << 20;
+    /** Peak resident set size of the shipper, bytes: the 128 MB, decimal (122.07 MiB). */
+    public static final long TARGET_RSS = 128_000_000L;
+    /** Bytes per MiB, the unit of the reported resident sizes (VmHWM is in KiB). */
+    private static final double MIB = 1 << 20;
 
     private static final long SHIP_TIMEOUT_S = 600;
     /** The throughput run stops writing after this many bytes even when its time is not up. */
     private static final long THROUGHPUT_CAP = 2_000_000_000L;
     /** Past the shipper's "recently grew" window (2 s), where it still looks at files every 2 ms. */
     private static final long IDLE_SETTLE_MS = 2500;
+    /** What a verdict says instead of a value when no run of its workload succeeded. */
+    static final String RUN_FAILED = "n/a (run failed)";
 
     private final ShipBenchOptions o;
     private final PrintWriter err;
     private final long origin = System.nanoTime();
-    private final List<Map<String, Object>> single = new ArrayList<>();
-    private final List<Map<String, Object>> latency = new ArrayList<>();
-    private final List<Map<String, Object>> throughput = new ArrayList<>();
-    private final List<Map<String, Object>> idle = new ArrayList<>();
+    // The rows of each workload, one per run: package-private so that tests can judge rows made by hand. Every row
+    // has "problem": null when the run succeeded, else what went wrong.
+    final List<Map<String, Object>> single = new ArrayList<>();
+    final List<Map<String, Object>> latency = new ArrayList<>();
+    final List<Map<String, Object>> throughput = new ArrayList<>();
+    final List<Map<String, Object>> idle = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     /** Latency by percentile of each latency run, for latency.png: name, x (nines), y (ms). */
     private final Map<String, double[][]> curves = new LinkedHashMap<>();
@@ -82,11 +90,12 @@ public final class ShipBench {
     private Path work;
     private Path rsyslogd;
     private String rsyslogVersion;
-    private long inputBytes;
+    /** The single file's size. */
+    long inputBytes;
     /** The disk's durable write speed (MB/s) next to each dir-sink run, as {@link #durableWriteMBps} measures it. */
-    private final List<Double> diskMBps = new ArrayList<>();
+    final List<Double> diskMBps = new ArrayList<>();
 
-    private ShipBench(ShipBenchOptions o, PrintWriter err) {
+    ShipBench(ShipBenchOptions o, PrintWriter err) {
         this.o = o;
         this.err = err;
     }
@@ -166,15 +175,13 @@ public final class ShipBench {
         PageCache.warm(input);
         for (String sink : List.of("dir", "tcp")) {
             for (int rep = 1; rep <= o.reps(); rep++) {
-                double resident = PageCache.residency(input).fraction();
-                progress("single file -> %s sink, run %d of %d (input %.0f%% in the page cache)", sink, rep,
-                        o.reps(), resident * 100);
+                progress("single file -> %s sink, run %d of %d", sink, rep, o.reps());
                 if (sink.equals("dir")) diskMBps.add(durableWriteMBps(work, inputBytes));
                 // The disk test's file and the last run's output were just deleted: with ext4's online discard
                 // (mounted -o discard) their blocks are trimmed at the next journal commit, which would be the
                 // shipper's first fdatasync. sync(1) does that work now, outside the measured run.
                 syncDisks();
-                single.add(singleJfio(input, sink, rep, resident));
+                single.add(singleJfio(input, sink, rep));
             }
         }
         if (rsyslogd != null) {
@@ -189,14 +196,7 @@ public final class ShipBench {
     }
 
     private static void syncDisks() throws IOException {
-        try {
-            int exit = new ProcessBuilder("sync").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            if (exit != 0) throw new IOException("sync failed: exit=" + exit);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted during sync", e);
-        }
+        Processes.run(List.of("sync"), 600);
     }
 
     /**
@@ -221,13 +221,12 @@ public final class ShipBench {
         }
     }
 
-    private Map<String, Object> singleJfio(Path input, String sink, int rep, double resident) throws IOException {
+    private Map<String, Object> singleJfio(Path input, String sink, int rep) throws IOException {
         Path runDir = Files.createDirectories(work.resolve("single-" + sink + "-" + rep));
         Path state = runDir.resolve("state");
         Path out = runDir.resolve("out");
         TcpReceiver receiver = null;
         Map<String, Object> r = row("jfio", sink, rep);
-        r.put("page_cache_resident", resident);
         try {
             String to;
             if (sink.equals("dir")) {
@@ -240,14 +239,22 @@ public final class ShipBench {
             }
             List<String> cmd = jfio("ship", "--from", input.toString(), "--to", to, "--state", state.toString(),
                     "--once");
+            // Measured as the shipper starts: the disk test (460 MB written) and sync before it may have pushed
+            // part of the input out of the cache.
+            double resident = PageCache.residency(input).fraction();
             Child c = Child.start(cmd, runDir.resolve("ship.log"));
+            r.put("page_cache_resident", resident);
             int exit = c.waitFor(SHIP_TIMEOUT_S);
             List<Path> parts = sink.equals("dir") ? Verify.segments(out) : receiver.files();
             String problem = exit != 0 ? "exit " + exit + ": " + lastLine(c.log()) : Verify.compare(input, parts);
             double ship = shipSeconds(c.log());
+            // The target is judged on this time: a run without it measured nothing.
+            if (problem == null && Double.isNaN(ship)) problem = "no event=start and event=stop in the shipper's log";
             measured(r, input, c, problem);
             r.put("ship_seconds", ship);
             if (problem != null) problems.add("single file -> " + sink + " run " + rep + ": " + problem);
+            progress("single file -> %s sink, run %d: %s s shipping, input %.0f%% in the page cache at the start%s",
+                    sink, rep, fmt(ship, "%.2f"), resident * 100, problem == null ? "" : ": " + problem);
             return r;
         } finally {
             if (receiver != null) receiver.close();
@@ -309,6 +316,7 @@ public final class ShipBench {
         r.put("cpu_seconds", c.cpuSeconds());
         r.put("peak_rss_bytes", c.peakRssBytes());
         r.put("verified", problem == null ? "equal to the input" : problem);
+        r.put("problem", problem);
     }
 
     // ================================================================== latency
@@ -377,6 +385,9 @@ public final class ShipBench {
                         + (c.process().isAlive() ? "" : " (exited: " + lastLine(c.log()) + ")");
             } else if (lat.malformed() > 0) {
                 problem = lat.malformed() + " malformed lines";
+            } else if (h.getTotalCount() == 0) {
+                // An empty histogram reads 0 at every percentile, which would pass any latency target.
+                problem = "no line was measured";
             }
             long rss = c.peakRssBytes();
             c.stop();
@@ -386,12 +397,13 @@ public final class ShipBench {
             r.put("measured_lines", h.getTotalCount());
             r.put("measured_seconds", measured);
             r.put("achieved_rate", w.measuredRate());
+            boolean none = h.getTotalCount() == 0;
             for (double p : new double[] {50, 90, 99, 99.9}) {
                 r.put("p" + (p == 99.9 ? "99_9" : Integer.toString((int) p)) + "_ms",
-                        h.getValueAtPercentile(p) / 1e6);
+                        none ? Double.NaN : h.getValueAtPercentile(p) / 1e6);
             }
-            r.put("max_ms", h.getMaxValue() / 1e6);
-            curves.put(tool + " " + sink, curve(h));
+            r.put("max_ms", none ? Double.NaN : h.getMaxValue() / 1e6);
+            if (!none) curves.put(tool + " " + sink, curve(h));
             double share = cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / measured : Double.NaN;
             r.put("cpu_percent", share * 100);
             // What else ran meanwhile: a latency tail on a shared machine is mostly waiting for a CPU.
@@ -399,6 +411,7 @@ public final class ShipBench {
             r.put("other_processes_cpus", Math.max(0, machine.others() - (Double.isNaN(share) ? 0 : share)));
             r.put("peak_rss_bytes", rss);
             r.put("verified", problem == null ? "every line arrived" : problem);
+            r.put("problem", problem);
             if (problem != null) problems.add("latency " + tool + " " + sink + ": " + problem);
             return r;
         } finally {
@@ -534,9 +547,11 @@ public final class ShipBench {
                 r.put("seconds", seconds);
                 r.put("mb_per_s", written / 1e6 / seconds);
                 r.put("lines_per_s", written / LogLines.LINE / seconds);
-                r.put("cpu_seconds", cpu1 - cpu0);
+                // cpuNow() is -1 once the shipper has exited.
+                r.put("cpu_seconds", cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : Double.NaN);
                 r.put("peak_rss_bytes", rss);
                 r.put("verified", problem == null ? "every byte arrived (count)" : problem);
+                r.put("problem", problem);
                 if (problem != null) problems.add("throughput: " + problem);
             }
             throughput.add(r);
@@ -586,15 +601,22 @@ public final class ShipBench {
                 double cpu1 = c.cpuNow();
                 double seconds = (System.nanoTime() - m0) / 1e9;
                 long rss = c.peakRssBytes();
-                if (!c.process().isAlive()) problem = "shipper exited: " + lastLine(c.log());
+                // cpuNow() is -1 once the shipper has exited: no difference to take then.
+                double cpu = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : Double.NaN;
+                if (!c.process().isAlive()) {
+                    problem = "shipper exited: " + lastLine(c.log());
+                } else if (problem == null && Double.isNaN(cpu)) {
+                    problem = "the shipper's CPU time could not be read";
+                }
                 c.stop();
                 r.put("files", n);
                 r.put("all_shipped_after_seconds", ready);
                 r.put("measured_seconds", seconds);
-                r.put("cpu_seconds", cpu1 - cpu0);
-                r.put("cpu_percent", (cpu1 - cpu0) / seconds * 100);
+                r.put("cpu_seconds", cpu);
+                r.put("cpu_percent", cpu / seconds * 100);
                 r.put("peak_rss_bytes", rss);
                 r.put("verified", problem == null ? "every file shipped" : problem);
+                r.put("problem", problem);
                 if (problem != null) problems.add("idle: " + problem);
             }
             idle.add(r);
@@ -627,34 +649,40 @@ public final class ShipBench {
         if (!single.isEmpty()) {
             md.append("## One file: ").append(String.format(Locale.ROOT, "%,d", o.lines())).append(" lines of 92 "
                     + "bytes (").append(mb(inputBytes)).append("), hot in the page cache, `--once`\n\n");
-            md.append("Median of the runs. *wall*: process start to exit (rsyslog: to the output being complete). "
+            md.append("Median of the runs that succeeded (*runs* counts the failed ones too; *output* names the "
+                    + "first failure). *wall*: process start to exit (rsyslog: to the output being complete). "
                     + "*ship*: the shipper's own start-to-stop log events, without JVM start. CPU: user + system of "
-                    + "the process. MB = 10^6 bytes.\n\n");
+                    + "the process. MB = 10^6 bytes, MiB = 2^20 bytes.\n\n");
             md.append("| tool | sink | runs | wall s | ship s | MB/s wall | MB/s ship | lines/s (ship) | CPU s "
-                    + "| peak RSS MB | output | MB/s vs rsyslog |\n");
+                    + "| peak RSS MiB | output | MB/s vs rsyslog |\n");
             md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
-            double rsWall = median(single, "rsyslog", "omfile", "wall_seconds");
+            List<Map<String, Object>> ok = succeeded(single);
+            double rsWall = median(ok, "rsyslog", "omfile", "wall_seconds");
             for (String[] k : List.of(new String[] {"jfio", "dir"}, new String[] {"jfio", "tcp"},
                     new String[] {"rsyslog", "omfile"})) {
                 List<Map<String, Object>> rows = rows(single, k[0], k[1]);
                 if (rows.isEmpty()) continue;
-                double wall = median(single, k[0], k[1], "wall_seconds");
-                double ship = median(single, k[0], k[1], "ship_seconds");
-                double cpu = median(single, k[0], k[1], "cpu_seconds");
-                long rss = rows.stream().mapToLong(m -> (Long) m.get("peak_rss_bytes")).max().orElse(0);
-                String verified = rows.stream().map(m -> (String) m.get("verified")).filter(v -> !v.startsWith(
-                        "equal")).findFirst().orElse("equal to the input");
-                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.2f | %s | %.0f | %s | %s | %.2f | %.0f | %s "
-                                + "| %s |%n", k[0], k[1], rows.size(), wall, fmt(ship, "%.2f"),
-                        inputBytes / 1e6 / wall, fmt(inputBytes / 1e6 / ship, "%.0f"),
-                        fmt(o.lines() / ship, "%,.0f"), cpu, rss / 1048576.0, verified,
-                        Double.isNaN(rsWall) ? "-" : String.format(Locale.ROOT, "%.1fx", rsWall / wall)));
+                int failed = rows.size() - rows(ok, k[0], k[1]).size();
+                double wall = median(ok, k[0], k[1], "wall_seconds");
+                double ship = median(ok, k[0], k[1], "ship_seconds");
+                double cpu = median(ok, k[0], k[1], "cpu_seconds");
+                long rss = rows(ok, k[0], k[1]).stream().mapToLong(m -> (Long) m.get("peak_rss_bytes")).max()
+                        .orElse(0);
+                String verified = rows.stream().map(m -> (String) m.get("problem")).filter(v -> v != null)
+                        .findFirst().orElse("equal to the input");
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                                + "| %s |%n", k[0], k[1], failed == 0 ? rows.size() : rows.size() + " (" + failed
+                                + " failed)", fmt(wall, "%.2f"), fmt(ship, "%.2f"),
+                        fmt(inputBytes / 1e6 / wall, "%.0f"), fmt(inputBytes / 1e6 / ship, "%.0f"),
+                        fmt(o.lines() / ship, "%,.0f"), fmt(cpu, "%.2f"),
+                        rss > 0 ? String.format(Locale.ROOT, "%.0f", rss / MIB) : "-", verified,
+                        fmt(rsWall / wall, "%.1fx")));
             }
             md.append("\n");
             if (!diskMBps.isEmpty()) {
                 md.append(String.format(Locale.ROOT, "The disk itself, measured before each dir-sink run (%s of "
                                 + "zeros in 4 MiB writes, then fdatasync, like `dd conv=fdatasync`): median %.0f MB/s "
-                                + "(runs: %s).%n%n", mb(inputBytes), medianOf(diskMBps),
+                                + "(runs: %s).%n%n", mb(inputBytes), diskMedian(),
                         diskMBps.stream().map(d -> String.format(Locale.ROOT, "%.0f", d))
                                 .collect(java.util.stream.Collectors.joining(", "))));
             }
@@ -670,18 +698,17 @@ public final class ShipBench {
                     .availableProcessors()).append(") busy with other processes meanwhile, the benchmark's own writer "
                     + "and receiver not counted: when that is high the tail measures waiting for a CPU.\n\n");
             md.append("| tool | sink | lines/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core "
-                    + "| elsewhere (CPUs) | peak RSS MB | delivery | p99 vs rsyslog |\n");
+                    + "| elsewhere (CPUs) | peak RSS MiB | delivery | p99 vs rsyslog |\n");
             md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
-            double rsP99 = latency.stream().filter(m -> m.get("tool").equals("rsyslog")).mapToDouble(m ->
-                    (Double) m.get("p99_ms")).findFirst().orElse(Double.NaN);
+            double rsP99 = succeeded(latency).stream().filter(m -> m.get("tool").equals("rsyslog"))
+                    .mapToDouble(m -> (Double) m.get("p99_ms")).findFirst().orElse(Double.NaN);
             for (Map<String, Object> m : latency) {
-                md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
+                md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %s | %s | %s | %s | %s | %s "
                                 + "| %.2f | %.0f | %s | %s |%n", m.get("tool"), m.get("sink"), m.get("achieved_rate"),
-                        m.get("p50_ms"), m.get("p90_ms"), m.get("p99_ms"), m.get("p99_9_ms"), m.get("max_ms"),
-                        m.get("cpu_percent"), m.get("other_processes_cpus"),
-                        (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified"),
-                        Double.isNaN(rsP99) ? "-" : String.format(Locale.ROOT, "%.2fx", rsP99
-                                / (Double) m.get("p99_ms"))));
+                        fmt(m, "p50_ms", "%.2f"), fmt(m, "p90_ms", "%.2f"), fmt(m, "p99_ms", "%.2f"),
+                        fmt(m, "p99_9_ms", "%.2f"), fmt(m, "max_ms", "%.2f"), fmt(m, "cpu_percent", "%.2f"),
+                        m.get("other_processes_cpus"), (Long) m.get("peak_rss_bytes") / MIB, m.get("verified"),
+                        m.get("problem") == null ? fmt(rsP99 / (Double) m.get("p99_ms"), "%.2fx") : "-"));
             }
             md.append("\n\"p99 vs rsyslog\": rsyslog's p99 divided by this row's; above 1 is faster.\n\n");
             if (latencyPng()) md.append("![latency by percentile](latency.png)\n\n");
@@ -695,22 +722,22 @@ public final class ShipBench {
                     + "was written divided by the time until the receiver (jfio's TcpReceiver, acknowledging, "
                     + "discarding) had all of it. CPU: the shipper's, over that time.\n\n");
             md.append("| tool | sink | written MB | write s | delivered after s | MB/s | lines/s | CPU s "
-                    + "| peak RSS MB | delivery |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
-            md.append(String.format(Locale.ROOT, "| jfio | tcp | %.0f | %.1f | %.1f | %.0f | %,.0f | %.2f | %.0f "
+                    + "| peak RSS MiB | delivery |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            md.append(String.format(Locale.ROOT, "| jfio | tcp | %.0f | %.1f | %.1f | %.0f | %,.0f | %s | %.0f "
                             + "| %s |%n%n", (Long) m.get("bytes") / 1e6, m.get("write_seconds"), m.get("seconds"),
-                    m.get("mb_per_s"), m.get("lines_per_s"), m.get("cpu_seconds"),
-                    (Long) m.get("peak_rss_bytes") / 1048576.0, m.get("verified")));
+                    m.get("mb_per_s"), m.get("lines_per_s"), fmt(m, "cpu_seconds", "%.2f"),
+                    (Long) m.get("peak_rss_bytes") / MIB, m.get("verified")));
         }
         if (!idle.isEmpty()) {
             Map<String, Object> m = idle.get(0);
             md.append("## Idle: ").append(String.format(Locale.ROOT, "%,d", m.get("files"))).append(" watched "
                     + "files, nothing changes\n\n");
-            md.append("| tool | files | all shipped after s | measured s | CPU s | CPU % of a core | peak RSS MB "
+            md.append("| tool | files | all shipped after s | measured s | CPU s | CPU % of a core | peak RSS MiB "
                     + "| delivery |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
-            md.append(String.format(Locale.ROOT, "| jfio | %,d | %.1f | %.1f | %.2f | %.3f | %.0f | %s |%n%n",
+            md.append(String.format(Locale.ROOT, "| jfio | %,d | %.1f | %.1f | %s | %s | %.0f | %s |%n%n",
                     m.get("files"), m.get("all_shipped_after_seconds"), m.get("measured_seconds"),
-                    m.get("cpu_seconds"), m.get("cpu_percent"), (Long) m.get("peak_rss_bytes") / 1048576.0,
-                    m.get("verified")));
+                    fmt(m, "cpu_seconds", "%.2f"), fmt(m, "cpu_percent", "%.3f"),
+                    (Long) m.get("peak_rss_bytes") / MIB, m.get("verified")));
             md.append("CPU time comes in 10 ms ticks: over ").append(o.idle().toSeconds()).append(" s one tick is ")
                     .append(String.format(Locale.ROOT, "%.3f", 1.0 / o.idle().toSeconds())).append("% of a core."
                     + "\n\n");
@@ -772,49 +799,80 @@ public final class ShipBench {
         }
     }
 
-    private static double medianOf(List<Double> xs) {
-        double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        if (a.length == 0) return Double.NaN;
-        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-    }
-
-    /** PASS/FAIL per target with the measured value; a target whose workload did not run is not listed. */
+    /**
+     * PASS/FAIL per target with the measured value; a target whose workload did not run is not listed. Only runs
+     * that succeeded (no problem: delivery complete and equal, every measurement taken) are judged; a target none of
+     * whose runs succeeded reads FAIL with {@link #RUN_FAILED}: a failed run is never a PASS.
+     */
     List<String> verdicts() {
         List<String> v = new ArrayList<>();
-        double ship = median(single, "jfio", "dir", "ship_seconds");
-        if (!Double.isNaN(ship)) {
-            double mbps = inputBytes / 1e6 / ship;
-            double rs = median(single, "rsyslog", "omfile", "wall_seconds");
-            v.add(String.format(Locale.ROOT, "%s: single file into the dir sink: %.0f MB/s (target >= %.0f MB/s)%s%s",
-                    mbps >= TARGET_MBPS ? "PASS" : "FAIL", mbps, TARGET_MBPS, Double.isNaN(rs) ? ""
-                            : String.format(Locale.ROOT, "; rsyslog %.0f MB/s, jfio %.1fx (wall to wall)",
-                            inputBytes / 1e6 / rs, rs / median(single, "jfio", "dir", "wall_seconds")),
-                    diskMBps.isEmpty() ? "" : String.format(Locale.ROOT, "; the disk's own durable write: %.0f MB/s",
-                            medianOf(diskMBps))));
+        if (!rows(single, "jfio", "dir").isEmpty()) {
+            List<Map<String, Object>> ok = succeeded(single);
+            double ship = median(ok, "jfio", "dir", "ship_seconds");
+            String target = String.format(Locale.ROOT, "(target >= %.0f MB/s)", TARGET_MBPS);
+            if (Double.isNaN(ship)) {
+                v.add("FAIL: single file into the dir sink: " + RUN_FAILED + " " + target);
+            } else {
+                double mbps = inputBytes / 1e6 / ship;
+                double rs = median(ok, "rsyslog", "omfile", "wall_seconds");
+                v.add(String.format(Locale.ROOT, "%s: single file into the dir sink: %.0f MB/s %s%s%s%s",
+                        mbps >= TARGET_MBPS ? "PASS" : "FAIL", mbps, target, notCounted(single, "jfio", "dir"),
+                        Double.isNaN(rs) ? "" : String.format(Locale.ROOT, "; rsyslog %.0f MB/s, jfio %.1fx (wall to "
+                                + "wall)", inputBytes / 1e6 / rs, rs / median(ok, "jfio", "dir", "wall_seconds")),
+                        diskMBps.isEmpty() ? "" : String.format(Locale.ROOT, "; the disk's own durable write: %.0f "
+                                + "MB/s", diskMedian())));
+            }
         }
         for (Map<String, Object> m : latency) {
             if (!m.get("tool").equals("jfio")) continue;
-            double p99 = (Double) m.get("p99_ms");
-            v.add(String.format(Locale.ROOT, "%s: latency p99 at %,d lines/s, %s sink: %.2f ms (target <= %.0f ms)",
-                    p99 <= TARGET_P99_MS ? "PASS" : "FAIL", o.rate(), m.get("sink"), p99, TARGET_P99_MS));
+            String what = String.format(Locale.ROOT, "latency p99 at %,d lines/s, %s sink", o.rate(), m.get("sink"));
+            String target = String.format(Locale.ROOT, "(target <= %.0f ms)", TARGET_P99_MS);
+            // An empty histogram reads 0 ms at every percentile: no line measured is no result, not a fast one.
+            double p99 = m.get("p99_ms") instanceof Double d ? d : Double.NaN;
+            boolean measured = m.get("problem") == null && m.get("measured_lines") instanceof Number n
+                    && n.longValue() > 0 && Double.isFinite(p99);
+            v.add(measured ? String.format(Locale.ROOT, "%s: %s: %.2f ms %s", p99 <= TARGET_P99_MS ? "PASS" : "FAIL",
+                    what, p99, target) : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
         }
         for (Map<String, Object> m : idle) {
-            double pct = (Double) m.get("cpu_percent");
-            v.add(String.format(Locale.ROOT, "%s: idle CPU with %,d watched files: %.3f%% of one core (target <= "
-                    + "%.1f%%)", pct <= TARGET_IDLE_PERCENT ? "PASS" : "FAIL", m.get("files"), pct,
-                    TARGET_IDLE_PERCENT));
+            String what = String.format(Locale.ROOT, "idle CPU with %,d watched files", m.get("files"));
+            String target = String.format(Locale.ROOT, "(target <= %.1f%%)", TARGET_IDLE_PERCENT);
+            double pct = m.get("cpu_percent") instanceof Double d ? d : Double.NaN;
+            // A CPU time read from a shipper that had exited was -1: never a share, let alone a passing one.
+            boolean measured = m.get("problem") == null && Double.isFinite(pct) && pct >= 0;
+            v.add(measured ? String.format(Locale.ROOT, "%s: %s: %.3f%% of one core %s",
+                    pct <= TARGET_IDLE_PERCENT ? "PASS" : "FAIL", what, pct, target)
+                    : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
         }
+        boolean any = false;
+        boolean anyOk = false;
         long rss = 0;
         for (List<Map<String, Object>> l : List.of(single, latency, throughput, idle)) {
             for (Map<String, Object> m : l) {
-                if (m.get("tool").equals("jfio")) rss = Math.max(rss, (Long) m.get("peak_rss_bytes"));
+                if (!m.get("tool").equals("jfio")) continue;
+                any = true;
+                if (m.get("problem") != null) continue;
+                anyOk = true;
+                rss = Math.max(rss, (Long) m.get("peak_rss_bytes"));
             }
         }
-        if (rss > 0) {
-            v.add(String.format(Locale.ROOT, "%s: peak RSS of the shipper over all runs: %.0f MB (target <= %d MB)",
-                    rss <= TARGET_RSS ? "PASS" : "FAIL", rss / 1048576.0, TARGET_RSS >> 20));
+        if (any) {
+            String what = "peak RSS of the shipper over all runs";
+            String target = String.format(Locale.ROOT, "(target <= %.0f MB = %.1f MiB)", TARGET_RSS / 1e6,
+                    TARGET_RSS / MIB);
+            v.add(rss > 0 ? String.format(Locale.ROOT, "%s: %s: %.1f MiB = %.1f MB %s",
+                    rss <= TARGET_RSS ? "PASS" : "FAIL", what, rss / MIB, rss / 1e6, target)
+                    : "FAIL: " + what + ": " + (anyOk ? "n/a (not measured)" : RUN_FAILED) + " " + target);
         }
         return v;
+    }
+
+    /** "; 1 of 3 runs failed, not counted" when some runs of a tool and sink failed, else "". */
+    private static String notCounted(List<Map<String, Object>> l, String tool, String sink) {
+        List<Map<String, Object>> all = rows(l, tool, sink);
+        long failed = all.stream().filter(m -> m.get("problem") != null).count();
+        return failed == 0 ? "" : String.format(Locale.ROOT, "; %d of %d runs failed, not counted", failed,
+                all.size());
     }
 
     // ================================================================== helpers
@@ -831,16 +889,33 @@ public final class ShipBench {
         return l.stream().filter(m -> m.get("tool").equals(tool) && m.get("sink").equals(sink)).toList();
     }
 
-    /** The median of a numeric column over the rows of one tool and sink; NaN when there are none. */
+    /**
+     * The median of a numeric column over the rows of one tool and sink, rows without a value (NaN: not measured)
+     * left out; NaN when none is left.
+     */
     static double median(List<Map<String, Object>> l, String tool, String sink, String key) {
         double[] v = rows(l, tool, sink).stream().map(m -> m.get(key)).filter(x -> x instanceof Number)
-                .mapToDouble(x -> ((Number) x).doubleValue()).filter(d -> !Double.isNaN(d)).sorted().toArray();
-        if (v.length == 0) return Double.NaN;
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+                .mapToDouble(x -> ((Number) x).doubleValue()).filter(d -> !Double.isNaN(d)).toArray();
+        return v.length == 0 ? Double.NaN : Stats.median(v);
+    }
+
+    /** The median of the disk's durable write speeds measured so far (finite values); call when there are some. */
+    private double diskMedian() {
+        return Stats.median(diskMBps.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     private static String fmt(double v, String f) {
         return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, f, v);
+    }
+
+    /** A row's number formatted, "-" when it is missing or not measured (NaN). */
+    private static String fmt(Map<String, Object> row, String key, String f) {
+        return row.get(key) instanceof Number n ? fmt(n.doubleValue(), f) : "-";
+    }
+
+    /** The rows of runs that succeeded: the only ones a verdict or a median may use. */
+    static List<Map<String, Object>> succeeded(List<Map<String, Object>> l) {
+        return l.stream().filter(m -> m.get("problem") == null).toList();
     }
 
     private List<String> jfio(String... args) {

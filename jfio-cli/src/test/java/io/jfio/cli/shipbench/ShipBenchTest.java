@@ -45,7 +45,7 @@ class ShipBenchTest {
         assertTrue(r.problems().isEmpty(), r.problems() + "\n" + progress + "\n" + md);
         assertTrue(md.contains("**Sizes differ from the issue's**"), md);
         assertTrue(md.contains("| tool | sink | runs | wall s | ship s | MB/s wall | MB/s ship | lines/s (ship) "
-                + "| CPU s | peak RSS MB | output | MB/s vs rsyslog |"), md);
+                + "| CPU s | peak RSS MiB | output | MB/s vs rsyslog |"), md);
         assertTrue(md.contains("| jfio | dir | 1 |"), md);
         assertTrue(md.contains("| jfio | tcp | 1 |"), md);
         assertTrue(md.contains("| p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | CPU % of a core | elsewhere (CPUs) |"),
@@ -78,6 +78,11 @@ class ShipBenchTest {
             double cpu = ((Number) m.get("cpu_seconds")).doubleValue();
             assertTrue(m.get("tool").equals("jfio") ? cpu > 0 : cpu >= 0, m.toString());
             assertTrue(((Number) m.get("peak_rss_bytes")).longValue() > 1 << 20, m.toString());
+            assertNull(m.get("problem"), m.toString());
+            if (m.get("tool").equals("jfio")) {
+                double resident = ((Number) m.get("page_cache_resident")).doubleValue();
+                assertTrue(resident >= 0 && resident <= 1, m.toString());
+            }
         }
         Map<?, ?> lat = (Map<?, ?>) ((List<?>) json.get("latency")).get(0);
         assertTrue(((Number) lat.get("measured_lines")).longValue() > 0, lat.toString());
@@ -122,6 +127,113 @@ class ShipBenchTest {
             }
         } finally {
             bench.destroyForcibly();
+        }
+    }
+
+    /** A result row as the runs make it: tool, sink, run, then key-value pairs (null values kept). */
+    private static Map<String, Object> row(String tool, String sink, Object... kv) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("tool", tool);
+        m.put("sink", sink);
+        m.put("run", 1);
+        for (int i = 0; i < kv.length; i += 2) m.put((String) kv[i], kv[i + 1]);
+        return m;
+    }
+
+    private static ShipBench judge(Path dir) {
+        ShipBench b = new ShipBench(ShipBenchOptions.defaults(dir, dir.resolve("r"), jfio()),
+                new PrintWriter(new StringWriter()));
+        b.inputBytes = 460_000_000L;
+        return b;
+    }
+
+    @Test
+    void shouldNotPassATargetOnRunsThatFailedOrMeasuredNothing(@TempDir Path dir) {
+        ShipBench b = judge(dir);
+        // Fast runs whose delivery was wrong, or that exited early: 0.1 s would be 4,600 MB/s.
+        b.single.add(row("jfio", "dir", "ship_seconds", 0.1, "wall_seconds", 0.5, "peak_rss_bytes", 60L << 20,
+                "problem", "differs: offset=7 line=1"));
+        b.single.add(row("jfio", "dir", "ship_seconds", 0.1, "wall_seconds", 0.5, "peak_rss_bytes", 60L << 20,
+                "problem", "exit 1: jfio ship: failed"));
+        // A run that lost lines may still have a fine p99.
+        b.latency.add(row("jfio", "tcp", "measured_lines", 1000L, "p99_ms", 0.3, "peak_rss_bytes", 60L << 20,
+                "problem", "delivered 900 of 1000 lines"));
+        // cpuNow() of an exited shipper was -1: a negative share.
+        b.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", -6.7, "peak_rss_bytes", 60L << 20,
+                "problem", "shipper exited: killed"));
+        assertEquals(List.of(
+                "FAIL: single file into the dir sink: n/a (run failed) (target >= 1000 MB/s)",
+                "FAIL: latency p99 at 10,000 lines/s, tcp sink: n/a (run failed) (target <= 5 ms)",
+                "FAIL: idle CPU with 10,000 watched files: n/a (run failed) (target <= 0.5%)",
+                "FAIL: peak RSS of the shipper over all runs: n/a (run failed) (target <= 128 MB = 122.1 MiB)"),
+                b.verdicts());
+        // Nothing measured is no result even where no problem was recorded: an empty histogram reads 0 ms at every
+        // percentile, a CPU time that could not be read is no share.
+        ShipBench none = judge(dir);
+        none.latency.add(row("jfio", "dir", "measured_lines", 0L, "p99_ms", 0.0, "peak_rss_bytes", 60L << 20,
+                "problem", null));
+        none.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", Double.NaN, "peak_rss_bytes", 60L << 20,
+                "problem", null));
+        List<String> v = none.verdicts();
+        assertEquals("FAIL: latency p99 at 10,000 lines/s, dir sink: n/a (run failed) (target <= 5 ms)", v.get(0));
+        assertEquals("FAIL: idle CPU with 10,000 watched files: n/a (run failed) (target <= 0.5%)", v.get(1));
+    }
+
+    @Test
+    void shouldJudgeOnlyTheRunsThatSucceeded(@TempDir Path dir) {
+        ShipBench b = judge(dir);
+        // Counted with the failed fast run the median would be 0.3 s, 1,533 MB/s: a PASS.
+        b.single.add(row("jfio", "dir", "ship_seconds", 0.1, "wall_seconds", 0.4, "peak_rss_bytes", 200L << 20,
+                "problem", "incomplete: delivered=1000"));
+        b.single.add(row("jfio", "dir", "ship_seconds", 0.5, "wall_seconds", 0.9, "peak_rss_bytes", 64L << 20,
+                "problem", null));
+        b.single.add(row("rsyslog", "omfile", "wall_seconds", 0.2, "peak_rss_bytes", 11L << 20,
+                "problem", "output stopped growing at 5 of 460000000 bytes"));
+        List<String> v = b.verdicts();
+        assertEquals(List.of("FAIL: single file into the dir sink: 920 MB/s (target >= 1000 MB/s); 1 of 2 runs "
+                + "failed, not counted", "PASS: peak RSS of the shipper over all runs: 64.0 MiB = 67.1 MB (target <= "
+                + "128 MB = 122.1 MiB)"), v);
+        // And what succeeded passes when it meets the target.
+        ShipBench good = judge(dir);
+        good.single.add(row("jfio", "dir", "ship_seconds", 0.4, "wall_seconds", 0.8, "peak_rss_bytes", 64L << 20,
+                "problem", null));
+        good.latency.add(row("jfio", "tcp", "measured_lines", 200_000L, "p99_ms", 0.26, "peak_rss_bytes", 70L << 20,
+                "problem", null));
+        good.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", 0.067, "peak_rss_bytes", 85L << 20,
+                "problem", null));
+        assertEquals(List.of("PASS: single file into the dir sink: 1150 MB/s (target >= 1000 MB/s)",
+                "PASS: latency p99 at 10,000 lines/s, tcp sink: 0.26 ms (target <= 5 ms)",
+                "PASS: idle CPU with 10,000 watched files: 0.067% of one core (target <= 0.5%)",
+                "PASS: peak RSS of the shipper over all runs: 85.0 MiB = 89.1 MB (target <= 128 MB = 122.1 MiB)"),
+                good.verdicts());
+        // The target is the 128 MB (10^6 bytes), not 128 MiB: 123 MiB is 129 MB.
+        ShipBench over = judge(dir);
+        over.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", 0.067, "peak_rss_bytes", 123L << 20,
+                "problem", null));
+        assertEquals("FAIL: peak RSS of the shipper over all runs: 123.0 MiB = 129.0 MB (target <= 128 MB = 122.1 MiB)",
+                over.verdicts().get(1));
+    }
+
+    @Test
+    void shouldKillWhatAChildStartedWhenClosingIt(@TempDir Path dir) throws Exception {
+        // bin/jfio is bash while it builds the jar, with Maven below it: closing the child must not leave those.
+        Path pid = dir.resolve("pid");
+        Child c = Child.start(List.of("/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait", pid.toString()),
+                dir.resolve("log"));
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+        try {
+            assertTrue(Child.LIVE.contains(c.process()));
+            c.close();
+            assertFalse(c.process().isAlive());
+            sleep.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertFalse(sleep.isAlive(), "the child's own child was left running");
+            assertFalse(Child.LIVE.contains(c.process()));
+        } finally {
+            sleep.destroyForcibly();
         }
     }
 

@@ -25,7 +25,9 @@ public final class TcpProtocol {
     /** {@link #HANDSHAKE} as bytes. */
     static final byte[] HANDSHAKE_BYTES = HANDSHAKE.getBytes(StandardCharsets.US_ASCII);
     /** What every handshake of this protocol starts with, whatever its version. */
-    static final byte[] MAGIC = "JFIO-SHIP ".getBytes(StandardCharsets.US_ASCII);
+    public static final String MAGIC_PREFIX = "JFIO-SHIP ";
+    /** {@link #MAGIC_PREFIX} as bytes. */
+    static final byte[] MAGIC = MAGIC_PREFIX.getBytes(StandardCharsets.US_ASCII);
     /** The size of one acknowledgement. */
     public static final int ACK_BYTES = 8;
 

@@ -1,0 +1,49 @@
+package io.jfio.bench;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Running the helper programs a benchmark needs ({@code sync}, {@code rm}), and ending the processes it starts with
+ * what they started.
+ *
+ * <p>Thread-safe; stateless.
+ */
+public final class Processes {
+    private Processes() {
+    }
+
+    /**
+     * Kills {@code p} and every process below it (SIGKILL), the descendants first: once {@code p} is dead its
+     * children belong to init and can no longer be found from it. What a benchmark starts is often a shell or a
+     * launcher (bash building a jar, {@code bin/jfio}, a timing shell) above the process that does the work. Does
+     * not wait for the exits.
+     */
+    public static void kill(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+    }
+
+    /**
+     * Runs a command, discarding its output; fails unless it exits 0 within {@code timeoutSeconds}. On a timeout or
+     * an interrupt it is killed ({@link #kill}).
+     */
+    public static void run(List<String> command, long timeoutSeconds) throws IOException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                kill(p);
+                throw new IOException("timed out: command=" + String.join(" ", command));
+            }
+        } catch (InterruptedException e) {
+            kill(p);
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted: command=" + String.join(" ", command), e);
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException("failed: command=" + String.join(" ", command) + " exit=" + p.exitValue());
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.jfio.bench;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Killing a real process tree: a shell with a child of its own, as a launcher or a timing shell is. */
+class ProcessesTest {
+
+    /** Starts {@code sh} with a {@code sleep} below it; returns the shell, once the sleep's pid is in {@code pid}. */
+    static Process shellWithChild(Path pid) throws Exception {
+        Process sh = new ProcessBuilder("/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait", pid.toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return sh;
+    }
+
+    @Test
+    void shouldKillTheProcessAndWhatItStarted(@TempDir Path dir) throws Exception {
+        Path pid = dir.resolve("pid");
+        Process sh = shellWithChild(pid);
+        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+        try {
+            assertTrue(sleep.isAlive());
+            assertTrue(sh.descendants().toList().contains(sleep), "the sleep is the shell's child");
+            Processes.kill(sh);
+            assertTrue(sh.waitFor(10, TimeUnit.SECONDS));
+            sleep.onExit().get(10, TimeUnit.SECONDS);
+            assertFalse(sleep.isAlive(), "the shell's child was left running");
+        } finally {
+            sleep.destroyForcibly();
+            sh.destroyForcibly();
+        }
+    }
+
+    @Test
+    void shouldRunACommandAndKillItsTreeOnATimeout(@TempDir Path dir) throws Exception {
+        Processes.run(List.of("true"), 60);
+        IOException failed = assertThrows(IOException.class, () -> Processes.run(List.of("false"), 60));
+        assertTrue(failed.getMessage().startsWith("failed: command=false exit=1"), failed.getMessage());
+        Path pid = dir.resolve("pid");
+        IOException timedOut = assertThrows(IOException.class, () -> Processes.run(List.of("/bin/sh", "-c",
+                "sleep 600 & echo $! > \"$0\"; wait", pid.toString()), 3));
+        assertTrue(timedOut.getMessage().startsWith("timed out: command=/bin/sh"), timedOut.getMessage());
+        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElse(null);
+        if (sleep != null) {
+            try {
+                sleep.onExit().get(10, TimeUnit.SECONDS);
+            } finally {
+                sleep.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void shouldKillNothingElse(@TempDir Path dir) throws Exception {
+        Process other = new ProcessBuilder(List.of("sleep", "600")).start();
+        Process sh = shellWithChild(dir.resolve("pid"));
+        try {
+            Processes.kill(sh);
+            assertTrue(sh.waitFor(10, TimeUnit.SECONDS));
+            assertTrue(other.isAlive(), "a process beside the tree was killed");
+        } finally {
+            other.destroyForcibly();
+            sh.destroyForcibly();
+        }
+    }
+}
