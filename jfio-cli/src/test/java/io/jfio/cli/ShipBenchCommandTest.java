@@ -19,6 +19,9 @@ class ShipBenchCommandTest {
                 List.of("bench", "ship", "--workloads", "single,warp"),
                 List.of("bench", "ship", "--idle-files", "lots"),
                 List.of("bench", "ship", "--files", "0"),
+                List.of("bench", "ship", "--seconds", "0"),
+                List.of("bench", "ship", "--idle-seconds", "0"),
+                List.of("bench", "ship", "--rate", "2000000000"),
                 List.of("bench", "ship", "--dir", dir.resolve("missing").toString(), "--out",
                         dir.resolve("r").toString()));
         for (List<String> args : bad) {

@@ -59,11 +59,23 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
                 throughput, idleDirs, idleFiles, idle, rsyslog, install, allowTmpfs, scale);
     }
 
+    /** The highest latency-run rate: one line per microsecond over all files. */
+    public static final int MAX_RATE = 1_000_000;
+
     /** Smaller sizes (for tests and first looks; the report says so). */
     public ShipBenchOptions withSizes(long lines, int reps, int files, int rate, Duration latency, Duration warmup,
                                       Duration throughput, int idleDirs, int idleFiles, Duration idle) {
         if (lines < 1 || reps < 1 || files < 1 || files > 999 || rate < 1 || idleDirs < 1 || idleFiles < 1) {
             throw new IllegalArgumentException("sizes must be positive (files at most 999)");
+        }
+        // The latency writer paces one line every 10^9 / rate ns, and the windows divide what they count by their
+        // length: a rate above 10^6 lines/s or a zero window would make those 0 (and the report a division by zero).
+        if (rate > MAX_RATE) {
+            throw new IllegalArgumentException("rate at most " + MAX_RATE + " lines per second: rate=" + rate);
+        }
+        if (!latency.isPositive() || !throughput.isPositive() || !idle.isPositive() || warmup.isNegative()) {
+            throw new IllegalArgumentException("measured windows must be at least 1 s: latency=" + latency.toSeconds()
+                    + "s idle=" + idle.toSeconds() + "s");
         }
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
                 idleDirs, idleFiles, idle, rsyslog, install, allowTmpfs, "custom");
