@@ -1,13 +1,7 @@
 package io.jfio.bench;
 
-import io.jfio.core.sys.Errno;
-import io.jfio.core.sys.Fcntl;
-import io.jfio.core.sys.LibC;
-import io.jfio.core.sys.Statfs;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -69,26 +63,6 @@ public final class BenchFile implements AutoCloseable {
             // unknown: callers then refuse for lack of space, the safe side
         }
         return 0;
-    }
-
-    /**
-     * Whether {@code dir} is on tmpfs ({@code fstatfs} of the directory), for the benchmarks that must measure a disk
-     * (bench copy, bench ship).
-     *
-     * @throws IllegalArgumentException when {@code dir} cannot be opened as a directory
-     */
-    public static boolean onTmpfs(Path dir) {
-        try (Arena a = Arena.ofConfined()) {
-            int fd = LibC.openat(Fcntl.AT_FDCWD, dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC,
-                    0);
-            if (fd < 0) throw new IllegalArgumentException("cannot open: dir=" + dir + " errno=" + Errno.name(-fd));
-            try {
-                MemorySegment sf = a.allocate(Statfs.LAYOUT);
-                return LibC.fstatfs(fd, sf) == 0 && Statfs.type(sf) == Statfs.TMPFS_MAGIC;
-            } finally {
-                LibC.close(fd);
-            }
-        }
     }
 
     /**

@@ -135,12 +135,9 @@ public final class CopyBench {
         return need;
     }
 
-    private static void checkFileSystem(Path dir) {
+    private static void checkFileSystem(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) throw new IllegalArgumentException("not a directory: dir=" + dir);
-        if (BenchFile.onTmpfs(dir)) {
-            throw new IllegalArgumentException("dir is on tmpfs, where a cold page cache means nothing: dir=" + dir
-                    + " (choose a directory on a disk with --dir)");
-        }
+        BenchFile.checkFileSystem(dir); // tmpfs, ramfs and the like: a cold page cache means nothing there
     }
 
     // ================================================================== contenders

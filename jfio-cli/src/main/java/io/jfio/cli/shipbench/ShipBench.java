@@ -1018,12 +1018,13 @@ public final class ShipBench {
         });
     }
 
-    private static void checkFileSystem(Path dir, boolean allowTmpfs) {
+    private static void checkFileSystem(Path dir, boolean allowTmpfs) throws IOException {
         if (!Files.isDirectory(dir)) throw new IllegalArgumentException("not a directory: dir=" + dir);
         if (allowTmpfs) return;
-        if (BenchFile.onTmpfs(dir)) {
-            throw new IllegalArgumentException("dir is on tmpfs, which measures memory, not the disk the dir sink "
-                    + "fsyncs to: dir=" + dir + " (choose a directory on a disk with --dir, or --allow-tmpfs)");
+        try {
+            BenchFile.checkFileSystem(dir); // a memory file system measures memory, not the disk the dir sink fsyncs to
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " (or --allow-tmpfs)", e);
         }
     }
 }
