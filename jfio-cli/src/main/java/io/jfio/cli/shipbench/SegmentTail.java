@@ -3,6 +3,7 @@ package io.jfio.cli.shipbench;
 import io.jfio.core.watch.FileEvent;
 import io.jfio.core.watch.FileWatcher;
 import io.jfio.core.watch.FileWatchers;
+import io.jfio.ship.sink.DirSink;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -63,7 +64,7 @@ final class SegmentTail implements AutoCloseable {
                 }
                 if (listDue || ch == null) {
                     listDue = false;
-                    List<Path> segs = Verify.segments(dir);
+                    List<Path> segs = DirSink.segments(dir);
                     for (Path p : segs) {
                         String name = p.getFileName().toString();
                         if (current == null || name.compareTo(current) > 0) {

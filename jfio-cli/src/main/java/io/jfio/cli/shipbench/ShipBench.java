@@ -9,6 +9,7 @@ import io.jfio.bench.SystemInfo;
 import io.jfio.bench.suite.Charts;
 import io.jfio.bench.suite.Plot;
 import io.jfio.core.file.PageCache;
+import io.jfio.ship.sink.DirSink;
 import io.jfio.ship.tcp.TcpReceiver;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -245,7 +246,7 @@ public final class ShipBench {
             Child c = Child.start(cmd, runDir.resolve("ship.log"));
             r.put("page_cache_resident", resident);
             int exit = c.waitFor(SHIP_TIMEOUT_S);
-            List<Path> parts = sink.equals("dir") ? Verify.segments(out) : receiver.files();
+            List<Path> parts = sink.equals("dir") ? DirSink.segments(out) : receiver.files();
             String problem = exit != 0 ? "exit " + exit + ": " + lastLine(c.log()) : Verify.compare(input, parts);
             double ship = shipSeconds(c.log());
             // The target is judged on this time: a run without it measured nothing.
@@ -588,7 +589,7 @@ public final class ShipBench {
                 long shipped = 0;
                 while (System.nanoTime() < deadline && c.process().isAlive()) {
                     shipped = 0;
-                    for (Path p : Verify.segments(out)) shipped += Files.size(p);
+                    for (Path p : DirSink.segments(out)) shipped += Files.size(p);
                     if (shipped >= total) break;
                     sleepMillis(50);
                 }

@@ -4,10 +4,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
+
 
 /**
  * Checks a delivery byte for byte: what a sink wrote (the dir sink's segments in order, a receiver's file) must be
@@ -54,18 +54,5 @@ final class Verify {
         }
         if (pos < size) return "incomplete: delivered=" + total + " input=" + size;
         return null;
-    }
-
-    /** The dir sink's segment files ({@code ship-*.log}) in order. */
-    static List<Path> segments(Path dir) throws IOException {
-        List<Path> l = new ArrayList<>();
-        if (!Files.isDirectory(dir)) return l;
-        try (Stream<Path> s = Files.list(dir)) {
-            s.filter(p -> {
-                String n = p.getFileName().toString();
-                return n.startsWith("ship-") && n.endsWith(".log");
-            }).sorted().forEach(l::add);
-        }
-        return l;
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.bench.Json;
 import io.jfio.cli.Main;
+import io.jfio.ship.sink.DirSink;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.channels.FileChannel;
@@ -248,8 +249,8 @@ class ShipBenchTest {
         Files.write(a, java.util.Arrays.copyOfRange(all, 0, 50_000));
         Files.write(b, java.util.Arrays.copyOfRange(all, 50_000, all.length));
         Files.writeString(dir.resolve("ship.commit"), "not a segment");
-        assertEquals(List.of(a, b), Verify.segments(dir));
-        assertNull(Verify.compare(input, Verify.segments(dir)));
+        assertEquals(List.of(a, b), DirSink.segments(dir));
+        assertNull(Verify.compare(input, DirSink.segments(dir)));
 
         long seed = new SplittableRandom().nextLong();
         int at = 50_000 + new SplittableRandom(seed).nextInt(42_000);

@@ -365,12 +365,19 @@ public final class DirSink implements Sink {
         if (!syncer.isAlive()) arena.close();
     }
 
+    /** The segment files of {@code dir} in order (none when it does not exist): for tests and tools. */
+    public static List<Path> segments(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) return List.of();
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> SEGMENT.matcher(p.getFileName().toString()).matches()).sorted().toList();
+        }
+    }
+
     /** Reads every segment of {@code dir} in order, concatenated: for tests and tools. */
     public static byte[] readAll(Path dir) {
-        try (Stream<Path> s = Files.list(dir)) {
-            List<Path> segs = s.filter(p -> SEGMENT.matcher(p.getFileName().toString()).matches()).sorted().toList();
+        try {
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-            for (Path p : segs) out.write(Files.readAllBytes(p));
+            for (Path p : segments(dir)) out.write(Files.readAllBytes(p));
             return out.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
