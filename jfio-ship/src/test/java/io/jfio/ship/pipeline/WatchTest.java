@@ -47,13 +47,14 @@ class WatchTest {
                 && new String(DirSink.readAll(out), StandardCharsets.US_ASCII).contains(s);
     }
 
-    private static void waitFor(Path out, String s, Duration limit) throws InterruptedException {
+    private static void waitFor(Path out, String s, Duration limit, java.util.function.Supplier<String> log)
+            throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         while (System.nanoTime() < deadline) {
             if (shipped(out, s)) return;
             Thread.sleep(10);
         }
-        throw new AssertionError("not shipped within " + limit + ": " + s);
+        throw new AssertionError("not shipped within " + limit + ": " + s + "\nshipper's log:\n" + log.get());
     }
 
     @Test
@@ -66,13 +67,13 @@ class WatchTest {
             Path deep = Files.createDirectories(logs.resolve("a/b/c"));
             Files.writeString(deep.resolve("x.log"), lines(1, 10));
             // The safety rescan is a minute away: only the watcher's events can find this in time.
-            waitFor(out, "n=10 ", Duration.ofSeconds(10));
+            waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
             Files.writeString(deep.resolve("x.log"), lines(11, 20), StandardOpenOption.APPEND);
             Path other = Files.createDirectories(logs.resolve("d"));
             Files.writeString(other.resolve("y.txt"), "not matched\n");
             Files.writeString(other.resolve("y.log"), lines(21, 30));
-            waitFor(out, "n=20 ", Duration.ofSeconds(10));
-            waitFor(out, "n=30 ", Duration.ofSeconds(10));
+            waitFor(out, "n=20 ", Duration.ofSeconds(10), run::log);
+            waitFor(out, "n=30 ", Duration.ofSeconds(10), run::log);
             assertTrue(run.log().contains("change-detection=inotify"), run.log());
         }
         Records.read(out, 30, true).assertComplete().assertNoDuplicates();
@@ -88,24 +89,24 @@ class WatchTest {
         Path out = tmp.resolve("out");
         ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log"), out, tmp.resolve("state"), Map.of());
         try (ShipRun run = ShipRun.start(cfg)) {
-            waitFor(out, "n=10 ", Duration.ofSeconds(10));
+            waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
             // The tree's watches do not follow the symlink: the file's own watch must report this write.
             Files.writeString(elsewhere.resolve("a.log"), lines(11, 20), StandardOpenOption.APPEND);
-            waitFor(out, "n=20 ", Duration.ofSeconds(10));
+            waitFor(out, "n=20 ", Duration.ofSeconds(10), run::log);
             // New files under the link, also in a new subdirectory: the link's target is watched as a tree of its
             // own, so they are found at once (the safety rescan is a minute away).
             Files.writeString(elsewhere.resolve("b.log"), lines(21, 30));
-            waitFor(out, "n=30 ", Duration.ofSeconds(10));
+            waitFor(out, "n=30 ", Duration.ofSeconds(10), run::log);
             Path sub = Files.createDirectories(elsewhere.resolve("sub/deeper"));
             Files.writeString(sub.resolve("c.log"), lines(31, 40));
-            waitFor(out, "n=40 ", Duration.ofSeconds(10));
+            waitFor(out, "n=40 ", Duration.ofSeconds(10), run::log);
             // Re-pointed to another directory: the new target is watched, the old one no longer.
             Path third = Files.createDirectories(tmp.resolve("third"));
             Files.delete(logs.resolve("linked"));
             Files.createSymbolicLink(logs.resolve("linked"), third);
             Thread.sleep(300); // the rescan the link's change asks for, and the new watch
             Files.writeString(third.resolve("d.log"), lines(41, 50));
-            waitFor(out, "n=50 ", Duration.ofSeconds(10));
+            waitFor(out, "n=50 ", Duration.ofSeconds(10), run::log);
         }
         Records.read(out, 50, true).assertComplete().assertNoDuplicates();
     }
@@ -125,13 +126,13 @@ class WatchTest {
         ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log", waiting + "/later/*.log"), out,
                 tmp.resolve("state"), Map.of());
         try (ShipRun run = ShipRun.start(cfg)) {
-            waitFor(out, "n=10 ", Duration.ofSeconds(10)); // through the link: its target is watched too
+            waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log); // through the link: its target is watched too
             Files.delete(logs.resolve("linked"));
             Thread.sleep(300); // the rescan the link's removal asks for, which stops watching its target
             Path later = Files.createDirectories(waiting.resolve("later"));
             Files.writeString(later.resolve("x.log"), lines(11, 20));
             // The safety rescan is a minute away: only the ancestor's watch can find this in time.
-            waitFor(out, "n=20 ", Duration.ofSeconds(10));
+            waitFor(out, "n=20 ", Duration.ofSeconds(10), run::log);
         }
         Records.read(out, 20, true).assertComplete().assertNoDuplicates();
     }
@@ -198,7 +199,7 @@ class WatchTest {
     void shouldRescanAfterOverflowAndFindWhatTheLostEventsWouldHaveSaid() throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Path out = tmp.resolve("out");
-        Files.writeString(logs.resolve("a.log"), lines(1, 10));
+        Files.writeString(logs.resolve("a.log"), lines(1, 5));
         ShipConfig cfg = ShipRun.config(List.of(logs + "/*.log"), out, tmp.resolve("state"), Map.of());
         ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
         ShipLog log = new ShipLog(new PrintStream(logBytes, true, StandardCharsets.UTF_8), true);
@@ -207,7 +208,12 @@ class WatchTest {
                 Shipper.store(cfg.state(), "main"), log, new ShipMetrics(), Pipeline.Mode.RUN, watcher);
         Thread t = Thread.ofPlatform().start(p::run);
         try {
-            waitFor(out, "n=10 ", Duration.ofSeconds(10));
+            waitFor(out, "n=5 ", Duration.ofSeconds(10), () -> logBytes.toString(StandardCharsets.UTF_8));
+            // A new file found through its event: the scan that finds it also takes any rescan still pending from the
+            // start (the look once more after the watches are added), which would otherwise find the writes below
+            // on a slow machine without any event and make the test prove nothing.
+            Files.writeString(logs.resolve("c.log"), lines(6, 10));
+            waitFor(out, "n=10 ", Duration.ofSeconds(10), () -> logBytes.toString(StandardCharsets.UTF_8));
             watcher.dropping = true;
             Files.writeString(logs.resolve("b.log"), lines(11, 20));
             Files.writeString(logs.resolve("a.log"), lines(21, 30), StandardOpenOption.APPEND);
@@ -215,8 +221,8 @@ class WatchTest {
             assertFalse(shipped(out, "n=20 ") || shipped(out, "n=30 "),
                     "shipped although its events were dropped: the test would prove nothing");
             watcher.overflow();
-            waitFor(out, "n=20 ", Duration.ofSeconds(10));
-            waitFor(out, "n=30 ", Duration.ofSeconds(10));
+            waitFor(out, "n=20 ", Duration.ofSeconds(10), () -> logBytes.toString(StandardCharsets.UTF_8));
+            waitFor(out, "n=30 ", Duration.ofSeconds(10), () -> logBytes.toString(StandardCharsets.UTF_8));
         } finally {
             p.stop();
             t.join(30_000);
