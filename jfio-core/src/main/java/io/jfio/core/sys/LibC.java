@@ -206,6 +206,11 @@ public final class LibC {
                                                                      //     loff_t *, size_t, unsigned int)
     private static final long NR_STATX = X86 ? 332 : 291;            // int statx(int, path, int, unsigned, statx *)
     private static final long NR_FADVISE64 = X86 ? 221 : 223;        // int fadvise64(int, loff_t, size_t, int)
+    private static final long NR_FSTATFS = X86 ? 138 : 44;           // int fstatfs(int, struct statfs *)
+    private static final long NR_GETEUID = X86 ? 107 : 175;          // uid_t geteuid(void), cannot fail
+    private static final long NR_GETEGID = X86 ? 108 : 177;          // gid_t getegid(void), cannot fail
+    private static final long NR_PRLIMIT64 = X86 ? 302 : 261;        // int prlimit64(pid_t, int resource,
+                                                                     //     const rlimit64 *new, rlimit64 *old)
     private static final long NR_CACHESTAT = 451;                    // int cachestat(int, range *, cachestat *,
                                                                      //     unsigned int); Linux 6.5, 451 everywhere
 
@@ -218,28 +223,6 @@ public final class LibC {
     private static final class Fremovexattr {
         static final MethodHandle H = Native.errnoCall("fremovexattr",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    }
-    // int getrlimit(int resource, struct rlimit *rlim)
-    private static final class Getrlimit {
-        static final MethodHandle H = Native.errnoCall("getrlimit",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    }
-    // int fstatfs(int fd, struct statfs *buf)
-    private static final class Fstatfs {
-        static final MethodHandle H = Native.errnoCall("fstatfs",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    }
-    // int isatty(int fd): 1, or 0 with errno set (ENOTTY, EBADF)
-    private static final class Isatty {
-        static final MethodHandle H = Native.errnoCall("isatty", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    }
-    // uid_t geteuid(void): cannot fail
-    private static final class Geteuid {
-        static final MethodHandle H = Native.plainCall("geteuid", FunctionDescriptor.of(JAVA_INT));
-    }
-    // gid_t getegid(void): cannot fail
-    private static final class Getegid {
-        static final MethodHandle H = Native.plainCall("getegid", FunctionDescriptor.of(JAVA_INT));
     }
     // int flock(int fd, int operation)
     private static final class Flock {
@@ -869,52 +852,39 @@ public final class LibC {
     /** getrlimit(2) into a {@link Rlimit}-sized segment; returns 0 or -errno. */
     public static int getrlimit(int resource, MemorySegment rlimit) {
         if (rlimit.byteSize() < Rlimit.LAYOUT.byteSize()) throw new IllegalArgumentException("rlimit too small");
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Getrlimit.H.invokeExact(cap, resource, rlimit), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_PRLIMIT64, n(0), n(resource), NO_ARG, rlimit, NO_ARG, NO_ARG);
     }
 
     /** fstatfs(2) into a {@link Statfs}-sized segment; returns 0 or -errno. */
     public static int fstatfs(int fd, MemorySegment statfs) {
         if (statfs.byteSize() < Statfs.LAYOUT.byteSize()) throw new IllegalArgumentException("statfs too small");
-        MemorySegment cap = Native.capture();
-        try {
-            return (int) ret((int) Fstatfs.H.invokeExact(cap, fd, statfs), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_FSTATFS, n(fd), statfs, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
-    /** isatty(3): 1 when {@code fd} is a terminal, else -errno (ENOTTY: not a terminal; EBADF: not open). */
+    /** TCGETS, the same number on x86_64 and aarch64 (asm-generic/ioctls.h). */
+    private static final long TCGETS = 0x5401;
+    /** Room for the kernel's {@code struct termios} (36 bytes on both). */
+    private static final long TERMIOS_SIZE = 64;
+
+    /**
+     * isatty(3): 1 when {@code fd} is a terminal, else -errno (ENOTTY: not a terminal; EBADF: not open). Done as the
+     * C library does it, {@code ioctl(fd, TCGETS)}, through the shared syscall handle.
+     */
     public static int isatty(int fd) {
-        MemorySegment cap = Native.capture();
-        try {
-            int r = (int) Isatty.H.invokeExact(cap, fd);
-            return r == 1 ? 1 : -Native.errno(cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
+        try (Arena a = Arena.ofConfined()) {
+            long r = sys(NR_IOCTL, n(fd), n(TCGETS), a.allocate(TERMIOS_SIZE, 8), NO_ARG, NO_ARG, NO_ARG);
+            return r == 0 ? 1 : (int) r;
         }
     }
 
     /** geteuid(2): the effective user ID. */
     public static int geteuid() {
-        try {
-            return (int) Geteuid.H.invokeExact();
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_GETEUID, NO_ARG, NO_ARG, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** getegid(2): the effective group ID. */
     public static int getegid() {
-        try {
-            return (int) Getegid.H.invokeExact();
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return (int) sys(NR_GETEGID, NO_ARG, NO_ARG, NO_ARG, NO_ARG, NO_ARG, NO_ARG);
     }
 
     /**

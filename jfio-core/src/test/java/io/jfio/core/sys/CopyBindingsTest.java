@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -332,12 +333,19 @@ class CopyBindingsTest {
     }
 
     @Test
-    void shouldReportOpenFileLimitFileSystemTypeTerminalAndIds(@TempDir Path dir) {
+    void shouldReportOpenFileLimitFileSystemTypeTerminalAndIds(@TempDir Path dir) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment rl = a.allocate(Rlimit.LAYOUT);
             assertEquals(0, LibC.getrlimit(Rlimit.RLIMIT_NOFILE, rl));
             assertTrue(Rlimit.cur(rl) > 0);
             assertTrue(Rlimit.max(rl) == Rlimit.RLIM_INFINITY || Rlimit.max(rl) >= Rlimit.cur(rl));
+            // the kernel's own account of the same limit: "Max open files  <soft>  <hard>  files"
+            String limits = Files.readAllLines(Path.of("/proc/self/limits")).stream()
+                    .filter(l -> l.startsWith("Max open files")).findFirst().orElseThrow();
+            String[] f = limits.substring("Max open files".length()).trim().split("\\s+");
+            assertEquals(f[0], Long.toString(Rlimit.cur(rl)), limits);
+            assertEquals(f[1], Rlimit.max(rl) == Rlimit.RLIM_INFINITY ? "unlimited" : Long.toString(Rlimit.max(rl)),
+                    limits);
 
             MemorySegment sf = a.allocate(Statfs.LAYOUT);
             int proc = LibC.openat(Fcntl.AT_FDCWD, "/proc/self/status", Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
@@ -364,7 +372,17 @@ class CopyBindingsTest {
             }
             assertEquals(-Errno.EBADF, LibC.isatty(-1));
             assertEquals(-Errno.EBADF, LibC.fstatfs(-1, sf));
-            assertTrue(LibC.geteuid() >= 0 && LibC.getegid() >= 0);
+            // /proc/self belongs to the effective user and group
+            assertEquals((int) Files.getAttribute(Path.of("/proc/self/"), "unix:uid"), LibC.geteuid());
+            assertEquals((int) Files.getAttribute(Path.of("/proc/self/"), "unix:gid"), LibC.getegid());
+            // a pseudo-terminal's master is a terminal
+            int pty = LibC.openat(Fcntl.AT_FDCWD, "/dev/ptmx", Fcntl.O_RDWR | Fcntl.O_NOCTTY | Fcntl.O_CLOEXEC, 0);
+            assumeTrue(pty >= 0, "no /dev/ptmx");
+            try {
+                assertEquals(1, LibC.isatty(pty));
+            } finally {
+                LibC.close(pty);
+            }
         }
     }
 
