@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -262,7 +263,8 @@ class TreeCopyTest {
         Path dst = dir.resolve("dst");
         CopyOptions o = CopyOptions.archive().jobs(2).sequential(false).build();
         AtomicReference<TreeCopy> running = new AtomicReference<>();
-        List<CopyEvent> seen = Collections.synchronizedList(new ArrayList<>());
+        // Two workers report entries at once: the count must be atomic, or both can read 99 and neither cancels.
+        AtomicInteger seen = new AtomicInteger();
         TreeCopy first = TreeCopy.of(List.of(src), dst, o, new CopyListener() {
             @Override
             public boolean wantsEntries() {
@@ -271,8 +273,7 @@ class TreeCopyTest {
 
             @Override
             public void onEntry(CopyEvent event) {
-                if (seen.size() == 100) running.get().cancel();
-                seen.add(event);
+                if (seen.incrementAndGet() == 100) running.get().cancel();
             }
         });
         running.set(first);
