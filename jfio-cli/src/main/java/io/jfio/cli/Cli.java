@@ -32,21 +32,26 @@ import picocli.CommandLine.UnmatchedArgumentException;
         footer = {"", "The engine is chosen with -Djfio.engine=auto|uring|threads; with bin/jfio, pass it in "
                 + "JFIO_JAVA_OPTS."})
 public final class Cli implements Callable<Integer> {
-    /** The commands, in the order help lists them; built only when needed (see {@link #commandLine}). */
-    private static final Map<String, Class<?>> COMMANDS = orderedCommands();
-
     @Spec
     private CommandSpec spec;
 
-    private static Map<String, Class<?>> orderedCommands() {
-        Map<String, Class<?>> m = new LinkedHashMap<>();
-        m.put("info", InfoCommand.class);
-        m.put("copy", CopyCommand.class);
-        m.put("ship", ShipCommand.class);
-        m.put("receive", ReceiveCommand.class);
-        m.put("bench", BenchCommand.class);
-        m.put("help", CommandLine.HelpCommand.class);
-        return m;
+    /**
+     * The commands, in the order help lists them, in a holder of their own: naming picocli's {@code HelpCommand}
+     * loads it from the jar (the AOT cache cannot hold picocli's classes), which the copy fast path never needs.
+     */
+    private static final class Commands {
+        static final Map<String, Class<?>> ALL = ordered();
+
+        private static Map<String, Class<?>> ordered() {
+            Map<String, Class<?>> m = new LinkedHashMap<>();
+            m.put("info", InfoCommand.class);
+            m.put("copy", CopyCommand.class);
+            m.put("ship", ShipCommand.class);
+            m.put("receive", ReceiveCommand.class);
+            m.put("bench", BenchCommand.class);
+            m.put("help", CommandLine.HelpCommand.class);
+            return m;
+        }
     }
 
     /**
@@ -80,11 +85,11 @@ public final class Cli implements Callable<Integer> {
      */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err, String first) {
         CommandLine cmd = new CommandLine(new Cli());
-        Class<?> only = first == null || first.equals("help") ? null : COMMANDS.get(first);
+        Class<?> only = first == null || first.equals("help") ? null : Commands.ALL.get(first);
         if (only != null) {
             cmd.addSubcommand(first, only);
         } else {
-            for (Map.Entry<String, Class<?>> e : COMMANDS.entrySet()) cmd.addSubcommand(e.getKey(), e.getValue());
+            for (Map.Entry<String, Class<?>> e : Commands.ALL.entrySet()) cmd.addSubcommand(e.getKey(), e.getValue());
         }
         // Set after the subcommands exist so that every subcommand inherits the writers and handlers.
         cmd.setOut(out);

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -43,6 +44,34 @@ class CopyCommandTest {
         assertTrue(r.err().contains("2 directories, 1 symlinks") && r.err().contains("0 failed"), r.err());
         assertEquals("beta", Files.readString(dst.resolve("sub/b")));
         assertEquals(Path.of("a"), Files.readSymbolicLink(dst.resolve("link")));
+    }
+
+    /**
+     * What a copy loads at start-up, in a child JVM as {@code bin/jfio} runs it: no picocli class (the AOT cache
+     * cannot hold them; each is read from the jar) and one downcall stub, the shared {@code syscall(2)} shape (each
+     * other shape costs the linker 10-25 ms of start-up).
+     */
+    @Test
+    void shouldStartACopyWithoutPicocliAndWithOneDowncallShape(@TempDir Path dir) throws Exception {
+        Path src = tree(dir);
+        Path log = dir.resolve("classes.log");
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
+                "-Xlog:class+load=info:file=" + log, "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "copy", "-a", "--progress=lines", src.toString(), dir.resolve("dst").toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("the copy did not finish");
+        }
+        assertEquals(ExitCodes.OK, p.exitValue(), Files.readString(dir.resolve("out")));
+        assertEquals("beta", Files.readString(dir.resolve("dst/sub/b")));
+        List<String> loaded = Files.readAllLines(log);
+        assertTrue(loaded.stream().anyMatch(l -> l.contains(" io.jfio.core.copy.TreeCopy ")), "the log has classes");
+        assertEquals(List.of(), loaded.stream().filter(l -> l.contains(" picocli.")).toList());
+        assertEquals(1, loaded.stream().filter(l -> l.contains("DowncallStub")).count(),
+                String.join("\n", loaded.stream().filter(l -> l.contains("DowncallStub") || l.contains("LibC$"))
+                        .toList()));
     }
 
     @Test
