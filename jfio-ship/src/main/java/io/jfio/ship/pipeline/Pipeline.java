@@ -590,14 +590,17 @@ public final class Pipeline {
         attend(t);
         byPathStale = true;
         gaugesStale = true;
+        boolean watchedNow = false;
         if (feed != null && !feed.covers(Path.of(path))) {
             t.watchedLink = Path.of(path);
             feed.watchFile(t.watchedLink);
+            watchedNow = true;
         }
         checkpointDirty = true;
         log.info("file", "sink", name, "input", input.name(), "path", path, "dev", id.device(), "ino", id.inode(),
                 "size", size, "from", start, "why", why);
-        if (size > t.readOffset) markReadable(t);
+        // A write between the fstat above and the file's own watch is reported by no event: one read finds it.
+        if (size > t.readOffset || watchedNow) markReadable(t);
         enforceOpenCap(now);
         return t;
     }
