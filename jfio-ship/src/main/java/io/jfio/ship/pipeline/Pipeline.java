@@ -266,6 +266,9 @@ public final class Pipeline {
                 // Likewise for the targets of symlinked directories the scan walked into.
                 if (feed != null && feed.linked(discovery.linkedDirs())) rescanRequested = true;
                 nextScan = System.nanoTime() + rescanNanos;
+                // For debugging; tests wait for a scan that leaves no rescan pending, so that what they change next can
+                // only be found through its event.
+                log.debug("scanned", "sink", name, "tracked", tracked.size(), "rescan-pending", rescanRequested);
             }
             boolean progress = harvestRound();
             if (!collectAcks()) continue;
@@ -298,6 +301,9 @@ public final class Pipeline {
             if (gaugesStale) wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
             if (pollHot()) continue;
             if (hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
+            // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
+            // would wake the wait below for it, and the safety rescan is a minute away.
+            if (rescanRequested && mode == Mode.RUN) wait = 0;
             park(wait);
             pollHot();
             checkPartialTimeouts();
