@@ -49,10 +49,10 @@ final class ChangeFeed implements AutoCloseable {
     private final Map<Path, Root> wanted = new LinkedHashMap<>();
     private final Set<Path> established = ConcurrentHashMap.newKeySet();
     /**
-     * The real path of each established tree root, resolved when its watch was added: what the watch follows even if
-     * the root's name is re-pointed later, and no {@code toRealPath} per root and link on every scan.
+     * The real path of each established base, resolved when its watch was added: what the watch follows even if the
+     * base's name is re-pointed later, and no {@code toRealPath} per base and link on every scan.
      */
-    private final Map<Path, Path> treeReal = new java.util.HashMap<>();
+    private final Map<Path, Path> baseReal = new java.util.HashMap<>();
     private final Set<Path> ancestors = ConcurrentHashMap.newKeySet();
     private final Set<Path> files = ConcurrentHashMap.newKeySet();
     /**
@@ -135,13 +135,13 @@ final class ChangeFeed implements AutoCloseable {
             try {
                 if (r.tree()) {
                     watcher.watchTree(r.dir());
-                    try {
-                        treeReal.put(r.dir(), r.dir().toRealPath());
-                    } catch (IOException gone) {
-                        // removed right after: its watch reports that (UNWATCHED), and it covers nothing now
-                    }
                 } else {
                     watcher.watch(r.dir());
+                }
+                try {
+                    baseReal.put(r.dir(), r.dir().toRealPath());
+                } catch (IOException gone) {
+                    // removed right after: its watch reports that (UNWATCHED), and it covers nothing now
                 }
                 established.add(r.dir());
                 added = true;
@@ -207,29 +207,41 @@ final class ChangeFeed implements AutoCloseable {
     /**
      * Watches the targets of the symlinked directories a scan walked into ({@link Discovery#linkedDirs}), so that a
      * file created under one is found at once rather than by the safety rescan, and stops watching targets no
-     * longer linked. A target inside a watched tree is left to that tree's watches.
+     * longer linked. A target that a base's watches serve ({@link #servedByBase}) is left to them.
+     *
+     * <p>The kernel has one watch per directory, and the watcher reports it under the path it was first watched by.
+     * A base whose watches were added after a link target's and serve it therefore shares that watch, and its events
+     * there come under the target's path. When such a target is dropped, its watch goes and the base is watched
+     * again, under its own names (a missing base's ancestor keeps the shared watch instead: it was watched by this
+     * same path).
      *
      * @return true when a watch was added: what appeared before it was in place is only found by a rescan
      */
     boolean linked(Map<Path, Path> linkToReal) {
         Map<Path, List<Path>> now = new LinkedHashMap<>();
         for (Map.Entry<Path, Path> e : linkToReal.entrySet()) {
-            if (!established.contains(e.getValue()) && !insideWatchedTree(e.getValue())) {
-                now.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(e.getKey());
-            }
+            if (!servedByBase(e.getValue()).isEmpty()) continue;
+            now.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(e.getKey());
         }
         boolean added = false;
+        boolean rewatch = false;
         for (Path real : links.keySet()) {
-            // A target that is now also an established root or a missing base's ancestor keeps its watch: the
-            // watcher keeps one watch per path, and unwatching the link's would remove that one.
-            if (!now.containsKey(real) && !established.contains(real) && !ancestors.contains(real)) {
-                try {
-                    watcher.unwatch(real);
-                } catch (IOException e) {
-                    // Closed or gone: nothing is reported for it any more either way.
-                }
+            if (now.containsKey(real)) continue;
+            if (ancestors.contains(real)) {
+                log.debug("unwatch-link", "sink", sink, "dir", real, "watch", "kept: a missing base's ancestor");
+                continue;
             }
+            unwatch(real);
+            List<Path> bases = servedByBase(real);
+            for (Path b : bases) {
+                unwatch(b);
+                established.remove(b);
+                baseReal.remove(b);
+            }
+            rewatch |= !bases.isEmpty();
+            log.debug("unwatch-link", "sink", sink, "dir", real, "watched-again", bases);
         }
+        if (rewatch) added = ensureWatches();
         Map<Path, List<Path>> kept = new LinkedHashMap<>();
         for (Map.Entry<Path, List<Path>> e : now.entrySet()) {
             Path real = e.getKey();
@@ -237,6 +249,7 @@ final class ChangeFeed implements AutoCloseable {
                 try {
                     watcher.watchTree(real);
                     added = true;
+                    log.debug("watch-link", "sink", sink, "dir", real, "via", e.getValue().get(0));
                 } catch (WatcherClosedException e2) {
                     return added;
                 } catch (IOException e2) {
@@ -253,11 +266,29 @@ final class ChangeFeed implements AutoCloseable {
         return added;
     }
 
-    private boolean insideWatchedTree(Path real) {
-        for (Path root : treeReal.values()) {
-            if (real.startsWith(root)) return true;
+    private void unwatch(Path path) {
+        try {
+            watcher.unwatch(path);
+        } catch (IOException e) {
+            // Closed or gone: nothing is reported for it any more either way.
         }
-        return false;
+    }
+
+    /**
+     * The established bases whose watches serve the directory {@code real} (a real path): a base that is this
+     * directory, or a tree base that holds it. Decides both whether a link target needs a watch of its own and
+     * whether dropping a link target's watch takes a base's with it.
+     */
+    private List<Path> servedByBase(Path real) {
+        List<Path> out = List.of();
+        for (Map.Entry<Path, Path> e : baseReal.entrySet()) {
+            Root r = wanted.get(e.getKey());
+            if (real.equals(e.getValue()) || (r != null && r.tree() && real.startsWith(e.getValue()))) {
+                if (out.isEmpty()) out = new ArrayList<>(1);
+                out.add(e.getKey());
+            }
+        }
+        return out;
     }
 
     /** The names under the links of an event's path in a watched link target; empty when it is in none. */
@@ -313,11 +344,7 @@ final class ChangeFeed implements AutoCloseable {
     void unwatchFile(Path file) {
         if (!files.remove(file)) return;
         clearModifyCache();
-        try {
-            watcher.unwatch(file);
-        } catch (IOException e) {
-            // Closed or gone: nothing is reported for it any more either way.
-        }
+        unwatch(file);
     }
 
     /** Whether a rescan was asked for since the last call; clears the request. */
@@ -403,7 +430,7 @@ final class ChangeFeed implements AutoCloseable {
                 }
                 case UNWATCHED -> {
                     established.remove(e.dir());
-                    treeReal.remove(e.dir());
+                    baseReal.remove(e.dir());
                     links.remove(e.dir());
                     rescan = true;
                     any = true;

@@ -23,6 +23,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,6 +56,44 @@ class WatchTest {
             Thread.sleep(10);
         }
         throw new AssertionError("not shipped within " + limit + ": " + s + "\nshipper's log:\n" + log.get());
+    }
+
+    /** Where the shipper's log ends now: {@link #waitForLog} looks at the lines that start after it. */
+    private static int mark(ShipRun run) {
+        return run.log().length();
+    }
+
+    /**
+     * Waits for a line of the shipper's log that starts at or after {@code from} and holds every one of
+     * {@code parts}; returns where that line ends.
+     */
+    private static int waitForLog(ShipRun run, int from, String... parts) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            String log = run.log();
+            int at = from;
+            if (at > 0 && at <= log.length() && log.charAt(at - 1) != '\n') {
+                at = log.indexOf('\n', at) + 1; // a line written in part before the mark: older than it
+                if (at == 0) at = log.length();
+            }
+            for (int end = log.indexOf('\n', at); end >= 0; at = end + 1, end = log.indexOf('\n', at)) {
+                String line = log.substring(at, end);
+                boolean all = true;
+                for (String p : parts) all &= line.contains(p);
+                if (all) return end + 1;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no log line with " + List.of(parts) + " within 10 s after position " + from
+                + "\nshipper's log:\n" + run.log());
+    }
+
+    /**
+     * Waits for a scan, logged at or after {@code from}, that left no rescan pending: what changes after it can only
+     * be found through its event (the safety rescan is a minute away).
+     */
+    private static int waitForQuietScan(ShipRun run, int from) throws InterruptedException {
+        return waitForLog(run, from, "event=scanned", "rescan-pending=false");
     }
 
     @Test
@@ -132,6 +171,35 @@ class WatchTest {
             Path later = Files.createDirectories(waiting.resolve("later"));
             Files.writeString(later.resolve("x.log"), lines(11, 20));
             // The safety rescan is a minute away: only the ancestor's watch can find this in time.
+            waitFor(out, "n=20 ", Duration.ofSeconds(10), run::log);
+        }
+        Records.read(out, 20, true).assertComplete().assertNoDuplicates();
+    }
+
+    /**
+     * A base named by a symlink is made after a symlink below another tree led to a directory inside the base's
+     * target, which was watched then. The kernel has one watch per directory, which the watcher reports under the
+     * path it was first watched by; that directory now lies in the base's tree, so the link's watch of it is dropped.
+     * The base must still see a file made there, at once.
+     */
+    @Test
+    void shouldWatchABaseNamedBySymlinkWhoseTreeHoldsADirectoryWatchedThroughALinkBefore() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path data = Files.createDirectories(tmp.resolve("data"));
+        Path sub = Files.createDirectories(data.resolve("sub"));
+        Files.writeString(sub.resolve("a.log"), lines(1, 10));
+        Files.createSymbolicLink(logs.resolve("linked"), sub);
+        Path base = tmp.resolve("base"); // missing at the start: its ancestor is watched to hear when it is made
+        Path out = tmp.resolve("out");
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log", base + "/**/*.log"), out, tmp.resolve("state"),
+                Map.of());
+        try (ShipRun run = ShipRun.start(cfg)) {
+            waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
+            waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + sub));
+            int mark = mark(run);
+            Files.createSymbolicLink(base, data);
+            waitForQuietScan(run, mark);
+            Files.writeString(sub.resolve("b.log"), lines(11, 20));
             waitFor(out, "n=20 ", Duration.ofSeconds(10), run::log);
         }
         Records.read(out, 20, true).assertComplete().assertNoDuplicates();
