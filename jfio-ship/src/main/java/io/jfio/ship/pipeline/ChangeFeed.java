@@ -42,6 +42,10 @@ final class ChangeFeed implements AutoCloseable {
     private record Root(Path dir, boolean tree) {
     }
 
+    /** A watched link target: the links that lead to it, and whether its subdirectories are watched too. */
+    private record Target(List<Path> via, boolean tree) {
+    }
+
     private final FileWatcher watcher;
     private final String sink;
     private final ShipLog log;
@@ -56,10 +60,10 @@ final class ChangeFeed implements AutoCloseable {
     private final Set<Path> ancestors = ConcurrentHashMap.newKeySet();
     private final Set<Path> files = ConcurrentHashMap.newKeySet();
     /**
-     * Symlinked directories below a tree, watched at their targets (a tree's watches do not follow symlinks): the
-     * target's real path and the link paths that lead to it. Events there are about the files under those links.
+     * Symlinked directories below a tree, watched at their targets (a tree's watches do not follow symlinks), by the
+     * target's real path. Events there are about the files under the links that lead to it.
      */
-    private Map<Path, List<Path>> links = new LinkedHashMap<>();
+    private Map<Path, Target> links = new LinkedHashMap<>();
     private final Set<String> warned = new HashSet<>();
     /** Paths written to since the last drain; filled and drained on the pipeline thread, which polls. */
     private final Set<String> modified = new java.util.LinkedHashSet<>();
@@ -207,7 +211,9 @@ final class ChangeFeed implements AutoCloseable {
     /**
      * Watches the targets of the symlinked directories a scan walked into ({@link Discovery#linkedDirs}), so that a
      * file created under one is found at once rather than by the safety rescan, and stops watching targets no
-     * longer linked. A target that a base's watches serve ({@link #servedByBase}) is left to them.
+     * longer linked. A target is watched as deep as a glob reaches below its link: alone when the globs end in its
+     * entries ({@code logs/*}{@code /*.log}), as a tree otherwise. A target that a base's watches serve
+     * ({@link #servedByBase}) is left to them.
      *
      * <p>The kernel has one watch per directory, and the watcher reports it under the path it was first watched by.
      * A base whose watches were added after a link target's and serve it therefore shares that watch, and its events
@@ -217,16 +223,26 @@ final class ChangeFeed implements AutoCloseable {
      *
      * @return true when a watch was added: what appeared before it was in place is only found by a rescan
      */
-    boolean linked(Map<Path, Path> linkToReal) {
-        Map<Path, List<Path>> now = new LinkedHashMap<>();
-        for (Map.Entry<Path, Path> e : linkToReal.entrySet()) {
-            if (!servedByBase(e.getValue()).isEmpty()) continue;
-            now.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(e.getKey());
+    boolean linked(Map<Path, Discovery.LinkedDir> linkedDirs) {
+        Map<Path, Target> now = new LinkedHashMap<>();
+        for (Map.Entry<Path, Discovery.LinkedDir> e : linkedDirs.entrySet()) {
+            Path real = e.getValue().real();
+            if (!servedByBase(real).isEmpty()) continue;
+            Target t = now.get(real);
+            List<Path> via = t == null ? new ArrayList<>(1) : t.via();
+            via.add(e.getKey());
+            now.put(real, new Target(via, e.getValue().tree() || (t != null && t.tree())));
         }
         boolean added = false;
         boolean rewatch = false;
         for (Path real : links.keySet()) {
-            if (now.containsKey(real)) continue;
+            Target t = now.get(real);
+            if (t != null && t.tree() == links.get(real).tree()) continue;
+            if (t != null) {
+                // Still linked, but the globs now reach deeper than before, or less deep: watched again below.
+                unwatch(real);
+                continue;
+            }
             if (ancestors.contains(real)) {
                 log.debug("unwatch-link", "sink", sink, "dir", real, "watch", "kept: a missing base's ancestor");
                 continue;
@@ -242,25 +258,33 @@ final class ChangeFeed implements AutoCloseable {
             log.debug("unwatch-link", "sink", sink, "dir", real, "watched-again", bases);
         }
         if (rewatch) added = ensureWatches();
-        Map<Path, List<Path>> kept = new LinkedHashMap<>();
-        for (Map.Entry<Path, List<Path>> e : now.entrySet()) {
+        Map<Path, Target> kept = new LinkedHashMap<>();
+        for (Map.Entry<Path, Target> e : now.entrySet()) {
             Path real = e.getKey();
-            if (!links.containsKey(real)) {
+            Target t = e.getValue();
+            Target before = links.get(real);
+            if (before == null || before.tree() != t.tree()) {
                 try {
-                    watcher.watchTree(real);
+                    // Only as deep as a glob reaches: a link to a large tree that a glob enters one level does not
+                    // cost a watch per directory in it.
+                    if (t.tree()) {
+                        watcher.watchTree(real);
+                    } else {
+                        watcher.watch(real);
+                    }
                     added = true;
-                    log.debug("watch-link", "sink", sink, "dir", real, "via", e.getValue().get(0));
+                    log.debug("watch-link", "sink", sink, "dir", real, "via", t.via().get(0), "tree", t.tree());
                 } catch (WatcherClosedException e2) {
                     return added;
                 } catch (IOException e2) {
                     if (warned.add("link:" + real)) {
-                        log.warn("cannot-watch", "sink", sink, "dir", real, "via", e.getValue().get(0), "error",
+                        log.warn("cannot-watch", "sink", sink, "dir", real, "via", t.via().get(0), "error",
                                 e2.toString(), "action", "found by the periodic rescan instead");
                     }
                     continue;
                 }
             }
-            kept.put(real, e.getValue());
+            kept.put(real, t);
         }
         links = kept;
         return added;
@@ -295,10 +319,10 @@ final class ChangeFeed implements AutoCloseable {
     private List<Path> viaLinks(Path path) {
         if (links.isEmpty() || path == null) return List.of();
         List<Path> out = new ArrayList<>(1);
-        for (Map.Entry<Path, List<Path>> e : links.entrySet()) {
+        for (Map.Entry<Path, Target> e : links.entrySet()) {
             if (!path.startsWith(e.getKey())) continue;
             Path rel = e.getKey().relativize(path);
-            for (Path link : e.getValue()) out.add(link.resolve(rel));
+            for (Path link : e.getValue().via()) out.add(link.resolve(rel));
         }
         return out;
     }
@@ -309,8 +333,8 @@ final class ChangeFeed implements AutoCloseable {
      * looked at: one lstat and one stat, for created or moved-in names that no glob matches).
      */
     private boolean linkChanged(FileEvent e) {
-        for (List<Path> ls : links.values()) {
-            if (ls.contains(e.path()) || (e.from() != null && ls.contains(e.from()))) return true;
+        for (Target t : links.values()) {
+            if (t.via().contains(e.path()) || (e.from() != null && t.via().contains(e.from()))) return true;
         }
         if (e.kind() != FileEvent.Kind.CREATE && e.kind() != FileEvent.Kind.MOVED
                 && e.kind() != FileEvent.Kind.MOVED_TO) {

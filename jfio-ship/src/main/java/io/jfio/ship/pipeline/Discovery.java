@@ -27,6 +27,13 @@ import java.util.Set;
  * <p>Not thread-safe; owned by the pipeline thread.
  */
 final class Discovery {
+    /**
+     * A symlinked directory a scan walked into: its target's real path, and whether a glob reaches below the
+     * target's own entries ({@code **}, or more levels after the link), so that its subdirectories matter too.
+     */
+    record LinkedDir(Path real, boolean tree) {
+    }
+
     /** A path that an input names, with what statx said about it. */
     record Found(InputConfig input, String path, long device, long inode, long size, boolean regular,
                  String type) {
@@ -39,8 +46,8 @@ final class Discovery {
     private final Stx stx;
     private final ShipLog log;
     private final Set<String> warned = new HashSet<>();
-    /** The symlinked directories the last scan walked into: the link's path and its target's real path. */
-    private Map<Path, Path> linkedDirs = new LinkedHashMap<>();
+    /** The symlinked directories the last scan walked into, by the link's path. */
+    private Map<Path, LinkedDir> linkedDirs = new LinkedHashMap<>();
 
     Discovery(List<InputConfig> inputs, Stx stx, ShipLog log) {
         this.inputs = inputs;
@@ -91,7 +98,9 @@ final class Discovery {
                     // Reported before the walk below reuses the statx buffer.
                     if (g.matches(p) && !excluded(input, p)) report(input, p, out, seen);
                     if (depth + 1 < g.maxDepth) {
-                        if (Files.isSymbolicLink(p)) linked(p);
+                        // The walk below lists p's entries; it goes into p's subdirectories when depth + 2 levels
+                        // are still within the glob.
+                        if (Files.isSymbolicLink(p)) linked(p, depth + 2 < g.maxDepth);
                         walk(input, g, p, depth + 1, out, seen, dirs);
                     }
                 } else if (g.matches(p)) {
@@ -106,16 +115,22 @@ final class Discovery {
     }
 
     /**
-     * The symlinked directories that the last {@link #scan} walked into, each with its target's real path: the
-     * watches of a tree do not follow symlinks, so these are watched on their own (see {@code ChangeFeed.linked}).
+     * The symlinked directories that the last {@link #scan} walked into, by the link's path: the watches of a tree do
+     * not follow symlinks, so their targets are watched on their own (see {@code ChangeFeed.linked}).
      */
-    Map<Path, Path> linkedDirs() {
+    Map<Path, LinkedDir> linkedDirs() {
         return linkedDirs;
     }
 
-    private void linked(Path link) {
+    private void linked(Path link, boolean tree) {
+        LinkedDir old = linkedDirs.get(link);
+        if (old != null) {
+            // Walked into again by another glob: the deeper of the two decides.
+            if (tree && !old.tree()) linkedDirs.put(link, new LinkedDir(old.real(), true));
+            return;
+        }
         try {
-            linkedDirs.put(link, link.toRealPath());
+            linkedDirs.put(link, new LinkedDir(link.toRealPath(), tree));
         } catch (IOException e) {
             // Gone or dangling meanwhile: the walk below finds nothing either.
         }

@@ -3,6 +3,7 @@ package io.jfio.ship.pipeline;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.core.testing.Fds;
 import io.jfio.core.watch.FileEvent;
 import io.jfio.core.watch.FileWatcher;
 import io.jfio.core.watch.FileWatchers;
@@ -21,9 +22,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -203,6 +208,53 @@ class WatchTest {
             waitFor(out, "n=20 ", Duration.ofSeconds(10), run::log);
         }
         Records.read(out, 20, true).assertComplete().assertNoDuplicates();
+    }
+
+    /** The inodes this process's inotify instances watch, from {@code /proc/self/fdinfo}. */
+    private static Set<Long> watchedInodes() throws IOException {
+        Set<Long> out = new HashSet<>();
+        Pattern ino = Pattern.compile(" ino:([0-9a-f]+) ");
+        for (Map.Entry<Integer, String> fd : Fds.open().entrySet()) {
+            if (!fd.getValue().equals("anon_inode:inotify")) continue;
+            for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo/" + fd.getKey()))) {
+                Matcher m = ino.matcher(line);
+                if (line.startsWith("inotify wd:") && m.find()) out.add(Long.parseLong(m.group(1), 16));
+            }
+        }
+        return out;
+    }
+
+    private static long inode(Path p) throws IOException {
+        return (Long) Files.getAttribute(p, "unix:ino");
+    }
+
+    /**
+     * A glob that reaches only the files directly in a symlinked directory ({@code logs/*}{@code /*.log}) watches the
+     * link's target alone, not the tree below it (a large tree there would cost a watch per directory for nothing),
+     * and that watch finds a new file there at once.
+     */
+    @Test
+    void shouldWatchOnlyTheTargetOfASymlinkedDirectoryWhenTheGlobEndsInIt() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path srv = Files.createDirectories(tmp.resolve("srv"));
+        Path deeper = Files.createDirectories(srv.resolve("deep/deeper"));
+        Files.writeString(srv.resolve("a.log"), lines(1, 10));
+        Files.writeString(deeper.resolve("x.log"), "not matched\n");
+        Files.createSymbolicLink(logs.resolve("app"), srv);
+        Path out = tmp.resolve("out");
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/*/*.log"), out, tmp.resolve("state"), Map.of());
+        try (ShipRun run = ShipRun.start(cfg)) {
+            waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
+            waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + srv, "tree=false"));
+            Set<Long> watched = watchedInodes();
+            assertTrue(watched.contains(inode(srv)), "the link's target is watched: " + watched);
+            assertFalse(watched.contains(inode(srv.resolve("deep"))) || watched.contains(inode(deeper)),
+                    "a directory below the link's target, which no glob reaches, is watched: " + watched);
+            Files.writeString(srv.resolve("b.log"), lines(11, 20));
+            waitFor(out, "n=20 ", Duration.ofSeconds(10), run::log);
+        }
+        Records.read(out, 20, true).assertComplete().assertNoDuplicates();
+        assertFalse(shipped(out, "not matched"));
     }
 
     /** A real inotify watcher whose events can be thrown away, then an overflow reported, as the kernel does. */
