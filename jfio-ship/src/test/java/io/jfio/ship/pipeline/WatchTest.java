@@ -107,7 +107,7 @@ class WatchTest {
         Path out = tmp.resolve("out");
         ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log"), out, tmp.resolve("state"), Map.of());
         try (ShipRun run = ShipRun.start(cfg)) {
-            Thread.sleep(200); // the watches are in place
+            waitForQuietScan(run, 0); // the watches are in place, the scans of the start are done
             Path deep = Files.createDirectories(logs.resolve("a/b/c"));
             Files.writeString(deep.resolve("x.log"), lines(1, 10));
             // The safety rescan is a minute away: only the watcher's events can find this in time.
@@ -146,9 +146,12 @@ class WatchTest {
             waitFor(out, "n=40 ", Duration.ofSeconds(10), run::log);
             // Re-pointed to another directory: the new target is watched, the old one no longer.
             Path third = Files.createDirectories(tmp.resolve("third"));
+            int mark = mark(run);
             Files.delete(logs.resolve("linked"));
             Files.createSymbolicLink(logs.resolve("linked"), third);
-            Thread.sleep(300); // the rescan the link's change asks for, and the new watch
+            // The rescan the link's change asks for watches the new target, and the rescan after that is done: the
+            // file written now can only be found through that watch.
+            waitForQuietScan(run, waitForLog(run, mark, "event=watch-link", "dir=" + third.toRealPath()));
             Files.writeString(third.resolve("d.log"), lines(41, 50));
             waitFor(out, "n=50 ", Duration.ofSeconds(10), run::log);
         }
@@ -171,8 +174,11 @@ class WatchTest {
                 tmp.resolve("state"), Map.of());
         try (ShipRun run = ShipRun.start(cfg)) {
             waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log); // through the link: its target is watched too
+            int mark = mark(run);
             Files.delete(logs.resolve("linked"));
-            Thread.sleep(300); // the rescan the link's removal asks for, which stops watching its target
+            // The rescan the link's removal asks for drops its target, and no rescan is pending after it: what is
+            // made now can only be found through the ancestor's watch.
+            waitForQuietScan(run, waitForLog(run, mark, "event=unwatch-link", "dir=" + waiting.toRealPath()));
             Path later = Files.createDirectories(waiting.resolve("later"));
             Files.writeString(later.resolve("x.log"), lines(11, 20));
             // The safety rescan is a minute away: only the ancestor's watch can find this in time.
@@ -200,7 +206,7 @@ class WatchTest {
                 Map.of());
         try (ShipRun run = ShipRun.start(cfg)) {
             waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
-            waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + sub));
+            waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + sub.toRealPath()));
             int mark = mark(run);
             Files.createSymbolicLink(base, data);
             waitForQuietScan(run, mark);
@@ -245,7 +251,7 @@ class WatchTest {
         ShipConfig cfg = ShipRun.config(List.of(logs + "/*/*.log"), out, tmp.resolve("state"), Map.of());
         try (ShipRun run = ShipRun.start(cfg)) {
             waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
-            waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + srv, "tree=false"));
+            waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + srv.toRealPath(), "tree=false"));
             Set<Long> watched = watchedInodes();
             assertTrue(watched.contains(inode(srv)), "the link's target is watched: " + watched);
             assertFalse(watched.contains(inode(srv.resolve("deep"))) || watched.contains(inode(deeper)),
