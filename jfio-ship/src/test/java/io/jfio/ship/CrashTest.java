@@ -10,7 +10,6 @@ import io.jfio.ship.testing.ShipRun;
 import io.jfio.ship.testing.Writer;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,15 +59,16 @@ class CrashTest {
                 // prints nothing, and killing a dead process would test nothing.
                 String started = new BufferedReader(new InputStreamReader(ship.getInputStream(),
                         StandardCharsets.US_ASCII)).readLine();
-                assertEquals("started", started, "shipper " + crashes + " did not start; stderr: " + tail(err));
+                assertEquals("started", started, "shipper " + crashes + " did not start; stderr: "
+                        + ShipRun.tail(err, 20));
                 Thread.sleep(50 + rnd.nextInt(600));
                 if (!ship.isAlive()) {
                     fail("shipper " + crashes + " ended before the kill, exit " + ship.exitValue() + "; stderr: "
-                            + tail(err));
+                            + ShipRun.tail(err, 20));
                 }
                 ship.destroyForcibly(); // SIGKILL
                 assertEquals(128 + 9, ship.waitFor(), "shipper " + crashes + " died of the SIGKILL; stderr: "
-                        + tail(err));
+                        + ShipRun.tail(err, 20));
             }
         } finally {
             String wout = new String(writer.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -91,11 +91,6 @@ class CrashTest {
     }
 
     /** The last lines of a child's stderr, for a failure message. */
-    private static String tail(Path err) throws IOException {
-        List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-    }
-
     private static int recordLength(int n) {
         // "g=G n=N " + pad + "\n"; G has one digit up to generation 9
         int gen = (n - 1) / EVERY + 1;

@@ -132,7 +132,7 @@ class SinkOutageTest {
                 r = Records.parse(received(recv1, recv2), TOTAL, false);
             }
             assertTrue(complete(r), "not every record arrived within 60 s of the writer's end (shipper alive: "
-                    + ship.isAlive() + "); shipper stderr ends: " + tail(err));
+                    + ship.isAlive() + "); shipper stderr ends: " + ShipRun.tail(err, 30));
             String log = Files.readString(err);
             assertTrue(log.contains("event=sink-failed"), "the outage was never noticed: " + log);
             // Resent after the outage: at most what was unacknowledged (max-in-flight plus one batch), twice over.
@@ -151,12 +151,6 @@ class SinkOutageTest {
             r1.close();
             if (r2 != null) r2.close();
         }
-    }
-
-    /** The last lines of the shipper's stderr, for a failure message. */
-    private static String tail(Path err) throws IOException {
-        List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8);
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
 
     private static boolean complete(Records r) {
@@ -216,7 +210,7 @@ class SinkOutageTest {
             }
             long count = metric(metricsPort, "jfio_ship_records_shipped_total");
             assertTrue(count >= TOTAL, "shipped " + count + " of " + TOTAL + " records within 90 s of the writer's"
-                    + " end (shipper alive: " + ship.isAlive() + "); shipper stderr ends: " + tail(err));
+                    + " end (shipper alive: " + ship.isAlive() + "); shipper stderr ends: " + ShipRun.tail(err, 30));
             long peak = rssKb(ship.pid(), "VmHWM");
             System.out.println("kafka outage: rss-before-kb=" + rssBefore + " rss-during-outage-kb=" + rssDuring
                     + " peak-rss-kb=" + peak);

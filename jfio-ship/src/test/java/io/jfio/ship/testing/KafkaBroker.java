@@ -121,7 +121,8 @@ public final class KafkaBroker implements AutoCloseable {
         Exception last = null;
         while (System.currentTimeMillis() < deadline) {
             if (!process.isAlive()) {
-                throw new IOException("kafka broker exited with " + process.exitValue() + ":\n" + tail());
+                throw new IOException("kafka broker exited with " + process.exitValue() + ":\n"
+                        + ShipRun.tail(output, 40));
             }
             try (Admin admin = admin()) {
                 if (!admin.describeCluster().nodes().get(2, TimeUnit.SECONDS).isEmpty()) {
@@ -132,15 +133,8 @@ public final class KafkaBroker implements AutoCloseable {
             }
             Thread.sleep(200);
         }
-        throw new IOException("kafka broker not ready in " + READY_TIMEOUT_MS + " ms: " + last + "\n" + tail());
-    }
-
-    private String tail() throws IOException {
-        if (!Files.exists(output)) {
-            return "";
-        }
-        List<String> lines = Files.readAllLines(output);
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        throw new IOException("kafka broker not ready in " + READY_TIMEOUT_MS + " ms: " + last + "\n"
+                + ShipRun.tail(output, 40));
     }
 
     /** An admin client for this broker; the caller closes it. */

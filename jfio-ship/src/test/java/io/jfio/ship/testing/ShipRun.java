@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,6 +111,13 @@ public final class ShipRun implements AutoCloseable {
         cmd.add(main.getName());
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd);
+    }
+
+    /** The last {@code lines} lines of a text file (a process's output), for a failure message; empty if none. */
+    public static String tail(Path file, int lines) throws IOException {
+        if (!Files.exists(file)) return "";
+        List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
 
     /** Runs a {@link Writer} to the end; fails when it fails. */
