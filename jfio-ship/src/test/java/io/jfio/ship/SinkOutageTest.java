@@ -11,7 +11,6 @@ import io.jfio.ship.testing.ShipRun;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,7 +57,27 @@ class SinkOutageTest {
 
     @AfterAll
     static void stopBroker() {
+        HTTP.close();
         if (broker != null) broker.close();
+    }
+
+    /** Stops the shipper: SIGTERM, and SIGKILL when it has not ended 30 s later. */
+    private static void stop(Process ship) throws InterruptedException {
+        ship.destroy();
+        if (!ship.waitFor(30, TimeUnit.SECONDS)) {
+            ship.destroyForcibly();
+            ship.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The files are the buffer: an outage must not make the shipper hold the data in memory. Resident sizes in kB:
+     * before the outage, during it, and the peak of the whole run.
+     */
+    private static void assertMemoryBounded(long rssBefore, long rssDuring, long peak) {
+        assertTrue(rssDuring - rssBefore < 32 << 10, "RSS grew during the outage: " + rssBefore + " -> "
+                + rssDuring + " kB");
+        assertTrue(peak * 1024 < 128_000_000, "peak RSS over the 128 MB budget: " + peak + " kB");
     }
 
     /** Runs the writer process in the background: 200,000 records over several seconds. */
@@ -141,13 +160,9 @@ class SinkOutageTest {
             long peak = rssKb(ship.pid(), "VmHWM");
             System.out.println("tcp outage: duplicates=" + r.duplicates + " rss-before-kb=" + rssBefore
                     + " rss-during-outage-kb=" + rssDuring + " peak-rss-kb=" + peak);
-            // The files are the buffer: an outage must not make the shipper hold the data in memory.
-            assertTrue(rssDuring - rssBefore < 32 << 10, "RSS grew during the outage: " + rssBefore + " -> "
-                    + rssDuring + " kB");
-            assertTrue(peak * 1024 < 128_000_000, "peak RSS over the 128 MB budget: " + peak + " kB");
+            assertMemoryBounded(rssBefore, rssDuring, peak);
         } finally {
-            ship.destroy();
-            ship.waitFor(30, TimeUnit.SECONDS);
+            stop(ship);
             r1.close();
             if (r2 != null) r2.close();
         }
@@ -168,25 +183,25 @@ class SinkOutageTest {
         Files.createFile(file);
         // Short producer timeouts, so that the outage fails batches (and the pipeline resends) within the test. The
         // shipper is a process of its own, with bin/jfio's heap and collector, so its resident size means something;
-        // its metrics endpoint says how far it got.
-        int metricsPort;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            metricsPort = probe.getLocalPort();
-        }
+        // its metrics endpoint (on a port it picks and logs) says how far it got.
         Path err = tmp.resolve("ship.err");
         Process ship = ShipRun.java(ShipMain.class, BIN_JFIO_SHIP_OPTIONS,
                         file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
                         "1MiB", "64KiB", "run", "to=kafka:" + broker.bootstrap() + "/outage",
-                        "metrics=127.0.0.1:" + metricsPort, "kafka.delivery.timeout.ms=4000",
+                        "metrics=127.0.0.1:0", "kafka.delivery.timeout.ms=4000",
                         "kafka.request.timeout.ms=2000", "kafka.max.block.ms=3000")
                 .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile()).start();
         try {
+            int metricsPort = metricsPort(ship, err);
             CompletableFuture<Void> w = writer(file);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (metric(metricsPort, "jfio_ship_records_shipped_total") < 20_000 && System.nanoTime() < deadline) {
                 assertTrue(ship.isAlive(), Files.readString(err));
                 Thread.sleep(50);
             }
+            long before = metric(metricsPort, "jfio_ship_records_shipped_total");
+            assertTrue(before >= 20_000, "only " + before + " records shipped before the outage: "
+                    + Files.readString(err));
             long rssBefore = rssKb(ship.pid(), "VmRSS");
             broker.kill();
             long retriesBefore = metric(metricsPort, "jfio_ship_sink_retries_total");
@@ -214,14 +229,9 @@ class SinkOutageTest {
             long peak = rssKb(ship.pid(), "VmHWM");
             System.out.println("kafka outage: rss-before-kb=" + rssBefore + " rss-during-outage-kb=" + rssDuring
                     + " peak-rss-kb=" + peak);
-            // The files are the buffer: an outage must not make the shipper hold the data in memory (the producer's
-            // own buffer is bounded at 8 MiB).
-            assertTrue(rssDuring - rssBefore < 32 << 10, "RSS grew during the outage: " + rssBefore + " -> "
-                    + rssDuring + " kB");
-            assertTrue(peak * 1024 < 128_000_000, "peak RSS over the 128 MB budget: " + peak + " kB");
+            assertMemoryBounded(rssBefore, rssDuring, peak); // the producer's own buffer is bounded at 8 MiB
         } finally {
-            ship.destroy();
-            ship.waitFor(30, TimeUnit.SECONDS);
+            stop(ship);
         }
         List<String> values = consume("outage", file.toString());
         Records r = Records.parse(String.join("\n", values) + "\n", TOTAL, false).assertComplete();
@@ -236,6 +246,19 @@ class SinkOutageTest {
         }
         assertEquals(TOTAL + 1, expect);
         System.out.println("kafka outage: records=" + values.size() + " duplicates=" + r.duplicates);
+    }
+
+    /** The port of the shipper's metrics endpoint, from its log line {@code event=metrics address=HOST:PORT}. */
+    private static int metricsPort(Process ship, Path err) throws IOException, InterruptedException {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("event=metrics address=[^ ]*:([0-9]+) ");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline && ship.isAlive()) {
+            java.util.regex.Matcher m = p.matcher(Files.readString(err));
+            if (m.find()) return Integer.parseInt(m.group(1));
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the shipper logged no metrics address (alive: " + ship.isAlive() + "): "
+                + Files.readString(err));
     }
 
     /** A counter of the shipper's Prometheus endpoint, summed over its labels; 0 while it does not answer. */
