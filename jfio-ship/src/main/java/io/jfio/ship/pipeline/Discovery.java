@@ -95,12 +95,13 @@ final class Discovery {
                 int s = stx.ofPath(p.toString());
                 if (s < 0) continue; // gone meanwhile, or a dangling symlink
                 if (stx.isDirectory()) {
-                    // Reported before the walk below reuses the statx buffer.
+                    // Reported before the lstat and the walk below reuse the statx buffer.
                     if (g.matches(p) && !excluded(input, p)) report(input, p, out, seen);
                     if (depth + 1 < g.maxDepth) {
                         // The walk below lists p's entries; it goes into p's subdirectories when depth + 2 levels
                         // are still within the glob.
-                        if (Files.isSymbolicLink(p)) linked(p, depth + 2 < g.maxDepth);
+                        boolean symlink = stx.ofPathNoFollow(p.toString()) == 0 && stx.isSymlink();
+                        if (symlink) linked(p, depth + 2 < g.maxDepth);
                         walk(input, g, p, depth + 1, out, seen, dirs);
                     }
                 } else if (g.matches(p)) {

@@ -759,7 +759,7 @@ public final class Pipeline {
         long now = System.nanoTime();
         t.lastUseNanos = now;
         boolean lines = t.input.framing() == Framing.LINES && !t.skipping;
-        long want = Math.min(readSize, buffer.byteSize());
+        long want = readSize; // at most the buffer's size: bufferCapacity() is never below bufferSize()
         long n = read(t, 0, want);
         if (lines && n == want && want < buffer.byteSize() && Framer.indexOfNewline(buffer, 0, n) < 0) {
             // A line longer than one read: read on, up to the whole buffer, where a line of max-record bytes fits.

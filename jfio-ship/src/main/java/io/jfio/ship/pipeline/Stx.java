@@ -78,6 +78,10 @@ final class Stx {
         return type() == Fcntl.S_IFDIR;
     }
 
+    boolean isSymlink() {
+        return type() == Fcntl.S_IFLNK;
+    }
+
     /** A word for what a non-regular file is, for messages. */
     String typeName() {
         return switch (type()) {
