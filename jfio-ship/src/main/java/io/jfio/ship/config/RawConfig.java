@@ -22,7 +22,7 @@ import java.util.Map;
  * @param checkpointInterval how often checkpoints are written at most
  * @param maxOpenFiles       the cap on open source files
  * @param rotateWait         how long a renamed-away file is kept open after its last growth
- * @param bufferSize         the read buffer
+ * @param bufferSize         how much one read asks for; the buffer itself is {@link ShipConfig#bufferCapacity()}
  * @param segmentSize        the dir sink's segment size
  * @param maxInFlight        unacknowledged bytes per sink before reading pauses
  * @param tcpAck             whether tcp sinks ask the receiver to acknowledge durable bytes (default true)

@@ -65,8 +65,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
 
     /**
      * The read buffer's size: {@link #bufferSize()}, or more where a line of {@code max-record} bytes and its newline
-     * would not fit in it (a read that finds no newline is repeated with the whole buffer, so such a line can still
-     * be framed).
+     * would not fit in it (a read that finds no newline reads on into the rest of the buffer, so such a line can
+     * still be framed).
      */
     public long bufferCapacity() {
         return Math.max(bufferSize, maxRecord + 1);

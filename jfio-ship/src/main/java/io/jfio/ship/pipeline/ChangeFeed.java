@@ -32,8 +32,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Watches: a literal path's directory, a glob's base directory ({@code watchTree} when the glob reaches deeper
  * than one level, e.g. {@code **}). A base that does not exist yet is waited for: its nearest existing ancestor is
- * watched, and each rescan tries again. A symlinked file is also watched itself, since writes to its target are
- * reported in the target's directory.
+ * watched, and each rescan tries again. The target of a symlinked directory a scan walked into is watched too (a
+ * tree's watches do not follow symlinks), as deep as a glob reaches below the link ({@link #linked}). A file whose
+ * writes no directory watch reports under its name (a symlink, or a file under a symlinked directory) is also
+ * watched itself ({@link #watchFile}).
  *
  * <p>Not thread-safe, except {@link #wakeup}: the pipeline thread calls everything else.
  */
@@ -73,7 +75,8 @@ final class ChangeFeed implements AutoCloseable {
      * converting and matching each event's path anew was a third of the pipeline's garbage. Cleared when the watched
      * files change and when it holds {@link #MODIFY_CACHE_MAX} names (a directory of ever new names must not grow it
      * forever). The watched links do not enter into it: writes under a link are reported by the file's own watch
-     * under the link's name, and a link target's watch only serves name events.
+     * under the link's name; the link target's watch reports them too, under the target's path, which no glob or
+     * watched file matches, so they are dropped here.
      */
     private final Map<Path, Map<String, String>> modifyCache = new java.util.HashMap<>();
     private int modifyCacheSize;

@@ -239,7 +239,11 @@ public final class TcpReceiver implements AutoCloseable {
         }
     }
 
-    /** One connection. written/synced guarded by {@code lock}. */
+    /**
+     * One connection. {@code written}, {@code synced}, {@code eof}, {@code stopping}, {@code plain}, {@code opened},
+     * {@code writing} and {@code aborted} are guarded by {@code lock}; the only writer of a counter (the reader of
+     * {@code written}, the syncer of {@code synced}) also reads it without the lock.
+     */
     private final class Conn {
         final SocketChannel ch;
         final String peer;
@@ -435,6 +439,7 @@ public final class TcpReceiver implements AutoCloseable {
                 while (true) {
                     long target;
                     boolean last;
+                    boolean stop;
                     lock.lock();
                     try {
                         long deadline = System.nanoTime() + intervalNanos;
@@ -453,7 +458,8 @@ public final class TcpReceiver implements AutoCloseable {
                             return;
                         }
                         target = written;
-                        last = eof || stopping;
+                        stop = stopping;
+                        last = eof || stop;
                     } finally {
                         lock.unlock();
                     }
@@ -475,7 +481,7 @@ public final class TcpReceiver implements AutoCloseable {
                         }
                     }
                     if (last) {
-                        if (stopping) {
+                        if (stop) {
                             // FIN after the last acknowledgement: the sender sees the end and closes its side.
                             ch.shutdownOutput();
                         }
