@@ -6,6 +6,7 @@ import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Dirent64;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Statfs;
 import io.jfio.core.sys.Statx;
 import java.io.IOException;
@@ -251,13 +252,13 @@ final class Copier implements AutoCloseable {
                 MemorySegment nameSeg = s.dents.asSlice(rec + Dirent64.OFF_NAME);
                 int r = LibC.statx(fd, nameSeg, flags, Meta.MASK, s.statx);
                 if (r < 0) {
-                    byte[] src = Names.join(d.src, name);
-                    ctx.fail(src, Names.join(d.dst, name), "statx", r, src);
+                    byte[] src = PathBytes.join(d.src, name);
+                    ctx.fail(src, PathBytes.join(d.dst, name), "statx", r, src);
                     continue;
                 }
                 Meta m = Meta.of(s.statx);
                 if (m.isDirectory()) {
-                    subdirs.add(new DirNode(d, Names.join(d.src, name), Names.join(d.dst, name), m));
+                    subdirs.add(new DirNode(d, PathBytes.join(d.src, name), PathBytes.join(d.dst, name), m));
                 } else {
                     entries.add(new Entry(d, name, name, m));
                 }
@@ -612,7 +613,7 @@ final class Copier implements AutoCloseable {
             int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_CREAT | Fcntl.O_EXCL | access | Fcntl.O_CLOEXEC,
                     mode);
             if (fd >= 0) return new Target(fd, name, mode);
-            if (fd != -Errno.EEXIST) throw new ErrnoException("open", -fd, Names.show(Names.join(dir.dst, name)));
+            if (fd != -Errno.EEXIST) throw new ErrnoException("open", -fd, Names.show(PathBytes.join(dir.dst, name)));
         }
     }
 

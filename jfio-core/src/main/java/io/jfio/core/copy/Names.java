@@ -8,13 +8,12 @@ import io.jfio.core.sys.PathBytes;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 
 /**
  * File names and paths as the kernel sees them: bytes, not strings. A Linux file name may be any bytes but
  * {@code '/'} and NUL, so names read from a directory are kept as bytes end to end, and decoded only for messages.
- * Going between a {@link Path} and its bytes is {@link PathBytes}'s (the watchers use it too); this adds what the
- * copy needs on top: joining, last components, paths for messages.
+ * Going between a {@link Path} and its bytes, joining and last components are {@link PathBytes}'s (the watchers use
+ * it too); this adds what the copy needs on top: paths for messages, writing a joined path without building it.
  *
  * <p>Thread-safe; stateless.
  */
@@ -35,24 +34,6 @@ final class Names {
     /** A path for people: UTF-8, with bytes that are not UTF-8 shown as U+FFFD. */
     static String show(byte[] path) {
         return new String(path, StandardCharsets.UTF_8);
-    }
-
-    /** {@code dir + "/" + name}; {@code dir} may end in a slash already. */
-    static byte[] join(byte[] dir, byte[] name) {
-        boolean slash = dir.length > 0 && dir[dir.length - 1] == '/';
-        byte[] r = Arrays.copyOf(dir, dir.length + (slash ? 0 : 1) + name.length);
-        if (!slash) r[dir.length] = '/';
-        System.arraycopy(name, 0, r, r.length - name.length, name.length);
-        return r;
-    }
-
-    /** The last component of a path, without trailing slashes ({@code "a/b/"} gives {@code "b"}; "/" gives "/"). */
-    static byte[] lastComponent(byte[] path) {
-        int end = path.length;
-        while (end > 1 && path[end - 1] == '/') end--;
-        int start = end;
-        while (start > 0 && path[start - 1] != '/') start--;
-        return Arrays.copyOfRange(path, start, end);
     }
 
     /**

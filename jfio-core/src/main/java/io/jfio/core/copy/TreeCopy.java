@@ -4,6 +4,7 @@ import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Platform;
 import io.jfio.core.sys.Statfs;
 import io.jfio.core.sys.Statx;
@@ -296,7 +297,7 @@ public final class TreeCopy {
                     ctx.listener.onNotice("resuming an interrupted copy: target=" + target + " marker="
                             + ResumeMarker.NAME);
                 }
-                byte[] dst = intoDir && !resume ? Names.join(tgt, targetName(source, src)) : tgt;
+                byte[] dst = intoDir && !resume ? PathBytes.join(tgt, targetName(source, src)) : tgt;
                 if (m.isDirectory()) {
                     if (!o.recursive()) {
                         ctx.fail(src, dst, "omitting directory: -r not given: source=" + source, Errno.EISDIR);
@@ -319,8 +320,8 @@ public final class TreeCopy {
                 } else {
                     ctx.filesFound.increment();
                     if (m.isRegular()) ctx.bytesFound.add(m.size());
-                    roots.add(new Copier.Batch(List.of(new Entry(standIn, Names.lastComponent(src),
-                            Names.lastComponent(dst), m))));
+                    roots.add(new Copier.Batch(List.of(new Entry(standIn, PathBytes.lastComponent(src),
+                            PathBytes.lastComponent(dst), m))));
                 }
             }
         }
@@ -328,7 +329,7 @@ public final class TreeCopy {
 
     /** The name a source gets inside a target directory: its last component ("." and ".." by their real name). */
     private static byte[] targetName(Path source, byte[] src) {
-        byte[] last = Names.lastComponent(src);
+        byte[] last = PathBytes.lastComponent(src);
         if (Arrays.equals(last, new byte[] {'.', '.'}) || Arrays.equals(last, new byte[] {'.'})) {
             try {
                 Path real = source.toRealPath();

@@ -9,6 +9,7 @@ import io.jfio.core.sys.Dirent64;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Statx;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -75,7 +76,7 @@ final class TreeSnapshot {
     }
 
     private static byte[] join(byte[] a, byte[] b) {
-        return b.length == 0 ? a : Names.join(a, b);
+        return b.length == 0 ? a : PathBytes.join(a, b);
     }
 
     private static void walk(byte[] root, byte[] rel, Map<String, Node> nodes, Map<String, byte[]> raw) {
@@ -110,7 +111,7 @@ final class TreeSnapshot {
                 LibC.close(fd);
             }
         }
-        for (byte[] c : children) walk(root, rel.length == 0 ? c : Names.join(rel, c), nodes, raw);
+        for (byte[] c : children) walk(root, rel.length == 0 ? c : PathBytes.join(rel, c), nodes, raw);
     }
 
     /**

@@ -268,15 +268,9 @@ abstract class FileWatcherContract {
         }
         byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
         try (var entries = Files.list(dir)) {
-            return entries.filter(p -> Arrays.equals(lastName(PathBytes.bytes(p)), nameBytes)).findFirst()
-                    .orElseThrow();
+            return entries.filter(p -> Arrays.equals(PathBytes.lastComponent(PathBytes.bytes(p)), nameBytes))
+                    .findFirst().orElseThrow();
         }
-    }
-
-    private static byte[] lastName(byte[] path) {
-        int i = path.length;
-        while (i > 0 && path[i - 1] != '/') i--;
-        return Arrays.copyOfRange(path, i, path.length);
     }
 
     @Test
