@@ -105,7 +105,7 @@ final class Copier implements AutoCloseable {
             d.broken = true;
             return;
         }
-        if (Names.put(s.src, d.src) < 0 || Names.put(s.dst, d.dst) < 0) {
+        if (PathBytes.put(s.src, d.src) < 0 || PathBytes.put(s.dst, d.dst) < 0) {
             ctx.fail(d.src, d.dst, new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(d.src)));
             d.broken = true;
             return;
@@ -209,7 +209,7 @@ final class Copier implements AutoCloseable {
     }
 
     private boolean hasDefaultAcl(MemorySegment path) {
-        Names.put(s.xattrName, DEFAULT_ACL);
+        PathBytes.put(s.xattrName, DEFAULT_ACL);
         return LibC.lgetxattr(path, s.xattrName, MemorySegment.NULL, 0) > 0;
     }
 
@@ -324,7 +324,7 @@ final class Copier implements AutoCloseable {
             int r = ResumeMarker.remove(d.dst, s.tmp);
             if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
         }
-        if (Names.put(s.src, d.src) < 0 || Names.put(s.dst, d.dst) < 0) return;
+        if (PathBytes.put(s.src, d.src) < 0 || PathBytes.put(s.dst, d.dst) < 0) return;
         Attributes.Failure f = attrs.applyToPath(s.src, s.dst, d.meta, d.parent, d.fresh || o.preserveMode(), 0700);
         if (f != null) {
             ctx.fail(d.src, d.dst, f.call(), f.errno(), d.dst);
@@ -591,7 +591,7 @@ final class Copier implements AutoCloseable {
     Target createTarget(DirNode dir, int mode) throws ErrnoException {
         int access = o.verify() ? Fcntl.O_RDWR : Fcntl.O_WRONLY;
         if (ctx.tmpfileLinkMode != 2 && !ctx.noTmpfile.contains(dir.dstDev)) {
-            if (Names.put(s.tmp, dir.dst) < 0) {
+            if (PathBytes.put(s.tmp, dir.dst) < 0) {
                 throw new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(dir.dst));
             }
             int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_TMPFILE | access | Fcntl.O_CLOEXEC, mode);
@@ -761,7 +761,7 @@ final class Copier implements AutoCloseable {
     }
 
     private static byte[] pathOf(MemorySegment seg) {
-        return Names.cString(seg, 0, Fcntl.PATH_MAX + 1);
+        return PathBytes.cString(seg, 0, Fcntl.PATH_MAX + 1);
     }
 
     // ------------------------------------------------------------------ hard links
@@ -769,7 +769,7 @@ final class Copier implements AutoCloseable {
     /** Makes {@code e}'s target a hard link to {@code leaderTarget}, the copy of the same source inode. */
     private boolean linkTo(Entry e, byte[] leaderTarget) {
         if (!paths(e)) return false;
-        if (Names.put(s.aux, leaderTarget) < 0) return false;
+        if (PathBytes.put(s.aux, leaderTarget) < 0) return false;
         boolean replace = false;
         if (!e.dir().fresh) {
             int r = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);

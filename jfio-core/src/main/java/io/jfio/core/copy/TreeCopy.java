@@ -265,11 +265,13 @@ public final class TreeCopy {
         // AT_EMPTY_PATH names the descriptor itself (it needs CAP_DAC_READ_SEARCH: root); /proc/self/fd/N works for
         // anyone but costs a walk through procfs per file.
         ctx.tmpfileLinkMode = !tmpfile ? 2 : ctx.euid == 0 ? 1 : Files.isDirectory(Path.of("/proc/self/fd")) ? 0 : 2;
-        byte[] tgt = Names.bytes(target);
+        byte[] tgt = PathBytes.bytes(target);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
             MemorySegment sx = a.allocate(Statx.LAYOUT);
-            if (Names.put(path, tgt) < 0) throw new IllegalArgumentException("target path too long: target=" + target);
+            if (PathBytes.put(path, tgt) < 0) {
+                throw new IllegalArgumentException("target path too long: target=" + target);
+            }
             int tr = LibC.statx(Fcntl.AT_FDCWD, path, 0, Meta.MASK, sx);
             boolean intoDir = tr == 0 && (Statx.mode(sx) & Fcntl.S_IFMT) == Fcntl.S_IFDIR;
             if (sources.size() > 1 && !intoDir) {
@@ -278,8 +280,8 @@ public final class TreeCopy {
             }
             boolean trailingSlash = tgt.length > 1 && tgt[tgt.length - 1] == '/';
             for (Path source : sources) {
-                byte[] src = Names.bytes(source);
-                if (Names.put(path, src) < 0) {
+                byte[] src = PathBytes.bytes(source);
+                if (PathBytes.put(path, src) < 0) {
                     ctx.fail(src, null, new ErrnoException("statx", Errno.ENAMETOOLONG, source.toString()));
                     continue;
                 }
@@ -333,7 +335,7 @@ public final class TreeCopy {
         if (Arrays.equals(last, new byte[] {'.', '.'}) || Arrays.equals(last, new byte[] {'.'})) {
             try {
                 Path real = source.toRealPath();
-                if (real.getFileName() != null) return Names.bytes(real.getFileName());
+                if (real.getFileName() != null) return PathBytes.bytes(real.getFileName());
             } catch (IOException e) {
                 return last;
             }
@@ -366,7 +368,7 @@ public final class TreeCopy {
         DirNode n = new DirNode(null, dir ? dirname(src) : dirname(src), dstDir, null);
         MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
         MemorySegment sx = a.allocate(Statx.LAYOUT);
-        if (Names.put(path, dstDir) < 0) {
+        if (PathBytes.put(path, dstDir) < 0) {
             ctx.fail(src, dst, new ErrnoException("statx", Errno.ENAMETOOLONG, Names.show(dstDir)));
             return null;
         }
@@ -399,7 +401,7 @@ public final class TreeCopy {
                 long dev = ((Number) Files.getAttribute(q, "unix:dev")).longValue();
                 long ino = ((Number) Files.getAttribute(q, "unix:ino")).longValue();
                 if (dev == m.dev() && ino == m.ino()) {
-                    ctx.fail(Names.bytes(source), dst, "cannot copy a directory into itself: source=" + source
+                    ctx.fail(PathBytes.bytes(source), dst, "cannot copy a directory into itself: source=" + source
                             + " target=" + Names.show(dst), Errno.EINVAL);
                     return true;
                 }

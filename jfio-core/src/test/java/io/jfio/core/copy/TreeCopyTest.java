@@ -12,6 +12,7 @@ import io.jfio.core.file.PageCache;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.testing.Fds;
 import io.jfio.core.testing.TestSeed;
 import java.io.IOException;
@@ -485,8 +486,9 @@ class TreeCopyTest {
             int fa = LibC.openat(Fcntl.AT_FDCWD, a.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
             int fb = LibC.openat(Fcntl.AT_FDCWD, b.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
             try {
-                assertEquals((3 << 19) + 17, dc.compare(fa, fb, data.length, false, Names.bytes(a), Names.bytes(b)));
-                assertEquals(-1, dc.compare(fa, fa, data.length, false, Names.bytes(a), Names.bytes(a)));
+                assertEquals((3 << 19) + 17,
+                        dc.compare(fa, fb, data.length, false, PathBytes.bytes(a), PathBytes.bytes(b)));
+                assertEquals(-1, dc.compare(fa, fa, data.length, false, PathBytes.bytes(a), PathBytes.bytes(a)));
             } finally {
                 LibC.close(fa);
                 LibC.close(fb);
@@ -503,7 +505,8 @@ class TreeCopyTest {
             int fs = LibC.openat(Fcntl.AT_FDCWD, sparse.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
             int fd = LibC.openat(Fcntl.AT_FDCWD, dense.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
             try {
-                assertEquals(5 << 20, dc.compare(fs, fd, 8 << 20, true, Names.bytes(sparse), Names.bytes(dense)));
+                assertEquals(5 << 20,
+                        dc.compare(fs, fd, 8 << 20, true, PathBytes.bytes(sparse), PathBytes.bytes(dense)));
             } finally {
                 LibC.close(fs);
                 LibC.close(fd);
