@@ -530,14 +530,23 @@ final class Copier implements AutoCloseable {
                     // copy_file_range (cp does the same).
                     LibC.posixFadvise(srcFd, 0, 0, Fcntl.POSIX_FADV_SEQUENTIAL);
                 }
+                // Found once for one worker or several: the data ranges, and the target's length where the holes
+                // between them are left unwritten.
+                List<DataCopy.Range> ranges = data.ranges(srcFd, m.size(), m.looksSparse(), e.srcPath());
+                boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
+                if (sparse) {
+                    int tr = LibC.ftruncate(t.fd, m.size());
+                    if (tr < 0) throw new ErrnoException("ftruncate", -tr, t.fd, e.showDst(), ErrnoException.NONE,
+                            m.size());
+                }
                 if (!ctx.sequential && ctx.jobs > 1 && m.size() >= o.splitThreshold()
                         && !mostlyCached(srcFd, m.size())) {
                     // The job owns both descriptors from here and closes them when its last part is done.
                     handedOver = true;
-                    SplitJob.start(this, ctx, e, srcFd, t, pair, decision == Decision.REPLACE, done);
+                    SplitJob.start(this, ctx, e, srcFd, t, pair, decision == Decision.REPLACE, done, ranges, sparse);
                     return;
                 }
-                r = copyData(srcFd, t.fd, m, pair, e);
+                r = copyData(srcFd, t.fd, m, ranges, sparse, pair, e);
             }
             ok = finishFile(e, srcFd, t, decision == Decision.REPLACE, r, 1);
         } catch (InterruptedIOException ex) {
@@ -623,19 +632,15 @@ final class Copier implements AutoCloseable {
         if (Names.put(s.tmp, dir.dst, t.tempName) == 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
     }
 
-    /** Copies all of a file's data into the target (a reflink was not made), sparse-aware; single-threaded. */
-    private DataCopy.Result copyData(int srcFd, int dstFd, Meta m, CopyContext.DevPair pair, Entry e)
-            throws IOException {
+    /**
+     * Copies all of a file's data ranges into the target (a reflink was not made; where {@code sparse}, its length is
+     * set already and the holes stay unwritten); single-threaded.
+     */
+    private DataCopy.Result copyData(int srcFd, int dstFd, Meta m, List<DataCopy.Range> ranges, boolean sparse,
+                                     CopyContext.DevPair pair, Entry e) throws IOException {
         if (m.size() == 0) return new DataCopy.Result(null, 0, false, false);
         byte[] srcPath = e.srcPath();
         byte[] dstPath = e.dstPath();
-        List<DataCopy.Range> ranges = data.ranges(srcFd, m.size(), m.looksSparse(), srcPath);
-        boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
-        if (sparse) {
-            int r = LibC.ftruncate(dstFd, m.size());
-            if (r < 0) throw new ErrnoException("ftruncate", -r, dstFd, Names.show(dstPath), ErrnoException.NONE,
-                    m.size());
-        }
         CopyMethod first = data.firstMethod(pair);
         CopyMethod[] used = new CopyMethod[1];
         long written = 0;
