@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       kernel copies; no bytes cross into Java), else io_uring reads and writes, else pread/pwrite; what fails
  *       between two devices is remembered, so only their first file pays. Holes are found with
  *       SEEK_DATA/SEEK_HOLE and kept. Files from {@link CopyOptions#splitThreshold()} up are split across
- *       workers.</li>
+ *       workers, unless at least half of one is in the page cache (cachestat(2)): its parts would only take turns
+ *       on the target's inode lock, so it is copied in one piece.</li>
  *   <li>Atomic: a file is written unnamed ({@code O_TMPFILE}; else under {@code .jfio-PID-N.part}), gets its
  *       attributes, and only then its name ({@code linkat} or {@code rename}). A killed copy leaves no partial
  *       file under a final name; running it again skips what is complete (same size and mtime) and removes stale

@@ -16,7 +16,8 @@ import java.nio.file.Path;
 
 /**
  * How much of a file is in the page cache, and how to make it leave: the tools that make "cold" and "hot"
- * measurements honest.
+ * measurements honest, and {@link #cachedPages}, with which the tree copy leaves a mostly cached large file in one
+ * piece rather than splitting it across workers.
  *
  * <p>Thread-safe; the only state is whether cachestat(2) exists, learned once.
  */
