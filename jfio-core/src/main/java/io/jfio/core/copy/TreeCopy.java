@@ -393,8 +393,11 @@ public final class TreeCopy {
 
     /** True (after reporting) when the target lies inside the source directory. */
     private boolean intoItself(Path source, Meta m, byte[] dst) {
-        Path p = Path.of(new String(dst, java.nio.charset.Charset.forName(System.getProperty("sun.jnu.encoding",
-                "UTF-8")))).toAbsolutePath();
+        // By its bytes: a name that does not decode, made a string, would name another path (or none), and the
+        // check would pass a target that is inside the source.
+        byte[] abs = dst.length > 0 && dst[0] == '/' ? dst
+                : PathBytes.join(PathBytes.bytes(Path.of("").toAbsolutePath()), dst);
+        Path p = PathBytes.path(abs);
         while (p != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) p = p.getParent();
         if (p == null) return false;
         try {

@@ -370,6 +370,21 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldRefuseToCopyADirectoryIntoItselfWhenItsNameDoesNotDecode(@TempDir Path dir) throws Exception {
+        // "src" and 0xff: as a string the name ends in U+FFFD, which names another path; the check goes by bytes.
+        Path src = Files.createDirectory(PathBytes.path(PathBytes.join(PathBytes.bytes(dir),
+                new byte[] {'s', 'r', 'c', (byte) 0xff})));
+        assumeTrue(src.toString().contains("\uFFFD"), "0xff decodes in sun.jnu.encoding=" + PathBytes.JNU);
+        Path inner = Files.createDirectory(src.resolve("inner"));
+        Run r = copy(List.of(src), inner, CopyOptions.archive().build());
+        assertEquals(1, r.failures().size(), r.failures().toString());
+        assertTrue(r.failures().get(0).message().contains("into itself"), r.failures().toString());
+        try (var s = Files.list(inner)) {
+            assertEquals(0, s.count(), "nothing copied into the source");
+        }
+    }
+
+    @Test
     void shouldReportAFileThatVanishesAndCopyTheRest(@TempDir Path dir) throws Exception {
         Path src = Files.createDirectory(dir.resolve("src"));
         for (int i = 0; i < 10; i++) Files.writeString(src.resolve("f" + i), "file " + i);
