@@ -1,5 +1,6 @@
 package io.jfio.bench;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,6 +58,34 @@ class ProcessesTest {
         if (sleep != null) {
             try {
                 sleep.onExit().get(10, TimeUnit.SECONDS);
+            } finally {
+                sleep.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void shouldRunAProcessAsSetUpAndKillItsTreeOnATimeout(@TempDir Path dir) throws Exception {
+        // The environment and the redirection set on the builder reach the child; its exit code comes back.
+        Path out = dir.resolve("out");
+        ProcessBuilder env = new ProcessBuilder("/bin/sh", "-c", "printf %s \"$JFIO_PROCESSES_TEST\"; exit 3")
+                .redirectErrorStream(true).redirectOutput(out.toFile());
+        env.environment().put("JFIO_PROCESSES_TEST", "noninteractive");
+        assertEquals(3, Processes.run(env, 60));
+        assertEquals("noninteractive", Files.readString(out));
+        Path pid = dir.resolve("pid");
+        ProcessBuilder hang = new ProcessBuilder("/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait",
+                pid.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        long t0 = System.nanoTime();
+        IOException timedOut = assertThrows(IOException.class, () -> Processes.run(hang, 3));
+        assertTrue(timedOut.getMessage().startsWith("timed out: command=/bin/sh -c sleep 600"),
+                timedOut.getMessage());
+        assertTrue(System.nanoTime() - t0 < 60_000_000_000L, "not waited for to the end");
+        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElse(null);
+        if (sleep != null) {
+            try {
+                sleep.onExit().get(10, TimeUnit.SECONDS);
+                assertFalse(sleep.isAlive(), "the shell's child was left running");
             } finally {
                 sleep.destroyForcibly();
             }

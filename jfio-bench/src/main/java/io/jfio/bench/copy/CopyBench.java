@@ -164,19 +164,21 @@ public final class CopyBench {
                         + " install (compiles for a few minutes, once; reused from " + home + ")");
                 List<String> cmd = new ArrayList<>(List.of(cargo.toString(), "install"));
                 cmd.addAll(missing);
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                String failed;
                 try {
-                    boolean exited = p.waitFor(30, TimeUnit.MINUTES);
-                    if (!exited || p.exitValue() != 0) {
-                        Processes.kill(p); // cargo's rustc processes too
-                        err.println("bench copy: cargo install failed: exit=" + (exited ? p.exitValue() : "timeout")
-                                + "; continuing without " + String.join(", ", missing));
+                    // A timeout kills cargo's rustc processes too.
+                    int exit = Processes.run(new ProcessBuilder(cmd).redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD), 30 * 60);
+                    failed = exit == 0 ? null : "exit=" + exit;
+                } catch (IOException e) {
+                    if (e.getCause() instanceof InterruptedException) {
+                        throw new IOException("interrupted while installing peers", e);
                     }
-                } catch (InterruptedException e) {
-                    Processes.kill(p);
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while installing peers", e);
+                    failed = e.getMessage();
+                }
+                if (failed != null) {
+                    err.println("bench copy: cargo install failed: " + failed + "; continuing without "
+                            + String.join(", ", missing));
                 }
                 fcp = Tools.find("fcp", home);
                 xcp = Tools.find("xcp", home);
