@@ -58,4 +58,9 @@ public final class Processes {
         }
         return p.exitValue();
     }
+
+    /** Runs {@code sync(1)}, which writes every file system's dirty data back; fails after 600 s. */
+    public static void sync() throws IOException {
+        run(List.of("sync"), 600);
+    }
 }

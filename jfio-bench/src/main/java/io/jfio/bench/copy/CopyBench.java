@@ -233,7 +233,7 @@ public final class CopyBench {
             err.println("bench copy: generating a " + mb(o.bigSize()) + " file");
             TreeGenerator.bigFile(big, o.bigSize(), o.seed());
         }
-        sync();
+        Processes.sync();
         err.printf(Locale.ROOT, "bench copy: data ready in %.1f s; cold cache by %s%n", (System.nanoTime() - t0)
                 / 1e9, canDropCaches() ? "echo 3 > /proc/sys/vm/drop_caches (data, inodes, directories)"
                 : "PageCache.evict per file (data only; not root)");
@@ -255,7 +255,7 @@ public final class CopyBench {
                     for (int k = 0; k < contenders.size(); k++) {
                         Contender c = contenders.get((k + rep) % contenders.size());
                         Path dst = work.resolve("dst-" + c.name() + (isTree ? "" : ".bin"));
-                        sync();
+                        Processes.sync();
                         if (cold) {
                             dropCaches(all);
                             warmTool(c, tiny);
@@ -379,10 +379,6 @@ public final class CopyBench {
         } else {
             for (Path f : files) PageCache.evict(f);
         }
-    }
-
-    private static void sync() throws IOException {
-        Processes.run(List.of("sync"), 600);
     }
 
     /** Compares the copy with the source: names, sizes, mtimes and bytes of every file. */

@@ -181,7 +181,7 @@ public final class ShipBench {
                 // The disk test's file and the last run's output were just deleted: with ext4's online discard
                 // (mounted -o discard) their blocks are trimmed at the next journal commit, which would be the
                 // shipper's first fdatasync. sync(1) does that work now, outside the measured run.
-                syncDisks();
+                Processes.sync();
                 single.add(singleJfio(input, sink, rep));
             }
         }
@@ -189,15 +189,11 @@ public final class ShipBench {
             int reps = Math.max(1, o.reps() / 3);
             for (int rep = 1; rep <= reps; rep++) {
                 progress("single file -> rsyslog (imfile -> omfile), run %d of %d", rep, reps);
-                syncDisks();
+                Processes.sync();
                 single.add(singleRsyslog(input, rep));
             }
         }
         Files.deleteIfExists(input);
-    }
-
-    private static void syncDisks() throws IOException {
-        Processes.run(List.of("sync"), 600);
     }
 
     /**
