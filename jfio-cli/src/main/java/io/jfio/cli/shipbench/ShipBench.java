@@ -296,7 +296,7 @@ public final class ShipBench {
                 measured(r, input, c, problem);
                 // Done is when the output is complete, not when rsyslogd has been stopped afterwards.
                 r.put("wall_seconds", wall);
-                r.put("cpu_seconds", cpu >= 0 ? cpu : c.cpuSeconds());
+                r.put("cpu_seconds", Double.isNaN(cpu) ? c.cpuSeconds() : cpu);
                 r.put("peak_rss_bytes", rss);
                 if (problem != null) problems.add("single file -> rsyslog run " + rep + ": " + problem);
             }
@@ -401,7 +401,7 @@ public final class ShipBench {
             }
             r.put("max_ms", none ? Double.NaN : h.getMaxValue() / 1e6);
             if (!none) curves.put(tool + " " + sink, curve(h));
-            double share = cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / measured : Double.NaN;
+            double share = (cpu1 - cpu0) / measured; // NaN when a CPU time could not be read
             r.put("cpu_percent", share * 100);
             // What else ran meanwhile: a latency tail on a shared machine is mostly waiting for a CPU.
             r.put("bench_jvm_cpus", machine.ours());
@@ -544,8 +544,8 @@ public final class ShipBench {
                 r.put("seconds", seconds);
                 r.put("mb_per_s", written / 1e6 / seconds);
                 r.put("lines_per_s", written / LogLines.LINE / seconds);
-                // cpuNow() is -1 once the shipper has exited.
-                r.put("cpu_seconds", cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : Double.NaN);
+                // NaN when the shipper had exited before a CPU time was read.
+                r.put("cpu_seconds", cpu1 - cpu0);
                 r.put("peak_rss_bytes", rss);
                 r.put("verified", problem == null ? "every byte arrived (count)" : problem);
                 r.put("problem", problem);
@@ -598,8 +598,8 @@ public final class ShipBench {
                 double cpu1 = c.cpuNow();
                 double seconds = (System.nanoTime() - m0) / 1e9;
                 long rss = c.peakRssBytes();
-                // cpuNow() is -1 once the shipper has exited: no difference to take then.
-                double cpu = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : Double.NaN;
+                // NaN when the shipper had exited before a CPU time was read.
+                double cpu = cpu1 - cpu0;
                 if (!c.process().isAlive()) {
                     problem = "shipper exited: " + lastLine(c.log());
                 } else if (problem == null && Double.isNaN(cpu)) {
@@ -835,8 +835,8 @@ public final class ShipBench {
             String what = String.format(Locale.ROOT, "idle CPU with %,d watched files", m.get("files"));
             String target = String.format(Locale.ROOT, "(target <= %.1f%%)", TARGET_IDLE_PERCENT);
             double pct = m.get("cpu_percent") instanceof Double d ? d : Double.NaN;
-            // A CPU time read from a shipper that had exited was -1: never a share, let alone a passing one.
-            boolean measured = m.get("problem") == null && Double.isFinite(pct) && pct >= 0;
+            // A CPU time that could not be read (the shipper had exited) is NaN: no share, let alone a passing one.
+            boolean measured = m.get("problem") == null && Double.isFinite(pct);
             v.add(measured ? String.format(Locale.ROOT, "%s: %s: %.3f%% of one core %s",
                     pct <= TARGET_IDLE_PERCENT ? "PASS" : "FAIL", what, pct, target)
                     : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
