@@ -74,6 +74,13 @@ public final class ShipBench {
     private static final long IDLE_SETTLE_MS = 2500;
     /** What a verdict says instead of a value when no run of its workload succeeded. */
     static final String RUN_FAILED = "n/a (run failed)";
+    /**
+     * The problem of a latency run whose histogram is empty: it reads 0 ms at every percentile, which would pass any
+     * latency target.
+     */
+    static final String NO_LINE_MEASURED = "no line was measured";
+    /** The problem of an idle run whose shipper's CPU time could not be read: no share to judge. */
+    static final String CPU_UNREADABLE = "the shipper's CPU time could not be read";
 
     private final ShipBenchOptions o;
     private final PrintWriter err;
@@ -383,8 +390,7 @@ public final class ShipBench {
             } else if (lat.malformed() > 0) {
                 problem = lat.malformed() + " malformed lines";
             } else if (h.getTotalCount() == 0) {
-                // An empty histogram reads 0 at every percentile, which would pass any latency target.
-                problem = "no line was measured";
+                problem = NO_LINE_MEASURED;
             }
             long rss = c.peakRssBytes();
             c.stop();
@@ -603,7 +609,7 @@ public final class ShipBench {
                 if (!c.process().isAlive()) {
                     problem = "shipper exited: " + lastLine(c.log());
                 } else if (problem == null && Double.isNaN(cpu)) {
-                    problem = "the shipper's CPU time could not be read";
+                    problem = CPU_UNREADABLE;
                 }
                 c.stop();
                 r.put("files", n);
@@ -824,20 +830,18 @@ public final class ShipBench {
             if (!m.get("tool").equals("jfio")) continue;
             String what = String.format(Locale.ROOT, "latency p99 at %,d lines/s, %s sink", o.rate(), m.get("sink"));
             String target = String.format(Locale.ROOT, "(target <= %.0f ms)", TARGET_P99_MS);
-            // An empty histogram reads 0 ms at every percentile: no line measured is no result, not a fast one.
+            // A run without a problem measured lines (else NO_LINE_MEASURED), so it has a p99.
             double p99 = m.get("p99_ms") instanceof Double d ? d : Double.NaN;
-            boolean measured = m.get("problem") == null && m.get("measured_lines") instanceof Number n
-                    && n.longValue() > 0 && Double.isFinite(p99);
-            v.add(measured ? String.format(Locale.ROOT, "%s: %s: %.2f ms %s", p99 <= TARGET_P99_MS ? "PASS" : "FAIL",
-                    what, p99, target) : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
+            v.add(m.get("problem") == null ? String.format(Locale.ROOT, "%s: %s: %.2f ms %s",
+                    p99 <= TARGET_P99_MS ? "PASS" : "FAIL", what, p99, target)
+                    : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
         }
         for (Map<String, Object> m : idle) {
             String what = String.format(Locale.ROOT, "idle CPU with %,d watched files", m.get("files"));
             String target = String.format(Locale.ROOT, "(target <= %.1f%%)", TARGET_IDLE_PERCENT);
+            // A run without a problem read the shipper's CPU time (else CPU_UNREADABLE), so it has a share.
             double pct = m.get("cpu_percent") instanceof Double d ? d : Double.NaN;
-            // A CPU time that could not be read (the shipper had exited) is NaN: no share, let alone a passing one.
-            boolean measured = m.get("problem") == null && Double.isFinite(pct);
-            v.add(measured ? String.format(Locale.ROOT, "%s: %s: %.3f%% of one core %s",
+            v.add(m.get("problem") == null ? String.format(Locale.ROOT, "%s: %s: %.3f%% of one core %s",
                     pct <= TARGET_IDLE_PERCENT ? "PASS" : "FAIL", what, pct, target)
                     : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
         }

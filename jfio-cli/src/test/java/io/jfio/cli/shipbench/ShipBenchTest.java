@@ -173,13 +173,13 @@ class ShipBenchTest {
                 "FAIL: idle CPU with 10,000 watched files: n/a (run failed) (target <= 0.5%)",
                 "FAIL: peak RSS of the shipper over all runs: n/a (run failed) (target <= 128 MB = 122.1 MiB)"),
                 b.verdicts());
-        // Nothing measured is no result even where no problem was recorded: an empty histogram reads 0 ms at every
+        // Nothing measured is no result: the runs record it as a problem. An empty histogram reads 0 ms at every
         // percentile, a CPU time that could not be read is no share.
         ShipBench none = judge(dir);
         none.latency.add(row("jfio", "dir", "measured_lines", 0L, "p99_ms", 0.0, "peak_rss_bytes", 60L << 20,
-                "problem", null));
+                "problem", ShipBench.NO_LINE_MEASURED));
         none.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", Double.NaN, "peak_rss_bytes", 60L << 20,
-                "problem", null));
+                "problem", ShipBench.CPU_UNREADABLE));
         List<String> v = none.verdicts();
         assertEquals("FAIL: latency p99 at 10,000 lines/s, dir sink: n/a (run failed) (target <= 5 ms)", v.get(0));
         assertEquals("FAIL: idle CPU with 10,000 watched files: n/a (run failed) (target <= 0.5%)", v.get(1));
