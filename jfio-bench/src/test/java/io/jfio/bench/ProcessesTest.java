@@ -16,23 +16,39 @@ import org.junit.jupiter.api.io.TempDir;
 /** Killing a real process tree: a shell with a child of its own, as a launcher or a timing shell is. */
 class ProcessesTest {
 
-    /** Starts {@code sh} with a {@code sleep} below it; returns the shell, once the sleep's pid is in {@code pid}. */
+    /**
+     * Starts {@code sh} with a {@code sleep} below it; returns the shell, once the sleep's pid is in {@code pid}. If
+     * that does not happen, both are killed.
+     */
     static Process shellWithChild(Path pid) throws Exception {
         Process sh = new ProcessBuilder("/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait", pid.toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+        try {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n"))) {
+                if (System.nanoTime() > deadline) throw new AssertionError("the shell wrote no pid within 30 s");
+                Thread.sleep(10);
+            }
+            return sh;
+        } catch (Throwable t) {
+            destroyTree(sh);
+            throw t;
         }
-        return sh;
+    }
+
+    /** Kills {@code p} and what is below it, for cleaning up: not by the code under test. */
+    static void destroyTree(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
     }
 
     @Test
     void shouldKillTheProcessAndWhatItStarted(@TempDir Path dir) throws Exception {
         Path pid = dir.resolve("pid");
         Process sh = shellWithChild(pid);
-        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+        ProcessHandle sleep = null;
         try {
+            sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
             assertTrue(sleep.isAlive());
             assertTrue(sh.descendants().toList().contains(sleep), "the sleep is the shell's child");
             Processes.kill(sh);
@@ -40,8 +56,8 @@ class ProcessesTest {
             sleep.onExit().get(10, TimeUnit.SECONDS);
             assertFalse(sleep.isAlive(), "the shell's child was left running");
         } finally {
-            sleep.destroyForcibly();
-            sh.destroyForcibly();
+            if (sleep != null) sleep.destroyForcibly();
+            destroyTree(sh);
         }
     }
 
@@ -95,14 +111,19 @@ class ProcessesTest {
     @Test
     void shouldKillNothingElse(@TempDir Path dir) throws Exception {
         Process other = new ProcessBuilder(List.of("sleep", "600")).start();
-        Process sh = shellWithChild(dir.resolve("pid"));
         try {
-            Processes.kill(sh);
-            assertTrue(sh.waitFor(10, TimeUnit.SECONDS));
-            assertTrue(other.isAlive(), "a process beside the tree was killed");
+            Process sh = shellWithChild(dir.resolve("pid"));
+            ProcessHandle sleep = sh.descendants().findFirst().orElse(null);
+            try {
+                Processes.kill(sh);
+                assertTrue(sh.waitFor(10, TimeUnit.SECONDS));
+                assertTrue(other.isAlive(), "a process beside the tree was killed");
+            } finally {
+                if (sleep != null) sleep.destroyForcibly();
+                destroyTree(sh);
+            }
         } finally {
             other.destroyForcibly();
-            sh.destroyForcibly();
         }
     }
 }

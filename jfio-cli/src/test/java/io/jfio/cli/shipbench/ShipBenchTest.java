@@ -226,12 +226,13 @@ class ShipBenchTest {
         Path pid = dir.resolve("pid");
         Child c = Child.start(List.of("/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait", pid.toString()),
                 dir.resolve("log"));
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+        ProcessHandle sleep = null;
         try {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
             assertTrue(Child.LIVE.contains(c.process()));
             c.close();
             assertFalse(c.process().isAlive());
@@ -239,7 +240,9 @@ class ShipBenchTest {
             assertFalse(sleep.isAlive(), "the child's own child was left running");
             assertFalse(Child.LIVE.contains(c.process()));
         } finally {
-            sleep.destroyForcibly();
+            if (sleep != null) sleep.destroyForcibly();
+            // Also when the pid never came: the shell and whatever it started. A second close does nothing.
+            c.close();
         }
     }
 
