@@ -38,9 +38,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *       files is checked with {@link PageCache#residency} before every run.</li>
  *   <li>Every copy goes to a fresh destination. Large-file copies are removed between runs. Tree copies are moved
  *       aside and removed when the tree runs are over: on ext4 without a journal the inode allocator skips inodes
- *       freed in the last 60 s, 300 s while their inode table block is dirty (recently_deleted), so removing the
- *       previous tree before a run slows that run several times over, measuring the removal instead of the
- *       copy.</li>
+ *       freed in the last 60 s, 360 s (60 + 300) while their inode table block is dirty (recently_deleted), so
+ *       removing the previous tree before a run slows that run several times over, measuring the removal instead
+ *       of the copy.</li>
  *   <li>The first jfio copy of each workload is compared with the source (content, size, mtime).</li>
  *   <li>Prints a Markdown table (median seconds, MB/s, ratio to cp -a) and the targets' PASS/FAIL lines; removes
  *       everything, also on Ctrl-C.</li>

@@ -185,9 +185,11 @@ public final class ShipBench {
             for (int rep = 1; rep <= o.reps(); rep++) {
                 progress("single file -> %s sink, run %d of %d", sink, rep, o.reps());
                 if (sink.equals("dir")) diskMBps.add(durableWriteMBps(work, inputBytes));
-                // The disk test's file and the last run's output were just deleted: with ext4's online discard
-                // (mounted -o discard) their blocks are trimmed at the next journal commit, which would be the
-                // shipper's first fdatasync. sync(1) does that work now, outside the measured run.
+                // The disk test's file and the last run's output were just deleted. Freeing their blocks issues
+                // discards where the file system is mounted -o discard (as here), which the disk may still be
+                // working through, and leaves block bitmaps and inode tables dirty: both would land in whatever
+                // syncs next, the shipper's writes and fdatasyncs. sync(1) writes that back and flushes the disk
+                // now, outside the measured run.
                 Processes.sync();
                 single.add(singleJfio(input, sink, rep));
             }
