@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** CPU times from /proc: parsing, and a real child's time arriving in this JVM's cutime and cstime. */
+/** CPU times from /proc: parsing, their unit, and a real child's time arriving in this JVM's cutime and cstime. */
 class CpuUsageTest {
 
     @Test
@@ -23,7 +26,22 @@ class CpuUsageTest {
         assertNull(CpuUsage.ProcessTimes.parse("garbage"));
         assertNull(CpuUsage.ProcessTimes.parse("4242 (short) S 1 2 3"));
         assertNull(CpuUsage.ProcessTimes.parse("4242 (x) S 1 4242 4242 0 -1 4194560 100 200 0 0 7 8 many 125 20"));
-        assertEquals(CpuUsage.TICKS_PER_SECOND, 100.0);
+    }
+
+    @Test
+    void shouldCountInTheSystemsClockTicks() throws Exception {
+        // USER_HZ, the unit of /proc's times, is what sysconf(_SC_CLK_TCK) reports.
+        Process p;
+        try {
+            p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+        } catch (IOException e) {
+            assumeTrue(false, "no getconf: " + e.getMessage());
+            return;
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        assertEquals(Double.parseDouble(out), CpuUsage.TICKS_PER_SECOND, out);
     }
 
     @Test

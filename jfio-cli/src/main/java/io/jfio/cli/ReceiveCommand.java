@@ -19,11 +19,12 @@ import picocli.CommandLine.Option;
  * ({@link TcpReceiver}). Each connection is written to its own file in DIR; with the acknowledgement protocol, bytes
  * are acknowledged only after they were fdatasync'ed, so the shipper's checkpoints never run ahead of the disk here.
  *
- * <p>Not thread-safe; one instance per command line. Runs until SIGTERM or SIGINT, then stops reading, syncs and
- * acknowledges what it wrote, closes the connections (within 5 s; what is not done by then is dropped as a crash
- * would, and the shipper sends the unacknowledged rest again) and exits {@link ExitCodes#OK}. A malformed address
- * exits {@link ExitCodes#USAGE}; an address that cannot be listened on or a directory that cannot be made,
- * {@link ExitCodes#ENVIRONMENT}.
+ * <p>Not thread-safe; one instance per command line. Runs until SIGTERM or SIGINT, then stops listening and
+ * writing: it syncs and acknowledges what it wrote, and reads and drops what an acknowledging sender still sends
+ * until that sender closes (a plain connection's input is shut down at once). What is not done within 5 s is dropped
+ * as a crash would, and the shipper sends the unacknowledged rest again. Then it exits {@link ExitCodes#OK}. A
+ * malformed address exits {@link ExitCodes#USAGE}; an address that cannot be listened on or a directory that cannot
+ * be made, {@link ExitCodes#ENVIRONMENT}.
  */
 @Command(name = "receive", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, description = {
@@ -69,7 +70,7 @@ public final class ReceiveCommand implements Callable<Integer> {
         }
         CountDownLatch stop = new CountDownLatch(1);
         Runnable undo = Signals.onTermination(name -> {
-            log.info("signal", "signal", name, "action", "stop reading, sync and acknowledge what was written, exit 0");
+            log.info("signal", "signal", name, "action", "stop writing, sync and acknowledge what was written, exit 0");
             stop.countDown();
         });
         log.info("listening", "address", bind.getHostString() + ":" + receiver.port(), "dir", to.toAbsolutePath(),

@@ -98,8 +98,9 @@ public final class ShipCommand implements Callable<Integer> {
             + "long after it last grew (default 5s).")
     private String rotateWait;
 
-    @Option(names = "--buffer-size", paramLabel = "SIZE", description = "How much one read takes (default 1MiB;"
-            + " the buffer grows to max-record + 1 for a longer line).")
+    @Option(names = "--buffer-size", paramLabel = "SIZE", description = "How much one read takes (default 1MiB);"
+            + " the buffer, allocated at the start, is the larger of this and max-record + 1, so that a line"
+            + " longer than one read is still framed whole.")
     private String bufferSize;
 
     @Option(names = "--segment-size", paramLabel = "SIZE", description = "dir sink segment size (default 128MiB).")

@@ -3,9 +3,12 @@ package io.jfio.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.cli.shipbench.ShipBenchOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,23 +17,36 @@ class ShipBenchCommandTest {
 
     @Test
     void shouldRejectBadOptionsWithExitTwo(@TempDir Path dir) {
-        List<List<String>> bad = List.of(
-                List.of("bench", "ship", "--quick", "--full"),
-                List.of("bench", "ship", "--workloads", "single,warp"),
-                List.of("bench", "ship", "--idle-files", "lots"),
-                List.of("bench", "ship", "--files", "0"),
-                List.of("bench", "ship", "--seconds", "0"),
-                List.of("bench", "ship", "--idle-seconds", "0"),
-                List.of("bench", "ship", "--rate", "2000000000"),
-                List.of("bench", "ship", "--dir", dir.resolve("missing").toString(), "--out",
-                        dir.resolve("r").toString()));
-        for (List<String> args : bad) {
-            CliTest.Run r = CliTest.run(args.toArray(String[]::new));
-            assertEquals(ExitCodes.USAGE, r.exit(), args + ": " + r.err());
-            assertTrue(r.err().startsWith("jfio bench ship: "), args + ": " + r.err());
-        }
+        // Each with a directory and an output of its own: an option let through must not start a benchmark in the
+        // current directory, and the message must name what is wrong.
+        String[] at = {"--dir", dir.toString(), "--out", dir.resolve("r").toString()};
+        assertUsage("--quick and --full exclude each other", at, "--quick", "--full");
+        assertUsage("unknown workload: warp", at, "--workloads", "single,warp");
+        assertUsage("invalid --idle-files: lots", at, "--idle-files", "lots");
+        assertUsage("sizes must be positive \\(files at most 999\\)", at, "--files", "0");
+        assertUsage("measured windows must be at least 1 s: latency=0s", at, "--seconds", "0");
+        assertUsage("measured windows must be at least 1 s: latency=\\d+s idle=0s", at, "--idle-seconds", "0");
+        assertUsage("rate at most " + ShipBenchOptions.MAX_RATE + " lines per second: rate=2000000000", at,
+                "--rate", "2000000000");
+        assertUsage(Pattern.quote("not a directory: dir=" + dir.resolve("missing")), new String[] {"--dir",
+                dir.resolve("missing").toString(), "--out", dir.resolve("r").toString()});
+        assertTrue(Files.notExists(dir.resolve("r")), "a report was written");
         CliTest.Run help = CliTest.run("bench", "--help");
         assertTrue(help.out().contains("ship"), "bench lists its ship subcommand: " + help.out());
+    }
+
+    /**
+     * Runs {@code jfio bench ship} with {@code at} and {@code args}: exit 2 and a message on stderr in which
+     * {@code message} (a regular expression) is found.
+     */
+    private static void assertUsage(String message, String[] at, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("bench", "ship"));
+        cmd.addAll(List.of(at));
+        cmd.addAll(List.of(args));
+        CliTest.Run r = CliTest.run(cmd.toArray(String[]::new));
+        assertEquals(ExitCodes.USAGE, r.exit(), cmd + ": " + r.err());
+        assertTrue(r.err().startsWith("jfio bench ship: "), cmd + ": " + r.err());
+        assertTrue(Pattern.compile(message).matcher(r.err()).find(), cmd + ": " + message + ": " + r.err());
     }
 
     @Test

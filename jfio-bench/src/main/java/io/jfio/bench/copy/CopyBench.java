@@ -38,9 +38,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *       files is checked with {@link PageCache#residency} before every run.</li>
  *   <li>Every copy goes to a fresh destination. Large-file copies are removed between runs. Tree copies are moved
  *       aside and removed when the tree runs are over: on ext4 without a journal the inode allocator skips inodes
- *       freed in the last 60 s, 300 s while their inode table block is dirty (recently_deleted), so removing the
- *       previous tree before a run slows that run several times over, measuring the removal instead of the
- *       copy.</li>
+ *       freed in the last 60 s, 360 s (60 + 300) while their inode table block is dirty (recently_deleted), so
+ *       removing the previous tree before a run slows that run several times over, measuring the removal instead
+ *       of the copy.</li>
  *   <li>The first jfio copy of each workload is compared with the source (content, size, mtime).</li>
  *   <li>Prints a Markdown table (median seconds, MB/s, ratio to cp -a) and the targets' PASS/FAIL lines; removes
  *       everything, also on Ctrl-C.</li>
@@ -164,19 +164,21 @@ public final class CopyBench {
                         + " install (compiles for a few minutes, once; reused from " + home + ")");
                 List<String> cmd = new ArrayList<>(List.of(cargo.toString(), "install"));
                 cmd.addAll(missing);
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                String failed;
                 try {
-                    boolean exited = p.waitFor(30, TimeUnit.MINUTES);
-                    if (!exited || p.exitValue() != 0) {
-                        Processes.kill(p); // cargo's rustc processes too
-                        err.println("bench copy: cargo install failed: exit=" + (exited ? p.exitValue() : "timeout")
-                                + "; continuing without " + String.join(", ", missing));
+                    // A timeout kills cargo's rustc processes too.
+                    int exit = Processes.run(new ProcessBuilder(cmd).redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD), 30 * 60);
+                    failed = exit == 0 ? null : "exit=" + exit;
+                } catch (IOException e) {
+                    if (e.getCause() instanceof InterruptedException) {
+                        throw new IOException("interrupted while installing peers", e);
                     }
-                } catch (InterruptedException e) {
-                    Processes.kill(p);
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while installing peers", e);
+                    failed = e.getMessage();
+                }
+                if (failed != null) {
+                    err.println("bench copy: cargo install failed: " + failed + "; continuing without "
+                            + String.join(", ", missing));
                 }
                 fcp = Tools.find("fcp", home);
                 xcp = Tools.find("xcp", home);
@@ -231,7 +233,7 @@ public final class CopyBench {
             err.println("bench copy: generating a " + mb(o.bigSize()) + " file");
             TreeGenerator.bigFile(big, o.bigSize(), o.seed());
         }
-        sync();
+        Processes.sync();
         err.printf(Locale.ROOT, "bench copy: data ready in %.1f s; cold cache by %s%n", (System.nanoTime() - t0)
                 / 1e9, canDropCaches() ? "echo 3 > /proc/sys/vm/drop_caches (data, inodes, directories)"
                 : "PageCache.evict per file (data only; not root)");
@@ -253,7 +255,7 @@ public final class CopyBench {
                     for (int k = 0; k < contenders.size(); k++) {
                         Contender c = contenders.get((k + rep) % contenders.size());
                         Path dst = work.resolve("dst-" + c.name() + (isTree ? "" : ".bin"));
-                        sync();
+                        Processes.sync();
                         if (cold) {
                             dropCaches(all);
                             warmTool(c, tiny);
@@ -377,10 +379,6 @@ public final class CopyBench {
         } else {
             for (Path f : files) PageCache.evict(f);
         }
-    }
-
-    private static void sync() throws IOException {
-        Processes.run(List.of("sync"), 600);
     }
 
     /** Compares the copy with the source: names, sizes, mtimes and bytes of every file. */

@@ -163,7 +163,9 @@ public final class CopyBenchResult {
                     double m = median(workload, mode, c.name());
                     String all = Arrays.toString(runs.stream().map(d -> d.isNaN() ? "failed"
                             : String.format(Locale.ROOT, "%.3f", d)).toArray());
-                    double[] cpuS = medianCpu(workload, mode, c.name());
+                    // Only successful runs' CPU is recorded: shown for a failed cell, it would flatter it as a
+                    // median time of the runs that worked would.
+                    double[] cpuS = Double.isNaN(m) ? null : medianCpu(workload, mode, c.name());
                     out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", workload, mode, c.label(),
                             Double.isNaN(m) ? "failed" : String.format(Locale.ROOT, "%.3f", m),
                             all.substring(1, all.length() - 1), Double.isNaN(m) ? "-"

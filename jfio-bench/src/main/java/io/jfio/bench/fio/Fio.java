@@ -1,5 +1,6 @@
 package io.jfio.bench.fio;
 
+import io.jfio.bench.Processes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -21,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Fio {
     private static final Path APT_GET = Path.of("/usr/bin/apt-get");
+    /** How long one apt-get may take: a slow mirror, not a hung one (FioInterleaveTest installs fio in CI). */
+    private static final long APT_TIMEOUT_SECONDS = 600;
 
     private final Path executable;
     private final String version;
@@ -99,25 +102,46 @@ public final class Fio {
         List<String> cmd = new java.util.ArrayList<>();
         cmd.add(APT_GET.toString());
         cmd.addAll(List.of(args));
+        Path out = null;
         try {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            // Into a file, not a pipe: nothing reads a pipe while Processes.run waits, and apt-get's output would
+            // fill it.
+            out = Files.createTempFile("jfio-apt-get-", ".log");
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
             pb.environment().put("DEBIAN_FRONTEND", "noninteractive");
-            Process p = pb.start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int rc = p.waitFor();
-            if (rc != 0) {
-                String[] lines = out.strip().split("\n");
-                int from = Math.max(0, lines.length - 5);
-                for (int i = from; i < lines.length; i++) log.println("  apt-get: " + lines[i]);
-            }
+            // A timeout kills apt-get's dpkg and maintainer scripts too.
+            int rc = Processes.run(pb, APT_TIMEOUT_SECONDS);
+            if (rc != 0) printTail(out, log);
             return rc == 0;
         } catch (IOException e) {
+            // Not started, timed out or interrupted (then quietly, as the run is being stopped).
+            if (e.getCause() instanceof InterruptedException) return false;
+            if (out != null) printTail(out, log);
             log.println("  apt-get could not run: " + e.getMessage());
             return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+        } finally {
+            if (out != null) {
+                try {
+                    Files.deleteIfExists(out);
+                } catch (IOException e) {
+                    // a temporary file left behind: nothing more to do about it here
+                }
+            }
         }
+    }
+
+    /** The last 5 lines of apt-get's output (in {@code out}), which say why it failed. */
+    private static void printTail(Path out, PrintWriter log) {
+        String text;
+        try {
+            text = new String(Files.readAllBytes(out), StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            return;
+        }
+        if (text.isEmpty()) return;
+        String[] lines = text.split("\n");
+        int from = Math.max(0, lines.length - 5);
+        for (int i = from; i < lines.length; i++) log.println("  apt-get: " + lines[i]);
     }
 
     /** True when the process runs as root (uid 0). */

@@ -103,6 +103,13 @@ class CopyBenchTest {
         StringWriter out2 = new StringWriter();
         r.print(new PrintWriter(out2));
         assertTrue(out2.toString().contains("| 162 | 1.00x | 0.03 + 0.40 |"), out2.toString());
+        // A failed run fails the cell: no CPU from the runs that worked either.
+        r.addCpu("tree", "hot", "xcp", 0.01, 0.20);
+        r.add("tree", "hot", "xcp", Double.NaN);
+        StringWriter out3 = new StringWriter();
+        r.print(new PrintWriter(out3));
+        assertTrue(out3.toString().contains("| tree | hot | xcp | failed | 0.700, 0.700, 0.700, failed | - | - | - |"),
+                out3.toString());
     }
 
     @Test

@@ -118,15 +118,18 @@ final class Child implements AutoCloseable {
         return hwmKb * 1024;
     }
 
-    /** Reads the CPU time now (for a running child), in seconds; -1 when it has exited. */
+    /**
+     * Reads the CPU time now (for a running child), in seconds; NaN when it cannot be read (it has exited), so that a
+     * share or a difference taken from it is NaN too: not measured.
+     */
     double cpuNow() {
         try {
             long t = statTicks(Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat")));
-            if (t < 0) return -1;
+            if (t < 0) return Double.NaN;
             ticks = t;
             return t * TICK;
         } catch (IOException | RuntimeException e) {
-            return -1;
+            return Double.NaN;
         }
     }
 

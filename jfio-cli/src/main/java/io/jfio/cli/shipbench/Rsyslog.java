@@ -15,6 +15,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe; stateless.
  */
 final class Rsyslog {
+    /** How long one apt-get may take: a slow mirror, not a hung one. */
+    private static final long APT_TIMEOUT_SECONDS = 15 * 60;
+
     private Rsyslog() {
     }
 
@@ -56,22 +59,12 @@ final class Rsyslog {
     }
 
     private static boolean run(List<String> cmd) {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("DEBIAN_FRONTEND", "noninteractive");
         try {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-            pb.environment().put("DEBIAN_FRONTEND", "noninteractive");
-            Process p = pb.start();
-            try {
-                if (!p.waitFor(15, TimeUnit.MINUTES)) {
-                    Processes.kill(p); // apt-get's dpkg and maintainer scripts too
-                    return false;
-                }
-            } catch (InterruptedException e) {
-                Processes.kill(p);
-                Thread.currentThread().interrupt();
-                return false;
-            }
-            return p.exitValue() == 0;
+            // A timeout kills apt-get's dpkg and maintainer scripts too.
+            return Processes.run(pb, APT_TIMEOUT_SECONDS) == 0;
         } catch (IOException e) {
             return false;
         }

@@ -74,6 +74,13 @@ public final class ShipBench {
     private static final long IDLE_SETTLE_MS = 2500;
     /** What a verdict says instead of a value when no run of its workload succeeded. */
     static final String RUN_FAILED = "n/a (run failed)";
+    /**
+     * The problem of a latency run whose histogram is empty: it reads 0 ms at every percentile, which would pass any
+     * latency target.
+     */
+    static final String NO_LINE_MEASURED = "no line was measured";
+    /** The problem of an idle run whose shipper's CPU time could not be read: no share to judge. */
+    static final String CPU_UNREADABLE = "the shipper's CPU time could not be read";
 
     private final ShipBenchOptions o;
     private final PrintWriter err;
@@ -178,10 +185,12 @@ public final class ShipBench {
             for (int rep = 1; rep <= o.reps(); rep++) {
                 progress("single file -> %s sink, run %d of %d", sink, rep, o.reps());
                 if (sink.equals("dir")) diskMBps.add(durableWriteMBps(work, inputBytes));
-                // The disk test's file and the last run's output were just deleted: with ext4's online discard
-                // (mounted -o discard) their blocks are trimmed at the next journal commit, which would be the
-                // shipper's first fdatasync. sync(1) does that work now, outside the measured run.
-                syncDisks();
+                // The disk test's file and the last run's output were just deleted. Freeing their blocks issues
+                // discards where the file system is mounted -o discard (as here), which the disk may still be
+                // working through, and leaves block bitmaps and inode tables dirty: both would land in whatever
+                // syncs next, the shipper's writes and fdatasyncs. sync(1) writes that back and flushes the disk
+                // now, outside the measured run.
+                Processes.sync();
                 single.add(singleJfio(input, sink, rep));
             }
         }
@@ -189,15 +198,11 @@ public final class ShipBench {
             int reps = Math.max(1, o.reps() / 3);
             for (int rep = 1; rep <= reps; rep++) {
                 progress("single file -> rsyslog (imfile -> omfile), run %d of %d", rep, reps);
-                syncDisks();
+                Processes.sync();
                 single.add(singleRsyslog(input, rep));
             }
         }
         Files.deleteIfExists(input);
-    }
-
-    private static void syncDisks() throws IOException {
-        Processes.run(List.of("sync"), 600);
     }
 
     /**
@@ -300,7 +305,7 @@ public final class ShipBench {
                 measured(r, input, c, problem);
                 // Done is when the output is complete, not when rsyslogd has been stopped afterwards.
                 r.put("wall_seconds", wall);
-                r.put("cpu_seconds", cpu >= 0 ? cpu : c.cpuSeconds());
+                r.put("cpu_seconds", Double.isNaN(cpu) ? c.cpuSeconds() : cpu);
                 r.put("peak_rss_bytes", rss);
                 if (problem != null) problems.add("single file -> rsyslog run " + rep + ": " + problem);
             }
@@ -387,8 +392,7 @@ public final class ShipBench {
             } else if (lat.malformed() > 0) {
                 problem = lat.malformed() + " malformed lines";
             } else if (h.getTotalCount() == 0) {
-                // An empty histogram reads 0 at every percentile, which would pass any latency target.
-                problem = "no line was measured";
+                problem = NO_LINE_MEASURED;
             }
             long rss = c.peakRssBytes();
             c.stop();
@@ -405,7 +409,7 @@ public final class ShipBench {
             }
             r.put("max_ms", none ? Double.NaN : h.getMaxValue() / 1e6);
             if (!none) curves.put(tool + " " + sink, curve(h));
-            double share = cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / measured : Double.NaN;
+            double share = (cpu1 - cpu0) / measured; // NaN when a CPU time could not be read
             r.put("cpu_percent", share * 100);
             // What else ran meanwhile: a latency tail on a shared machine is mostly waiting for a CPU.
             r.put("bench_jvm_cpus", machine.ours());
@@ -548,8 +552,8 @@ public final class ShipBench {
                 r.put("seconds", seconds);
                 r.put("mb_per_s", written / 1e6 / seconds);
                 r.put("lines_per_s", written / LogLines.LINE / seconds);
-                // cpuNow() is -1 once the shipper has exited.
-                r.put("cpu_seconds", cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : Double.NaN);
+                // NaN when the shipper had exited before a CPU time was read.
+                r.put("cpu_seconds", cpu1 - cpu0);
                 r.put("peak_rss_bytes", rss);
                 r.put("verified", problem == null ? "every byte arrived (count)" : problem);
                 r.put("problem", problem);
@@ -602,12 +606,12 @@ public final class ShipBench {
                 double cpu1 = c.cpuNow();
                 double seconds = (System.nanoTime() - m0) / 1e9;
                 long rss = c.peakRssBytes();
-                // cpuNow() is -1 once the shipper has exited: no difference to take then.
-                double cpu = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : Double.NaN;
+                // NaN when the shipper had exited before a CPU time was read.
+                double cpu = cpu1 - cpu0;
                 if (!c.process().isAlive()) {
                     problem = "shipper exited: " + lastLine(c.log());
                 } else if (problem == null && Double.isNaN(cpu)) {
-                    problem = "the shipper's CPU time could not be read";
+                    problem = CPU_UNREADABLE;
                 }
                 c.stop();
                 r.put("files", n);
@@ -828,20 +832,18 @@ public final class ShipBench {
             if (!m.get("tool").equals("jfio")) continue;
             String what = String.format(Locale.ROOT, "latency p99 at %,d lines/s, %s sink", o.rate(), m.get("sink"));
             String target = String.format(Locale.ROOT, "(target <= %.0f ms)", TARGET_P99_MS);
-            // An empty histogram reads 0 ms at every percentile: no line measured is no result, not a fast one.
+            // A run without a problem measured lines (else NO_LINE_MEASURED), so it has a p99.
             double p99 = m.get("p99_ms") instanceof Double d ? d : Double.NaN;
-            boolean measured = m.get("problem") == null && m.get("measured_lines") instanceof Number n
-                    && n.longValue() > 0 && Double.isFinite(p99);
-            v.add(measured ? String.format(Locale.ROOT, "%s: %s: %.2f ms %s", p99 <= TARGET_P99_MS ? "PASS" : "FAIL",
-                    what, p99, target) : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
+            v.add(m.get("problem") == null ? String.format(Locale.ROOT, "%s: %s: %.2f ms %s",
+                    p99 <= TARGET_P99_MS ? "PASS" : "FAIL", what, p99, target)
+                    : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
         }
         for (Map<String, Object> m : idle) {
             String what = String.format(Locale.ROOT, "idle CPU with %,d watched files", m.get("files"));
             String target = String.format(Locale.ROOT, "(target <= %.1f%%)", TARGET_IDLE_PERCENT);
+            // A run without a problem read the shipper's CPU time (else CPU_UNREADABLE), so it has a share.
             double pct = m.get("cpu_percent") instanceof Double d ? d : Double.NaN;
-            // A CPU time read from a shipper that had exited was -1: never a share, let alone a passing one.
-            boolean measured = m.get("problem") == null && Double.isFinite(pct) && pct >= 0;
-            v.add(measured ? String.format(Locale.ROOT, "%s: %s: %.3f%% of one core %s",
+            v.add(m.get("problem") == null ? String.format(Locale.ROOT, "%s: %s: %.3f%% of one core %s",
                     pct <= TARGET_IDLE_PERCENT ? "PASS" : "FAIL", what, pct, target)
                     : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
         }

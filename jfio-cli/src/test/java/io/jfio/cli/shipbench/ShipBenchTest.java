@@ -164,8 +164,8 @@ class ShipBenchTest {
         // A run that lost lines may still have a fine p99.
         b.latency.add(row("jfio", "tcp", "measured_lines", 1000L, "p99_ms", 0.3, "peak_rss_bytes", 60L << 20,
                 "problem", "delivered 900 of 1000 lines"));
-        // cpuNow() of an exited shipper was -1: a negative share.
-        b.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", -6.7, "peak_rss_bytes", 60L << 20,
+        // cpuNow() of an exited shipper is NaN: no share.
+        b.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", Double.NaN, "peak_rss_bytes", 60L << 20,
                 "problem", "shipper exited: killed"));
         assertEquals(List.of(
                 "FAIL: single file into the dir sink: n/a (run failed) (target >= 1000 MB/s)",
@@ -173,13 +173,13 @@ class ShipBenchTest {
                 "FAIL: idle CPU with 10,000 watched files: n/a (run failed) (target <= 0.5%)",
                 "FAIL: peak RSS of the shipper over all runs: n/a (run failed) (target <= 128 MB = 122.1 MiB)"),
                 b.verdicts());
-        // Nothing measured is no result even where no problem was recorded: an empty histogram reads 0 ms at every
+        // Nothing measured is no result: the runs record it as a problem. An empty histogram reads 0 ms at every
         // percentile, a CPU time that could not be read is no share.
         ShipBench none = judge(dir);
         none.latency.add(row("jfio", "dir", "measured_lines", 0L, "p99_ms", 0.0, "peak_rss_bytes", 60L << 20,
-                "problem", null));
+                "problem", ShipBench.NO_LINE_MEASURED));
         none.idle.add(row("jfio", "dir", "files", 10_000, "cpu_percent", Double.NaN, "peak_rss_bytes", 60L << 20,
-                "problem", null));
+                "problem", ShipBench.CPU_UNREADABLE));
         List<String> v = none.verdicts();
         assertEquals("FAIL: latency p99 at 10,000 lines/s, dir sink: n/a (run failed) (target <= 5 ms)", v.get(0));
         assertEquals("FAIL: idle CPU with 10,000 watched files: n/a (run failed) (target <= 0.5%)", v.get(1));
@@ -226,12 +226,13 @@ class ShipBenchTest {
         Path pid = dir.resolve("pid");
         Child c = Child.start(List.of("/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait", pid.toString()),
                 dir.resolve("log"));
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        ProcessHandle sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
+        ProcessHandle sleep = null;
         try {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            sleep = ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).orElseThrow();
             assertTrue(Child.LIVE.contains(c.process()));
             c.close();
             assertFalse(c.process().isAlive());
@@ -239,7 +240,9 @@ class ShipBenchTest {
             assertFalse(sleep.isAlive(), "the child's own child was left running");
             assertFalse(Child.LIVE.contains(c.process()));
         } finally {
-            sleep.destroyForcibly();
+            if (sleep != null) sleep.destroyForcibly();
+            // Also when the pid never came: the shell and whatever it started. A second close does nothing.
+            c.close();
         }
     }
 

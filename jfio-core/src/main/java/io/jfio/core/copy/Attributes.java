@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Timespec;
 import java.lang.foreign.MemorySegment;
 
@@ -161,7 +162,8 @@ final class Attributes {
                 if (r == 0) {
                     set++;
                 } else if (r == -Errno.EOPNOTSUPP || r == -Errno.EPERM || r == -Errno.EACCES) {
-                    String n = new String(Names.cString(name, 0, nameLen + 1), java.nio.charset.StandardCharsets.UTF_8);
+                    String n = new String(PathBytes.cString(name, 0, nameLen + 1),
+                            java.nio.charset.StandardCharsets.UTF_8);
                     int dot = n.indexOf('.');
                     String ns = dot > 0 ? n.substring(0, dot) : n;
                     ctx.noticeOnce("xattr:" + ns + ":" + r, "extended attributes not preserved: namespace=" + ns

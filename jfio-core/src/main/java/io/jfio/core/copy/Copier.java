@@ -6,6 +6,7 @@ import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Dirent64;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Statfs;
 import io.jfio.core.sys.Statx;
 import java.io.IOException;
@@ -104,7 +105,7 @@ final class Copier implements AutoCloseable {
             d.broken = true;
             return;
         }
-        if (Names.put(s.src, d.src) < 0 || Names.put(s.dst, d.dst) < 0) {
+        if (PathBytes.put(s.src, d.src) < 0 || PathBytes.put(s.dst, d.dst) < 0) {
             ctx.fail(d.src, d.dst, new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(d.src)));
             d.broken = true;
             return;
@@ -208,7 +209,7 @@ final class Copier implements AutoCloseable {
     }
 
     private boolean hasDefaultAcl(MemorySegment path) {
-        Names.put(s.xattrName, DEFAULT_ACL);
+        PathBytes.put(s.xattrName, DEFAULT_ACL);
         return LibC.lgetxattr(path, s.xattrName, MemorySegment.NULL, 0) > 0;
     }
 
@@ -251,13 +252,13 @@ final class Copier implements AutoCloseable {
                 MemorySegment nameSeg = s.dents.asSlice(rec + Dirent64.OFF_NAME);
                 int r = LibC.statx(fd, nameSeg, flags, Meta.MASK, s.statx);
                 if (r < 0) {
-                    byte[] src = Names.join(d.src, name);
-                    ctx.fail(src, Names.join(d.dst, name), "statx", r, src);
+                    byte[] src = PathBytes.join(d.src, name);
+                    ctx.fail(src, PathBytes.join(d.dst, name), "statx", r, src);
                     continue;
                 }
                 Meta m = Meta.of(s.statx);
                 if (m.isDirectory()) {
-                    subdirs.add(new DirNode(d, Names.join(d.src, name), Names.join(d.dst, name), m));
+                    subdirs.add(new DirNode(d, PathBytes.join(d.src, name), PathBytes.join(d.dst, name), m));
                 } else {
                     entries.add(new Entry(d, name, name, m));
                 }
@@ -323,7 +324,7 @@ final class Copier implements AutoCloseable {
             int r = ResumeMarker.remove(d.dst, s.tmp);
             if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
         }
-        if (Names.put(s.src, d.src) < 0 || Names.put(s.dst, d.dst) < 0) return;
+        if (PathBytes.put(s.src, d.src) < 0 || PathBytes.put(s.dst, d.dst) < 0) return;
         Attributes.Failure f = attrs.applyToPath(s.src, s.dst, d.meta, d.parent, d.fresh || o.preserveMode(), 0700);
         if (f != null) {
             ctx.fail(d.src, d.dst, f.call(), f.errno(), d.dst);
@@ -529,14 +530,23 @@ final class Copier implements AutoCloseable {
                     // copy_file_range (cp does the same).
                     LibC.posixFadvise(srcFd, 0, 0, Fcntl.POSIX_FADV_SEQUENTIAL);
                 }
+                // Found once for one worker or several: the data ranges, and the target's length where the holes
+                // between them are left unwritten.
+                List<DataCopy.Range> ranges = data.ranges(srcFd, m.size(), m.looksSparse(), e.srcPath());
+                boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
+                if (sparse) {
+                    int tr = LibC.ftruncate(t.fd, m.size());
+                    if (tr < 0) throw new ErrnoException("ftruncate", -tr, t.fd, e.showDst(), ErrnoException.NONE,
+                            m.size());
+                }
                 if (!ctx.sequential && ctx.jobs > 1 && m.size() >= o.splitThreshold()
                         && !mostlyCached(srcFd, m.size())) {
                     // The job owns both descriptors from here and closes them when its last part is done.
                     handedOver = true;
-                    SplitJob.start(this, ctx, e, srcFd, t, pair, decision == Decision.REPLACE, done);
+                    SplitJob.start(this, ctx, e, srcFd, t, pair, decision == Decision.REPLACE, done, ranges, sparse);
                     return;
                 }
-                r = copyData(srcFd, t.fd, m, pair, e);
+                r = copyData(srcFd, t.fd, m, ranges, sparse, pair, e);
             }
             ok = finishFile(e, srcFd, t, decision == Decision.REPLACE, r, 1);
         } catch (InterruptedIOException ex) {
@@ -590,7 +600,7 @@ final class Copier implements AutoCloseable {
     Target createTarget(DirNode dir, int mode) throws ErrnoException {
         int access = o.verify() ? Fcntl.O_RDWR : Fcntl.O_WRONLY;
         if (ctx.tmpfileLinkMode != 2 && !ctx.noTmpfile.contains(dir.dstDev)) {
-            if (Names.put(s.tmp, dir.dst) < 0) {
+            if (PathBytes.put(s.tmp, dir.dst) < 0) {
                 throw new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(dir.dst));
             }
             int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_TMPFILE | access | Fcntl.O_CLOEXEC, mode);
@@ -612,7 +622,7 @@ final class Copier implements AutoCloseable {
             int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_CREAT | Fcntl.O_EXCL | access | Fcntl.O_CLOEXEC,
                     mode);
             if (fd >= 0) return new Target(fd, name, mode);
-            if (fd != -Errno.EEXIST) throw new ErrnoException("open", -fd, Names.show(Names.join(dir.dst, name)));
+            if (fd != -Errno.EEXIST) throw new ErrnoException("open", -fd, Names.show(PathBytes.join(dir.dst, name)));
         }
     }
 
@@ -622,19 +632,15 @@ final class Copier implements AutoCloseable {
         if (Names.put(s.tmp, dir.dst, t.tempName) == 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
     }
 
-    /** Copies all of a file's data into the target (a reflink was not made), sparse-aware; single-threaded. */
-    private DataCopy.Result copyData(int srcFd, int dstFd, Meta m, CopyContext.DevPair pair, Entry e)
-            throws IOException {
+    /**
+     * Copies all of a file's data ranges into the target (a reflink was not made; where {@code sparse}, its length is
+     * set already and the holes stay unwritten); single-threaded.
+     */
+    private DataCopy.Result copyData(int srcFd, int dstFd, Meta m, List<DataCopy.Range> ranges, boolean sparse,
+                                     CopyContext.DevPair pair, Entry e) throws IOException {
         if (m.size() == 0) return new DataCopy.Result(null, 0, false, false);
         byte[] srcPath = e.srcPath();
         byte[] dstPath = e.dstPath();
-        List<DataCopy.Range> ranges = data.ranges(srcFd, m.size(), m.looksSparse(), srcPath);
-        boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
-        if (sparse) {
-            int r = LibC.ftruncate(dstFd, m.size());
-            if (r < 0) throw new ErrnoException("ftruncate", -r, dstFd, Names.show(dstPath), ErrnoException.NONE,
-                    m.size());
-        }
         CopyMethod first = data.firstMethod(pair);
         CopyMethod[] used = new CopyMethod[1];
         long written = 0;
@@ -760,7 +766,7 @@ final class Copier implements AutoCloseable {
     }
 
     private static byte[] pathOf(MemorySegment seg) {
-        return Names.cString(seg, 0, Fcntl.PATH_MAX + 1);
+        return PathBytes.cString(seg, 0, Fcntl.PATH_MAX + 1);
     }
 
     // ------------------------------------------------------------------ hard links
@@ -768,7 +774,7 @@ final class Copier implements AutoCloseable {
     /** Makes {@code e}'s target a hard link to {@code leaderTarget}, the copy of the same source inode. */
     private boolean linkTo(Entry e, byte[] leaderTarget) {
         if (!paths(e)) return false;
-        if (Names.put(s.aux, leaderTarget) < 0) return false;
+        if (PathBytes.put(s.aux, leaderTarget) < 0) return false;
         boolean replace = false;
         if (!e.dir().fresh) {
             int r = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);

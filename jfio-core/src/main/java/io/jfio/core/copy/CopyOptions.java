@@ -25,7 +25,8 @@ package io.jfio.core.copy;
  *                           sequential when a source or target device reports {@code queue/rotational = 1}
  * @param blockSize          bytes per request for the io_uring and read/write methods
  * @param queueDepth         requests in flight per file for the io_uring method
- * @param splitThreshold     regular files at least this large are split across workers (when not sequential)
+ * @param splitThreshold     regular files at least this large are split across workers (when not sequential, and
+ *                           unless at least half of the file is in the page cache: such a file is copied in one piece)
  * @param chunkSize          the part of a split file one worker copies at a time
  */
 public record CopyOptions(boolean recursive, Dereference dereference, boolean preserveMode,

@@ -1,5 +1,7 @@
 package io.jfio.core.copy;
 
+import io.jfio.core.sys.PathBytes;
+
 /**
  * One non-directory entry to copy: a regular file, symlink, FIFO, socket or device node, found in {@code dir}.
  *
@@ -13,11 +15,11 @@ package io.jfio.core.copy;
 record Entry(DirNode dir, byte[] srcName, byte[] dstName, Meta meta) {
 
     byte[] srcPath() {
-        return Names.join(dir.src, srcName);
+        return PathBytes.join(dir.src, srcName);
     }
 
     byte[] dstPath() {
-        return Names.join(dir.dst, dstName);
+        return PathBytes.join(dir.dst, dstName);
     }
 
     String showSrc() {

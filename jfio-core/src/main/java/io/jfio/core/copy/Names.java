@@ -8,13 +8,13 @@ import io.jfio.core.sys.PathBytes;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 
 /**
  * File names and paths as the kernel sees them: bytes, not strings. A Linux file name may be any bytes but
  * {@code '/'} and NUL, so names read from a directory are kept as bytes end to end, and decoded only for messages.
- * Going between a {@link Path} and its bytes is {@link PathBytes}'s (the watchers use it too); this adds what the
- * copy needs on top: joining, last components, paths for messages.
+ * Going between a {@link Path} and its bytes, joining, last components and writing a path into native memory are
+ * {@link PathBytes}'s, called directly (the watchers use it too); this adds only what the copy needs on top: paths
+ * for messages, writing {@code dir + "/" + name} without building the joined array, and ASCII strings.
  *
  * <p>Thread-safe; stateless.
  */
@@ -22,46 +22,9 @@ final class Names {
     private Names() {
     }
 
-    /** The bytes of a path: {@link PathBytes#bytes(Path)}. */
-    static byte[] bytes(Path path) {
-        return PathBytes.bytes(path);
-    }
-
-    /** The bytes of a path given as a string. */
-    static byte[] bytes(String path) {
-        return PathBytes.bytes(path);
-    }
-
     /** A path for people: UTF-8, with bytes that are not UTF-8 shown as U+FFFD. */
     static String show(byte[] path) {
         return new String(path, StandardCharsets.UTF_8);
-    }
-
-    /** {@code dir + "/" + name}; {@code dir} may end in a slash already. */
-    static byte[] join(byte[] dir, byte[] name) {
-        boolean slash = dir.length > 0 && dir[dir.length - 1] == '/';
-        byte[] r = Arrays.copyOf(dir, dir.length + (slash ? 0 : 1) + name.length);
-        if (!slash) r[dir.length] = '/';
-        System.arraycopy(name, 0, r, r.length - name.length, name.length);
-        return r;
-    }
-
-    /** The last component of a path, without trailing slashes ({@code "a/b/"} gives {@code "b"}; "/" gives "/"). */
-    static byte[] lastComponent(byte[] path) {
-        int end = path.length;
-        while (end > 1 && path[end - 1] == '/') end--;
-        int start = end;
-        while (start > 0 && path[start - 1] != '/') start--;
-        return Arrays.copyOfRange(path, start, end);
-    }
-
-    /**
-     * Writes {@code path} NUL-terminated into {@code seg}: {@link PathBytes#put(MemorySegment, byte[])}.
-     *
-     * @return 0, or -ENAMETOOLONG if it does not fit PATH_MAX
-     */
-    static int put(MemorySegment seg, byte[] path) {
-        return PathBytes.put(seg, path);
     }
 
     /**
@@ -85,10 +48,5 @@ final class Names {
     static void putAscii(MemorySegment seg, String s) {
         for (int i = 0; i < s.length(); i++) seg.set(JAVA_BYTE, i, (byte) s.charAt(i));
         seg.set(JAVA_BYTE, s.length(), (byte) 0);
-    }
-
-    /** The bytes of a NUL-terminated string in {@code seg} starting at {@code offset}. */
-    static byte[] cString(MemorySegment seg, long offset, long limit) {
-        return PathBytes.cString(seg, offset, limit);
     }
 }

@@ -65,36 +65,20 @@ final class SplitJob {
     }
 
     /**
-     * Starts copying a large file whose reflink was not made (the caller tried): cuts the data into parts, queues
-     * all but the first and copies the first on this worker. Owns {@code srcFd} and the target from here on.
+     * Starts copying a large file whose reflink was not made and whose data ranges were found (the caller did both,
+     * and where {@code sparse} set the target's length): cuts the ranges into parts, queues all but the first and
+     * copies the first on this worker. Owns {@code srcFd} and the target from here on.
      */
     static void start(Copier c, CopyContext ctx, Entry e, int srcFd, Copier.Target t, CopyContext.DevPair pair,
-                      boolean replace, Copier.Done done) {
-        Meta m = e.meta();
-        SplitJob job;
-        try {
-            List<DataCopy.Range> ranges = c.data().ranges(srcFd, m.size(), m.looksSparse(), e.srcPath());
-            boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
-            if (sparse) {
-                int r = LibC.ftruncate(t.fd, m.size());
-                if (r < 0) throw new ErrnoException("ftruncate", -r, t.fd, e.showDst(), ErrnoException.NONE, m.size());
+                      boolean replace, Copier.Done done, List<DataCopy.Range> ranges, boolean sparse) {
+        List<DataCopy.Range> parts = new ArrayList<>();
+        long chunk = ctx.options.chunkSize();
+        for (DataCopy.Range r : ranges) {
+            for (long off = r.offset(); off < r.end(); off += chunk) {
+                parts.add(new DataCopy.Range(off, Math.min(chunk, r.end() - off)));
             }
-            List<DataCopy.Range> parts = new ArrayList<>();
-            long chunk = ctx.options.chunkSize();
-            for (DataCopy.Range r : ranges) {
-                for (long off = r.offset(); off < r.end(); off += chunk) {
-                    parts.add(new DataCopy.Range(off, Math.min(chunk, r.end() - off)));
-                }
-            }
-            job = new SplitJob(ctx, e, srcFd, t, pair, replace, done, parts, sparse, c.data().firstMethod(pair));
-        } catch (IOException ex) {
-            if (!(ex instanceof InterruptedIOException)) ctx.fail(e.srcPath(), e.dstPath(), message(ex), errno(ex));
-            c.discardIfUnpublished(t, e.dir());
-            LibC.close(t.fd);
-            LibC.close(srcFd);
-            done.accept(c, false);
-            return;
         }
+        SplitJob job = new SplitJob(ctx, e, srcFd, t, pair, replace, done, parts, sparse, c.data().firstMethod(pair));
         if (job.parts.isEmpty()) { // all holes
             job.finish(c);
             return;

@@ -4,6 +4,7 @@ import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Platform;
 import io.jfio.core.sys.Statfs;
 import io.jfio.core.sys.Statx;
@@ -37,7 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       kernel copies; no bytes cross into Java), else io_uring reads and writes, else pread/pwrite; what fails
  *       between two devices is remembered, so only their first file pays. Holes are found with
  *       SEEK_DATA/SEEK_HOLE and kept. Files from {@link CopyOptions#splitThreshold()} up are split across
- *       workers.</li>
+ *       workers, unless at least half of one is in the page cache (cachestat(2)): its parts would only take turns
+ *       on the target's inode lock, so it is copied in one piece.</li>
  *   <li>Atomic: a file is written unnamed ({@code O_TMPFILE}; else under {@code .jfio-PID-N.part}), gets its
  *       attributes, and only then its name ({@code linkat} or {@code rename}). A killed copy leaves no partial
  *       file under a final name; running it again skips what is complete (same size and mtime) and removes stale
@@ -264,11 +266,13 @@ public final class TreeCopy {
         // AT_EMPTY_PATH names the descriptor itself (it needs CAP_DAC_READ_SEARCH: root); /proc/self/fd/N works for
         // anyone but costs a walk through procfs per file.
         ctx.tmpfileLinkMode = !tmpfile ? 2 : ctx.euid == 0 ? 1 : Files.isDirectory(Path.of("/proc/self/fd")) ? 0 : 2;
-        byte[] tgt = Names.bytes(target);
+        byte[] tgt = PathBytes.bytes(target);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
             MemorySegment sx = a.allocate(Statx.LAYOUT);
-            if (Names.put(path, tgt) < 0) throw new IllegalArgumentException("target path too long: target=" + target);
+            if (PathBytes.put(path, tgt) < 0) {
+                throw new IllegalArgumentException("target path too long: target=" + target);
+            }
             int tr = LibC.statx(Fcntl.AT_FDCWD, path, 0, Meta.MASK, sx);
             boolean intoDir = tr == 0 && (Statx.mode(sx) & Fcntl.S_IFMT) == Fcntl.S_IFDIR;
             if (sources.size() > 1 && !intoDir) {
@@ -277,8 +281,8 @@ public final class TreeCopy {
             }
             boolean trailingSlash = tgt.length > 1 && tgt[tgt.length - 1] == '/';
             for (Path source : sources) {
-                byte[] src = Names.bytes(source);
-                if (Names.put(path, src) < 0) {
+                byte[] src = PathBytes.bytes(source);
+                if (PathBytes.put(path, src) < 0) {
                     ctx.fail(src, null, new ErrnoException("statx", Errno.ENAMETOOLONG, source.toString()));
                     continue;
                 }
@@ -296,7 +300,7 @@ public final class TreeCopy {
                     ctx.listener.onNotice("resuming an interrupted copy: target=" + target + " marker="
                             + ResumeMarker.NAME);
                 }
-                byte[] dst = intoDir && !resume ? Names.join(tgt, targetName(source, src)) : tgt;
+                byte[] dst = intoDir && !resume ? PathBytes.join(tgt, targetName(source, src)) : tgt;
                 if (m.isDirectory()) {
                     if (!o.recursive()) {
                         ctx.fail(src, dst, "omitting directory: -r not given: source=" + source, Errno.EISDIR);
@@ -319,8 +323,8 @@ public final class TreeCopy {
                 } else {
                     ctx.filesFound.increment();
                     if (m.isRegular()) ctx.bytesFound.add(m.size());
-                    roots.add(new Copier.Batch(List.of(new Entry(standIn, Names.lastComponent(src),
-                            Names.lastComponent(dst), m))));
+                    roots.add(new Copier.Batch(List.of(new Entry(standIn, PathBytes.lastComponent(src),
+                            PathBytes.lastComponent(dst), m))));
                 }
             }
         }
@@ -328,11 +332,11 @@ public final class TreeCopy {
 
     /** The name a source gets inside a target directory: its last component ("." and ".." by their real name). */
     private static byte[] targetName(Path source, byte[] src) {
-        byte[] last = Names.lastComponent(src);
+        byte[] last = PathBytes.lastComponent(src);
         if (Arrays.equals(last, new byte[] {'.', '.'}) || Arrays.equals(last, new byte[] {'.'})) {
             try {
                 Path real = source.toRealPath();
-                if (real.getFileName() != null) return Names.bytes(real.getFileName());
+                if (real.getFileName() != null) return PathBytes.bytes(real.getFileName());
             } catch (IOException e) {
                 return last;
             }
@@ -365,7 +369,7 @@ public final class TreeCopy {
         DirNode n = new DirNode(null, dir ? dirname(src) : dirname(src), dstDir, null);
         MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
         MemorySegment sx = a.allocate(Statx.LAYOUT);
-        if (Names.put(path, dstDir) < 0) {
+        if (PathBytes.put(path, dstDir) < 0) {
             ctx.fail(src, dst, new ErrnoException("statx", Errno.ENAMETOOLONG, Names.show(dstDir)));
             return null;
         }
@@ -389,8 +393,11 @@ public final class TreeCopy {
 
     /** True (after reporting) when the target lies inside the source directory. */
     private boolean intoItself(Path source, Meta m, byte[] dst) {
-        Path p = Path.of(new String(dst, java.nio.charset.Charset.forName(System.getProperty("sun.jnu.encoding",
-                "UTF-8")))).toAbsolutePath();
+        // By its bytes: a name that does not decode, made a string, would name another path (or none), and the
+        // check would pass a target that is inside the source.
+        byte[] abs = dst.length > 0 && dst[0] == '/' ? dst
+                : PathBytes.join(PathBytes.bytes(Path.of("").toAbsolutePath()), dst);
+        Path p = PathBytes.path(abs);
         while (p != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) p = p.getParent();
         if (p == null) return false;
         try {
@@ -398,7 +405,7 @@ public final class TreeCopy {
                 long dev = ((Number) Files.getAttribute(q, "unix:dev")).longValue();
                 long ino = ((Number) Files.getAttribute(q, "unix:ino")).longValue();
                 if (dev == m.dev() && ino == m.ino()) {
-                    ctx.fail(Names.bytes(source), dst, "cannot copy a directory into itself: source=" + source
+                    ctx.fail(PathBytes.bytes(source), dst, "cannot copy a directory into itself: source=" + source
                             + " target=" + Names.show(dst), Errno.EINVAL);
                     return true;
                 }

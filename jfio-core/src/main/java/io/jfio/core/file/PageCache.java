@@ -16,7 +16,8 @@ import java.nio.file.Path;
 
 /**
  * How much of a file is in the page cache, and how to make it leave: the tools that make "cold" and "hot"
- * measurements honest.
+ * measurements honest, and {@link #cachedPages}, with which the tree copy leaves a mostly cached large file in one
+ * piece rather than splitting it across workers.
  *
  * <p>Thread-safe; the only state is whether cachestat(2) exists, learned once.
  */
@@ -24,8 +25,11 @@ public final class PageCache {
     /** mincore in chunks, so the vector stays small for huge files. */
     private static final long CHUNK = 1L << 30;
     /**
-     * cachestat(2) said ENOSYS (a kernel before 6.5, or a seccomp filter that hides it): it is not asked again, so
-     * a caller that asks for every large file pays the failing call once. A racy flag: two threads may both ask.
+     * cachestat(2) said ENOSYS (a kernel before 6.5, or a seccomp filter that hides it that way): it is not asked
+     * again, so a caller that asks for every large file pays the failing call once. EPERM is not remembered: newer
+     * kernels give it per file (one the caller can neither write nor owns), so it says nothing about the next file;
+     * a seccomp filter that answers EPERM therefore costs one failed call per file asked about, each answered -1
+     * ("cannot say": the copy may then split a file that is in fact cached). A racy flag: two threads may both ask.
      */
     private static volatile boolean noCachestat;
 

@@ -93,12 +93,31 @@ public final class PathBytes {
     public static Path resolve(Path dir, byte[] name) {
         String s = new String(name, JNU);
         if (s.indexOf('\uFFFD') < 0) return dir.resolve(s);
-        byte[] d = bytes(dir.toAbsolutePath());
-        boolean slash = d[d.length - 1] == '/';
-        byte[] joined = Arrays.copyOf(d, d.length + (slash ? 0 : 1) + name.length);
-        if (!slash) joined[d.length] = '/';
-        System.arraycopy(name, 0, joined, joined.length - name.length, name.length);
-        return path(joined);
+        return path(join(bytes(dir.toAbsolutePath()), name));
+    }
+
+    /**
+     * {@code dir + "/" + name} as bytes; no slash is added where {@code dir} ends in one already (the root).
+     * Nothing is decoded or checked: {@code name} is taken as one component.
+     */
+    public static byte[] join(byte[] dir, byte[] name) {
+        boolean slash = dir.length > 0 && dir[dir.length - 1] == '/';
+        byte[] r = Arrays.copyOf(dir, dir.length + (slash ? 0 : 1) + name.length);
+        if (!slash) r[dir.length] = '/';
+        System.arraycopy(name, 0, r, r.length - name.length, name.length);
+        return r;
+    }
+
+    /**
+     * The last component of a path as bytes, without trailing slashes: {@code "a/b/"} gives {@code "b"}, {@code "b"}
+     * gives {@code "b"}, and {@code "/"} (which names no entry in a directory) gives an empty array.
+     */
+    public static byte[] lastComponent(byte[] path) {
+        int end = path.length;
+        while (end > 1 && path[end - 1] == '/') end--;
+        int start = end;
+        while (start > 0 && path[start - 1] != '/') start--;
+        return Arrays.copyOfRange(path, start, end);
     }
 
     /**

@@ -8,9 +8,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 
 /**
- * {@code struct statfs} as the C library's fstatfs fills it on 64-bit Linux (x86_64 and aarch64 alike: every word is
- * 64 bits, {@code __fsword_t} and {@code fsblkcnt_t} included), and the magic numbers of the pseudo file systems
- * from linux/magic.h.
+ * {@code struct statfs} as the fstatfs system call fills it ({@link LibC#fstatfs}, the raw call) on 64-bit Linux:
+ * the kernel's layout, which is the C library's too there (x86_64 and aarch64 alike: every word is 64 bits,
+ * {@code __fsword_t} and {@code fsblkcnt_t} included), and the magic numbers of the pseudo file systems from
+ * linux/magic.h.
  *
  * {@snippet lang = c:
  * struct statfs {

@@ -126,19 +126,17 @@ public final class InotifyWatcher implements FileWatcher {
     }
 
     /**
-     * A MOVED_FROM waiting for its MOVED_TO: where it sits in {@code pending}, until when, and the path it named (by
-     * the name's bytes: the event's string may have lost some).
+     * A MOVED_FROM waiting for its MOVED_TO: where it sits in {@code pending} (that event has the directory), until
+     * when, and the name's bytes (the event's string may have lost some).
      */
     private static final class Held {
         int index;
         final long deadline;
-        final Path dir;
         final byte[] name;
 
-        Held(int index, long deadline, Path dir, byte[] name) {
+        Held(int index, long deadline, byte[] name) {
             this.index = index;
             this.deadline = deadline;
-            this.dir = dir;
             this.name = name;
         }
     }
@@ -574,7 +572,7 @@ public final class InotifyWatcher implements FileWatcher {
         // not valid in sun.jnu.encoding still names the right directory.
         String name = new String(nameBytes, PathBytes.JNU);
         if ((mask & IN_MOVED_FROM) != 0) {
-            held.put(cookie, new Held(pending.size(), now + PAIR_WAIT_NANOS, w.path, nameBytes));
+            held.put(cookie, new Held(pending.size(), now + PAIR_WAIT_NANOS, nameBytes));
             pending.add(FileEvent.of(Kind.MOVED_FROM, w.path, name, isDir));
         } else if ((mask & IN_MOVED_TO) != 0) {
             movedTo(w, name, nameBytes, isDir, cookie);
@@ -624,7 +622,7 @@ public final class InotifyWatcher implements FileWatcher {
             if (isDir && w.tree) joinTree(PathBytes.resolve(w.path, nameBytes));
             return;
         }
-        Path from = PathBytes.resolve(h.dir, h.name);
+        Path from = PathBytes.resolve(pending.get(h.index).dir(), h.name);
         pending.set(h.index, new FileEvent(Kind.MOVED, w.path, name, isDir, from));
         if (isDir) relocate(from, PathBytes.resolve(w.path, nameBytes), w.tree);
     }
@@ -680,7 +678,6 @@ public final class InotifyWatcher implements FileWatcher {
                 if (u == root) {
                     u.root = false;
                     u.treeRoot = false;
-                    treeRoots.remove(u);
                 }
                 u.tree = false;
                 u.draining = true;

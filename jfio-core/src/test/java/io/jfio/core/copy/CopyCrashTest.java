@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.file.PageCache;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.testing.TestSeed;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -76,7 +77,7 @@ class CopyCrashTest {
                         assertEquals(n.size(), Files.size(q), "partial file under a final name: " + rel);
                         assertEquals(n.mtime(), ((java.nio.file.attribute.FileTime) Files.getAttribute(q,
                                 "lastModifiedTime")).to(TimeUnit.NANOSECONDS), "attributes before the name: " + rel);
-                        TreeSnapshot.assertSameBytes(Names.bytes(src.resolve(rel)), Names.bytes(q));
+                        TreeSnapshot.assertSameBytes(PathBytes.bytes(src.resolve(rel)), PathBytes.bytes(q));
                         complete++;
                         // The two names of the hard link: a rerun that finds the missing name first copies the
                         // data under it and re-links the other, so a complete one need not be skipped.

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Timespec;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -152,7 +153,7 @@ final class TortureTree {
 
     private static void rawName(Path dir, byte[] name) {
         try (Arena a = Arena.ofConfined()) {
-            byte[] path = Names.join(Names.bytes(dir), name);
+            byte[] path = PathBytes.join(PathBytes.bytes(dir), name);
             MemorySegment p = a.allocate(path.length + 1);
             MemorySegment.copy(path, 0, p, JAVA_BYTE, 0, path.length);
             int fd = LibC.openat(Fcntl.AT_FDCWD, p, Fcntl.O_CREAT | Fcntl.O_WRONLY | Fcntl.O_CLOEXEC, 0644);

@@ -9,6 +9,7 @@ import io.jfio.core.sys.Dirent64;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Statx;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -52,7 +53,7 @@ final class TreeSnapshot {
     static TreeSnapshot take(Path root) {
         Map<String, Node> nodes = new TreeMap<>();
         Map<String, byte[]> raw = new TreeMap<>();
-        byte[] r = Names.bytes(root);
+        byte[] r = PathBytes.bytes(root);
         walk(r, new byte[0], nodes, raw);
         return new TreeSnapshot(nodes, raw);
     }
@@ -60,7 +61,7 @@ final class TreeSnapshot {
     /** Records the entries of {@code root} named like those of {@code like}, without listing {@code root}. */
     static TreeSnapshot of(Path root, TreeSnapshot like) {
         Map<String, Node> nodes = new TreeMap<>();
-        byte[] r = Names.bytes(root);
+        byte[] r = PathBytes.bytes(root);
         for (Map.Entry<String, byte[]> e : like.raw.entrySet()) {
             Node n = stat(join(r, e.getValue()), e.getKey(), false);
             if (n != null) nodes.put(e.getKey(), n);
@@ -75,7 +76,7 @@ final class TreeSnapshot {
     }
 
     private static byte[] join(byte[] a, byte[] b) {
-        return b.length == 0 ? a : Names.join(a, b);
+        return b.length == 0 ? a : PathBytes.join(a, b);
     }
 
     private static void walk(byte[] root, byte[] rel, Map<String, Node> nodes, Map<String, byte[]> raw) {
@@ -89,7 +90,7 @@ final class TreeSnapshot {
         List<byte[]> children = new ArrayList<>();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(Fcntl.PATH_MAX + 1);
-            Names.put(p, path);
+            PathBytes.put(p, path);
             int fd = LibC.openat(Fcntl.AT_FDCWD, p, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC
                     | Fcntl.O_NOATIME | Fcntl.O_NOFOLLOW, 0);
             if (fd == -Errno.EPERM) {
@@ -110,7 +111,7 @@ final class TreeSnapshot {
                 LibC.close(fd);
             }
         }
-        for (byte[] c : children) walk(root, rel.length == 0 ? c : Names.join(rel, c), nodes, raw);
+        for (byte[] c : children) walk(root, rel.length == 0 ? c : PathBytes.join(rel, c), nodes, raw);
     }
 
     /**
@@ -121,7 +122,7 @@ final class TreeSnapshot {
     private static Node stat(byte[] path, String name, boolean settle) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(Fcntl.PATH_MAX + 1);
-            Names.put(p, path);
+            PathBytes.put(p, path);
             MemorySegment buf = a.allocate(Fcntl.PATH_MAX);
             long linkLen = settle ? LibC.readlinkat(Fcntl.AT_FDCWD, p, buf, Fcntl.PATH_MAX) : -1;
             MemorySegment sx = a.allocate(Statx.LAYOUT);
@@ -225,8 +226,8 @@ final class TreeSnapshot {
 
     /** Asserts that every regular file of this snapshot under {@code srcRoot} has the same bytes in {@code dstRoot}. */
     void assertSameContent(Path srcRoot, Path dstRoot) {
-        byte[] s = Names.bytes(srcRoot);
-        byte[] d = Names.bytes(dstRoot);
+        byte[] s = PathBytes.bytes(srcRoot);
+        byte[] d = PathBytes.bytes(dstRoot);
         for (Node n : nodes.values()) {
             if (n.type() != Fcntl.S_IFREG) continue;
             byte[] rel = raw.get(n.name());
@@ -266,7 +267,7 @@ final class TreeSnapshot {
 
     private static int open(Arena a, byte[] path) {
         MemorySegment p = a.allocate(Fcntl.PATH_MAX + 1);
-        Names.put(p, path);
+        PathBytes.put(p, path);
         int fd = LibC.openat(Fcntl.AT_FDCWD, p, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOATIME, 0);
         if (fd == -Errno.EPERM) fd = LibC.openat(Fcntl.AT_FDCWD, p, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
         assertTrue(fd >= 0, "open " + Names.show(path) + " errno=" + Errno.name(fd));

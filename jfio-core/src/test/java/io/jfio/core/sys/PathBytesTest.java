@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -22,10 +23,7 @@ class PathBytesTest {
 
     @Test
     void shouldKeepTheBytesOfNamesThatDoNotDecode(@TempDir Path tmp) throws Exception {
-        byte[] dir = PathBytes.bytes(tmp);
-        byte[] full = Arrays.copyOf(dir, dir.length + 1 + BAD.length);
-        full[dir.length] = '/';
-        System.arraycopy(BAD, 0, full, dir.length + 1, BAD.length);
+        byte[] full = PathBytes.join(PathBytes.bytes(tmp), BAD);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment seg = a.allocate(Fcntl.PATH_MAX + 1);
             assertEquals(0, PathBytes.put(seg, full));
@@ -39,6 +37,7 @@ class PathBytesTest {
         Path real = listed.get(0);
         assertTrue(real.toString().contains("\uFFFD"), real.toString()); // what the lossy way started from
         assertArrayEquals(full, PathBytes.bytes(real));
+        assertArrayEquals(BAD, PathBytes.lastComponent(PathBytes.bytes(real)));
         assertEquals(real, PathBytes.path(full));
         assertEquals(real, PathBytes.resolve(tmp, BAD));
         assertEquals(tmp.resolve("plain"), PathBytes.resolve(tmp, "plain".getBytes(PathBytes.JNU)));
@@ -50,6 +49,22 @@ class PathBytesTest {
         inside[full.length + 1] = 'f';
         assertArrayEquals(inside, PathBytes.bytes(real.resolve("f")));
         assertThrows(IllegalArgumentException.class, () -> PathBytes.path("relative".getBytes(PathBytes.JNU)));
+    }
+
+    @Test
+    void shouldJoinAndTakeLastComponentsAsBytes() {
+        assertArrayEquals(b("/a/b"), PathBytes.join(b("/a"), b("b")));
+        assertArrayEquals(b("/b"), PathBytes.join(b("/"), b("b"))); // the root ends in its slash already
+        assertArrayEquals(b("a/"), PathBytes.join(b("a"), b("")));
+        assertArrayEquals(b("b"), PathBytes.lastComponent(b("/a/b")));
+        assertArrayEquals(b("b"), PathBytes.lastComponent(b("a/b//")));
+        assertArrayEquals(b("b"), PathBytes.lastComponent(b("b")));
+        assertArrayEquals(b(".."), PathBytes.lastComponent(b("a/..")));
+        assertArrayEquals(b(""), PathBytes.lastComponent(b("/")));
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
     }
 
     @Test

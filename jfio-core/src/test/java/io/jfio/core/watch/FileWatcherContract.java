@@ -14,7 +14,6 @@ import io.jfio.core.watch.FileEvent.Kind;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -254,29 +253,22 @@ abstract class FileWatcherContract {
     /**
      * Creates {@code name} in {@code dir} by its ISO-8859-1 bytes (one byte per char: not UTF-8 where a char is above
      * U+007F), through the system call, as the JDK cannot make such a name from a string; returns the path the JDK
-     * lists for it.
+     * lists for it. Only the name is ISO-8859-1: {@code dir} goes by its own bytes, whatever they are.
      */
     private static Path create(Path dir, String name, boolean directory) throws IOException {
-        byte[] bytes = (dir + "/" + name).getBytes(StandardCharsets.ISO_8859_1);
+        byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocate(bytes.length + 1L);
-            MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            MemorySegment seg = arena.allocate(Fcntl.PATH_MAX + 1);
+            assertEquals(0, PathBytes.put(seg, PathBytes.join(PathBytes.bytes(dir), nameBytes)));
             int r = directory ? LibC.mkdirat(Fcntl.AT_FDCWD, seg, 0755)
                     : LibC.openat(Fcntl.AT_FDCWD, seg, Fcntl.O_CREAT | Fcntl.O_WRONLY | Fcntl.O_CLOEXEC, 0644);
             assertTrue(r >= 0, Errno.name(-r));
             if (!directory) LibC.close(r);
         }
-        byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
         try (var entries = Files.list(dir)) {
-            return entries.filter(p -> Arrays.equals(lastName(PathBytes.bytes(p)), nameBytes)).findFirst()
-                    .orElseThrow();
+            return entries.filter(p -> Arrays.equals(PathBytes.lastComponent(PathBytes.bytes(p)), nameBytes))
+                    .findFirst().orElseThrow();
         }
-    }
-
-    private static byte[] lastName(byte[] path) {
-        int i = path.length;
-        while (i > 0 && path[i - 1] != '/') i--;
-        return Arrays.copyOfRange(path, i, path.length);
     }
 
     @Test
