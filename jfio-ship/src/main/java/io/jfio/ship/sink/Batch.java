@@ -23,14 +23,22 @@ import java.lang.foreign.MemorySegment;
  *                then the unterminated tail is one record of its own, never joined to the next batch's first line
  * @param records the number of records in the batch (lines in line mode; 0 for raw mode)
  * @param bytes   the bytes, {@code length} long, in native memory
+ * @param id      the source content's identity, for sinks that commit source positions with the data ({@link
+ *                Sink#committed()}); null when the caller has none (the sink then records no position for it)
  */
-public record Batch(String source, String input, int fd, long offset, long length, long records, MemorySegment bytes) {
+public record Batch(String source, String input, int fd, long offset, long length, long records, MemorySegment bytes,
+                    SourceId id) {
 
     public Batch {
         if (offset < 0 || length < 0 || bytes.byteSize() != length) {
             throw new IllegalArgumentException("batch " + source + " offset " + offset + " length " + length
                     + " bytes " + bytes.byteSize());
         }
+    }
+
+    /** A batch without a source identity (tools and tests that ship bytes of their own). */
+    public Batch(String source, String input, int fd, long offset, long length, long records, MemorySegment bytes) {
+        this(source, input, fd, offset, length, records, bytes, null);
     }
 
     /** The file offset just past the last byte: what a checkpoint advances to once the batch is acknowledged. */
