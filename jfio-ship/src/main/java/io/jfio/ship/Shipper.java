@@ -172,7 +172,7 @@ public final class Shipper implements AutoCloseable {
         for (String sink : config.sinks().keySet()) {
             List<InputConfig> inputs = config.inputsOf(sink);
             if (inputs.isEmpty()) continue;
-            out.addAll(Pipeline.dryRun(sink, inputs, config, store(config.state(), sink), log));
+            out.addAll(Pipeline.dryRun(sink, inputs, config, store(config.state(), sink), null, log));
         }
         return out;
     }

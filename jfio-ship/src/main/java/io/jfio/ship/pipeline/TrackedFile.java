@@ -1,11 +1,12 @@
 package io.jfio.ship.pipeline;
 
 import io.jfio.ship.config.InputConfig;
+import io.jfio.ship.sink.SourceId;
 
 /**
- * What the pipeline knows about one source file: its identity (device, inode, fingerprint), the name it was last
- * seen under, its descriptor (or -1 while closed to stay under the cap), and three offsets: read (handed to the
- * sink), acknowledged (durable at the destination; what checkpoints store) and the last size seen.
+ * What the pipeline knows about one source file: its identity (device, inode), the name it was last seen under, its
+ * descriptor (or -1 while closed to stay under the cap), the last size seen, and the {@link Stream} (the content) it
+ * is bound to, which holds the offsets. A file reads only while it is its stream's primary.
  *
  * <p>Not thread-safe; owned by the pipeline thread.
  */
@@ -26,29 +27,21 @@ final class TrackedFile {
     String path;
     int fd = -1;
     State state = State.ACTIVE;
-    int fpLength;
-    long fpHash;
-    long readOffset;
-    long ackedOffset;
+    Stream stream;
     long lastSize;
-    /** Incremented on truncation: acknowledgements of batches from before it do not move the acknowledged offset. */
-    int epoch;
-    int inFlight;
     boolean readable;
     boolean atEof;
-    /** The unread rest is an unterminated line, waiting for its newline (or the partial timeout). */
-    boolean partialPending;
-    /** Skipping an overlong line up to its newline (on-overlong=drop). */
-    boolean skipping;
     long lastGrowthNanos;
     long lastUseNanos;
     long releaseAtNanos;
     long scanGen;
     boolean released;
-    /** In the pipeline's attention list (a flag rather than a set: the rounds over it allocate nothing). */
+    /** In the attention list (a flag rather than a set: the rounds over it allocate nothing). */
     boolean attended;
     /** This file's path, watched itself because no directory watch reports its writes (a symlink), or null. */
     java.nio.file.Path watchedLink;
+    /** The identity handed to the sink with each batch; made anew only when the fingerprint or path changes. */
+    private SourceId sourceId;
 
     TrackedFile(InputConfig input, String path, long device, long inode) {
         this.input = input;
@@ -69,9 +62,32 @@ final class TrackedFile {
         return device == dev && inode == ino;
     }
 
+    /** Whether this file is the one its stream reads from. */
+    boolean primary() {
+        return stream.primary() == this;
+    }
+
+    /** Where the next read starts. */
+    long readOffset() {
+        return stream.read;
+    }
+
+    /** This file's acknowledged offset: its stream's, but never past its own size (a copy may be shorter). */
+    long ackedOffset() {
+        return primary() ? stream.acked : Math.min(stream.acked, lastSize);
+    }
+
+    SourceId sourceId() {
+        SourceId s = sourceId;
+        if (s == null || s.fpLength() != stream.fpLength || s.fpHash() != stream.fpHash || !s.path().equals(path)) {
+            s = new SourceId(device, inode, stream.fpLength, stream.fpHash, path);
+            sourceId = s;
+        }
+        return s;
+    }
+
     @Override
     public String toString() {
-        return "path=" + path + " dev=" + device + " ino=" + inode + " state=" + state + " read=" + readOffset
-                + " acked=" + ackedOffset;
+        return "path=" + path + " dev=" + device + " ino=" + inode + " state=" + state + " stream=" + stream;
     }
 }

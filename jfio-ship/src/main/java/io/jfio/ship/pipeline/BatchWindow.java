@@ -1,0 +1,186 @@
+package io.jfio.ship.pipeline;
+
+import io.jfio.ship.metrics.ShipMetrics.Counter;
+import io.jfio.ship.metrics.ShipMetrics.SinkCounters;
+import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.Sink;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The batches handed to the sink and not acknowledged yet, in send order. It hands batches to the sink, counts the
+ * bytes in flight (reading pauses above {@code max-in-flight}), and moves each stream's acknowledged offset forward
+ * from the futures that completed, strictly in order: an offset is acknowledged only when every batch before it is.
+ * When the sink fails it keeps what the sink still acknowledges and drops the rest, which the caller then reads
+ * again from the acknowledged offsets.
+ *
+ * <p>Not thread-safe; owned by the pipeline thread. The sink's futures complete on other threads; {@code onDone}
+ * (given to each future that is not done at once) is how they wake the pipeline.
+ */
+final class BatchWindow {
+    /** A batch handed to the sink and not yet acknowledged; {@code length == 0} for bytes skipped (dropped). */
+    private record Pending(Stream stream, long end, long length, long records, CompletableFuture<Void> future) {
+    }
+
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    private final Sink sink;
+    private final SinkCounters counters;
+    private final java.util.function.BiConsumer<Void, Throwable> onDone;
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private long inFlightBytes;
+    private long unflushedBytes;
+    private long firstUnflushedNanos;
+    /** Incremented by every acknowledgement that moved an offset. */
+    private long acks;
+
+    BatchWindow(Sink sink, SinkCounters counters, java.util.function.BiConsumer<Void, Throwable> onDone) {
+        this.sink = sink;
+        this.counters = counters;
+        this.onDone = onDone;
+    }
+
+    long inFlightBytes() {
+        return inFlightBytes;
+    }
+
+    long unflushedBytes() {
+        return unflushedBytes;
+    }
+
+    long firstUnflushedNanos() {
+        return firstUnflushedNanos;
+    }
+
+    boolean isEmpty() {
+        return pending.isEmpty();
+    }
+
+    int size() {
+        return pending.size();
+    }
+
+    long acks() {
+        return acks;
+    }
+
+    /**
+     * Hands {@code batch}, read from {@code t} at its stream's read offset, to the sink, and moves the read offset
+     * past it.
+     *
+     * @throws IOException as the sink threw it; nothing moved
+     */
+    void send(TrackedFile t, Batch batch) throws IOException {
+        CompletableFuture<Void> f = sink.send(batch);
+        Stream s = t.stream;
+        s.read = batch.end();
+        s.inFlight++;
+        long length = batch.length();
+        inFlightBytes += length;
+        if (unflushedBytes == 0) firstUnflushedNanos = System.nanoTime();
+        unflushedBytes += length;
+        counters.add(Counter.BYTES_READ, length);
+        counters.add(Counter.RECORDS_READ, batch.records());
+        pending.add(new Pending(s, s.read, length, batch.records(), f));
+        if (!f.isDone()) f.whenComplete(onDone);
+    }
+
+    /** Bytes of {@code t} up to {@code end} were skipped (a dropped record): acknowledged in their turn. */
+    void skip(TrackedFile t, long end) {
+        Stream s = t.stream;
+        s.read = end;
+        s.inFlight++;
+        pending.add(new Pending(s, end, 0, 0, DONE));
+    }
+
+    /** Asks the sink to make what was sent durable soon. */
+    void flush() throws IOException {
+        if (unflushedBytes == 0) return;
+        unflushedBytes = 0;
+        sink.flush();
+    }
+
+    /**
+     * Takes the completed futures at the head, in order.
+     *
+     * @return null, or the failure of the first future that failed (it and every later batch stay pending; see
+     *         {@link #settle})
+     */
+    Throwable collect() {
+        while (!pending.isEmpty()) {
+            Pending p = pending.peekFirst();
+            if (!p.future().isDone()) break;
+            if (p.future().isCompletedExceptionally()) return cause(p.future());
+            pending.removeFirst();
+            ack(p);
+        }
+        return null;
+    }
+
+    /**
+     * After a failure: waits until {@code deadlineNanos} for the futures the sink may still complete, acknowledges
+     * those that succeeded before the first that did not, and forgets the rest (their bytes are read again).
+     */
+    void settle(long deadlineNanos) {
+        boolean ok = true;
+        while (!pending.isEmpty()) {
+            Pending p = pending.removeFirst();
+            if (ok) {
+                try {
+                    p.future().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (Exception e) {
+                    ok = false;
+                }
+            }
+            if (ok) {
+                ack(p);
+            } else {
+                p.stream().inFlight--;
+            }
+        }
+        inFlightBytes = 0;
+        unflushedBytes = 0;
+    }
+
+    /** At shutdown: acknowledges what completes before {@code deadlineNanos}; the number of batches left. */
+    int drain(long deadlineNanos) {
+        while (!pending.isEmpty() && deadlineNanos - System.nanoTime() > 0) {
+            Pending p = pending.peekFirst();
+            try {
+                p.future().get(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (Exception e) {
+                break;
+            }
+            pending.removeFirst();
+            ack(p);
+        }
+        return pending.size();
+    }
+
+    private void ack(Pending p) {
+        Stream s = p.stream();
+        inFlightBytes -= p.length();
+        s.inFlight--;
+        if (p.end() > s.acked) {
+            s.acked = p.end();
+            acks++;
+        }
+        if (p.length() > 0) {
+            counters.add(Counter.BYTES_SHIPPED, p.length());
+            counters.add(Counter.RECORDS_SHIPPED, p.records());
+        }
+    }
+
+    private static Throwable cause(CompletableFuture<Void> f) {
+        try {
+            f.join();
+            return new IllegalStateException("future not failed");
+        } catch (CompletionException | CancellationException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        }
+    }
+}

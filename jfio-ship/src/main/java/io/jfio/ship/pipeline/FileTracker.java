@@ -1,0 +1,781 @@
+package io.jfio.ship.pipeline;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.ship.config.InputConfig;
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.config.Start;
+import io.jfio.ship.harvest.Fingerprint;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.state.Checkpoint;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The files of one pipeline: which files there are, which content each holds, and what each needs next. It turns
+ * what discovery and the watcher report into tracked files: identity (device, inode, fingerprint), adoption with the
+ * resume point of {@link Resume}, renames, deletions, truncations, copies recognised by their content (bound to the
+ * same {@link Stream}), the cap on open descriptors, and release once a file is drained. It keeps the attention set:
+ * the files that may need work at the next wake-up (data to read, a partial line waiting, recent growth, a rotation
+ * to finish); the rest are idle and cost nothing.
+ *
+ * <p>Not thread-safe; owned by the pipeline thread.
+ */
+final class FileTracker {
+    static final long HOT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** A write to a matching file that is not tracked asks for a rescan at most this often. */
+    private static final long UNKNOWN_RESCAN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long a stream no file reads any more stays findable for a copy of it (copytruncate's copy, late). */
+    private static final long ENDED_KEEP_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final long FORGET_MILLIS = TimeUnit.DAYS.toMillis(7);
+    /** Bytes compared at the end of the common part when a file is taken for a copy of a tracked one. */
+    private static final int COMPARE = 4096;
+
+    private final String name;
+    private final ShipConfig config;
+    private final ShipLog log;
+    private final ShipMetrics metrics;
+    private final boolean once;
+    private final Stx stx;
+    private final MemorySegment scratch;
+    private final Discovery discovery;
+    private final ChangeFeed feed;
+
+    private final Map<TrackedFile.Id, TrackedFile> tracked = new LinkedHashMap<>();
+    /** Tracked files that may need work at the next wake-up; the rest are idle. */
+    private final ArrayList<TrackedFile> attention = new ArrayList<>();
+    /** Tracked files by path (the file its path names now wins over one renamed away); rebuilt when stale. */
+    private final Map<String, TrackedFile> byPath = new HashMap<>();
+    private boolean byPathStale = true;
+    /** Positions from the checkpoints and the sink's commit record not matched to a file yet, by identity. */
+    private final Map<TrackedFile.Id, List<Checkpoint>> known = new HashMap<>();
+    /** Positions whose inode holds another content now: matched by content during the first scan only. */
+    private final List<Checkpoint> orphans = new ArrayList<>();
+    /** Streams with a full fingerprint, by its hash: what a new file may be a copy of. */
+    private final Map<Long, List<Stream>> byHead = new HashMap<>();
+    /** Streams no file is bound to any more, kept while batches of them are in flight or a copy may come. */
+    private final List<Stream> ended = new ArrayList<>();
+    private final Set<String> warned = new HashSet<>();
+    private final boolean storeCorrupt;
+    /** No position was known at start: start = end applies to what the first scan finds. */
+    private final boolean firstRun;
+    private boolean firstScanDone;
+    private long scanGen;
+    private int openFiles;
+    private boolean capWarned;
+    private int fileErrors;
+    private long lastUnknownRescanNanos;
+    /** Incremented whenever something a checkpoint holds changed (an identity, a path, a stream). */
+    private long version;
+    /** Incremented whenever something the gauges show changed. */
+    private long gaugeVersion;
+
+    FileTracker(String name, ShipConfig config, ShipLog log, ShipMetrics metrics, boolean once, Stx stx,
+                MemorySegment scratch, Discovery discovery, ChangeFeed feed, List<Checkpoint> positions,
+                boolean storeCorrupt) {
+        if (scratch.byteSize() < 2 * COMPARE) throw new IllegalArgumentException("scratch too small");
+        this.name = name;
+        this.config = config;
+        this.log = log;
+        this.metrics = metrics;
+        this.once = once;
+        this.stx = stx;
+        this.scratch = scratch;
+        this.discovery = discovery;
+        this.feed = feed;
+        this.storeCorrupt = storeCorrupt;
+        this.firstRun = positions.isEmpty() && !storeCorrupt;
+        for (Checkpoint c : positions) {
+            known.computeIfAbsent(new TrackedFile.Id(c.device(), c.inode()), k -> new ArrayList<>(2)).add(c);
+        }
+    }
+
+    // ---------------------------------------------------------------- what other stages read
+
+    /** The files that may need work; iterate by index, skipping released ones (they leave at {@link #prune}). */
+    List<TrackedFile> attention() {
+        return attention;
+    }
+
+    int size() {
+        return tracked.size();
+    }
+
+    int fileErrors() {
+        return fileErrors;
+    }
+
+    boolean firstScanDone() {
+        return firstScanDone;
+    }
+
+    long version() {
+        return version;
+    }
+
+    long gaugeVersion() {
+        return gaugeVersion;
+    }
+
+    /** Something a checkpoint or a gauge shows changed outside this class (an acknowledgement, a read). */
+    void changed() {
+        version++;
+        gaugeVersion++;
+    }
+
+    /** What the checkpoint stores now: every tracked file, and positions not matched to a file yet. */
+    List<Checkpoint> entries(long wallMillis) {
+        List<Checkpoint> out = new ArrayList<>(tracked.size() + known.size());
+        for (TrackedFile t : tracked.values()) {
+            out.add(new Checkpoint(t.device, t.inode, t.stream.fpLength, t.stream.fpHash, t.ackedOffset(),
+                    wallMillis, t.path));
+        }
+        for (List<Checkpoint> l : known.values()) out.addAll(l);
+        return out;
+    }
+
+    List<ShipMetrics.FileGauge> gauges() {
+        List<ShipMetrics.FileGauge> g = new ArrayList<>(tracked.size());
+        for (TrackedFile t : tracked.values()) {
+            g.add(new ShipMetrics.FileGauge(name, t.path, Math.max(0, t.lastSize - t.ackedOffset()), t.fd >= 0));
+        }
+        return List.copyOf(g);
+    }
+
+    // ---------------------------------------------------------------- discovery
+
+    /**
+     * A full scan: adopts new files, follows renames, notices files no path names any more. New files with a
+     * position of their own are adopted before the others, so that the content they held before is known (as an
+     * orphan) when a copy of it is looked at.
+     */
+    void scan(long now) {
+        scanGen++;
+        List<Discovery.Found> fresh = new ArrayList<>();
+        for (Discovery.Found f : discovery.scan()) {
+            TrackedFile t = tracked.get(new TrackedFile.Id(f.device(), f.inode()));
+            if (!f.regular()) {
+                if (t == null) notRegular(f.path(), f.type());
+                continue;
+            }
+            if (t == null) {
+                fresh.add(f);
+                continue;
+            }
+            if (t.scanGen == scanGen) continue; // named twice (a symlink and its target): the first name wins
+            t.scanGen = scanGen;
+            if (!t.path.equals(f.path())) {
+                log.info("rotation", "sink", name, "kind", "rename", "from", t.path, "to", f.path());
+                metrics.rotation(name, "rename");
+                t.path = f.path();
+                byPathStale = true;
+                changed();
+            }
+            if (t.state != TrackedFile.State.ACTIVE) {
+                t.state = TrackedFile.State.ACTIVE;
+                byPathStale = true;
+                changed();
+            }
+            observeSize(t, f.size(), now);
+        }
+        fresh.sort((a, b) -> Boolean.compare(!known.containsKey(new TrackedFile.Id(a.device(), a.inode())),
+                !known.containsKey(new TrackedFile.Id(b.device(), b.inode()))));
+        Set<TrackedFile.Id> seen = new HashSet<>();
+        for (Discovery.Found f : fresh) {
+            if (!seen.add(new TrackedFile.Id(f.device(), f.inode()))) continue;
+            int fd = open(f.path(), f.input(), true);
+            if (fd >= 0) adopt(fd, f.path(), f.input(), now, false);
+        }
+        // Files no path of an input names any more.
+        for (TrackedFile t : new ArrayList<>(tracked.values())) {
+            if (t.scanGen == scanGen) continue;
+            if (t.state == TrackedFile.State.ACTIVE) leftPath(t, now);
+            if (t.fd >= 0 && t.state != TrackedFile.State.ACTIVE && stx.ofFd(t.fd) == 0) {
+                if (stx.nlink() == 0 && t.state != TrackedFile.State.DELETED) {
+                    t.state = TrackedFile.State.DELETED;
+                    attend(t);
+                    byPathStale = true;
+                    changed();
+                    log.info("rotation", "sink", name, "kind", "delete", "path", t.path, "unread",
+                            Math.max(0, stx.size() - t.readOffset()));
+                    metrics.rotation(name, "delete");
+                }
+                observeSize(t, stx.size(), now);
+            }
+        }
+        if (!firstScanDone) {
+            firstScanDone = true;
+            findRotatedWhileStopped(now);
+            orphans.clear(); // content matching against the last run's positions is for what was there at start
+        }
+        forgetOld(now);
+    }
+
+    private void notRegular(String path, String type) {
+        if (warned.add(path + "|" + type)) {
+            log.warn("skipped-not-regular", "sink", name, "path", path, "type", type,
+                    "why", "only regular files are shipped; a FIFO or device is never opened");
+            metrics.error(name, "not-regular");
+        }
+    }
+
+    /** The path that named {@code t} names something else now, or nothing. */
+    private void leftPath(TrackedFile t, long now) {
+        if (t.fd < 0) {
+            // Closed to stay under the cap (idle at its end): find where it went by identity, or let it go.
+            String moved = discovery.findByIdentity(parent(t.path), t.device, t.inode);
+            if (moved == null || !reopen(t, moved)) {
+                log.info("released", "sink", name, "path", t.path, "why", "gone while closed (idle)");
+                release(t);
+                return;
+            }
+        }
+        if (stx.ofFd(t.fd) != 0) return;
+        boolean deleted = stx.nlink() == 0;
+        t.state = deleted ? TrackedFile.State.DELETED : TrackedFile.State.ROTATED;
+        t.releaseAtNanos = now + config.rotateWait().toNanos();
+        attend(t);
+        byPathStale = true;
+        changed();
+        String kind = deleted ? "delete" : "rename";
+        log.info("rotation", "sink", name, "kind", kind, "path", t.path, "unread",
+                Math.max(0, stx.size() - t.readOffset()), "action", "drain then close");
+        metrics.rotation(name, kind);
+    }
+
+    /** At start: positions no input path matched: look for their file beside the old name (renamed while stopped). */
+    private void findRotatedWhileStopped(long now) {
+        for (TrackedFile.Id id : new ArrayList<>(known.keySet())) {
+            List<Checkpoint> l = known.get(id);
+            if (l == null || l.isEmpty()) continue;
+            Checkpoint c = l.get(0);
+            String found = discovery.findByIdentity(parent(c.path()), c.device(), c.inode());
+            if (found == null) continue;
+            InputConfig input = inputFor(c.path());
+            if (input == null) continue;
+            int fd = open(found, input, false);
+            if (fd < 0) continue;
+            TrackedFile t = adopt(fd, found, input, now, true);
+            if (t == null) continue;
+            t.state = stx.ofFd(fd) == 0 && stx.nlink() == 0 ? TrackedFile.State.DELETED : TrackedFile.State.ROTATED;
+            t.releaseAtNanos = now + config.rotateWait().toNanos();
+            attend(t);
+            byPathStale = true;
+            log.info("rotation", "sink", name, "kind", "rename-while-stopped", "was", c.path(), "now", found,
+                    "from", t.readOffset(), "action", "drain then close");
+            metrics.rotation(name, "rename");
+        }
+    }
+
+    private InputConfig inputFor(String path) {
+        Path p = Path.of(path);
+        List<InputConfig> all = config.inputsOf(name);
+        for (InputConfig in : all) {
+            for (String g : in.paths()) {
+                if (Glob.of(g).matches(p)) return in;
+            }
+        }
+        return all.isEmpty() ? null : all.get(0);
+    }
+
+    private void forgetOld(long now) {
+        long cutoff = System.currentTimeMillis() - FORGET_MILLIS;
+        for (Iterator<List<Checkpoint>> it = known.values().iterator(); it.hasNext(); ) {
+            List<Checkpoint> l = it.next();
+            if (l.removeIf(c -> c.seenAt() < cutoff)) version++;
+            if (l.isEmpty()) it.remove();
+        }
+        for (Iterator<Stream> it = ended.iterator(); it.hasNext(); ) {
+            Stream s = it.next();
+            if (s.files.isEmpty() && s.inFlight == 0 && now - s.endedNanos > ENDED_KEEP_NANOS) {
+                it.remove();
+                unindex(s);
+            }
+        }
+    }
+
+    private static Path parent(String path) {
+        return Path.of(path).getParent();
+    }
+
+    /** Opens a source file without waiting (should the path have become a FIFO since the scan); fd or -errno. */
+    int open(String path, InputConfig input, boolean report) {
+        int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK, 0);
+        if (fd >= 0 || fd == -Errno.ENOENT) return fd;
+        fileErrors++;
+        if (report && warned.add(path + "|open|" + (-fd))) {
+            log.warn("cannot-open", "sink", name, "input", input.name(), "path", path, "errno", Errno.name(-fd),
+                    "action", "skipped; tried again at every rescan");
+            metrics.error(name, "open");
+        }
+        return fd;
+    }
+
+    // ---------------------------------------------------------------- adoption
+
+    /** Tracks the file open as {@code fd}; null (and fd closed) when it is not a regular file or already known. */
+    TrackedFile adopt(int fd, String path, InputConfig input, long now, boolean rotatedAway) {
+        if (stx.ofFd(fd) != 0 || !stx.isRegular()) {
+            String type = stx.typeName();
+            LibC.close(fd);
+            notRegular(path, type);
+            return null;
+        }
+        TrackedFile.Id id = new TrackedFile.Id(stx.dev(), stx.ino());
+        long size = stx.size();
+        if (tracked.containsKey(id)) {
+            LibC.close(fd);
+            return null;
+        }
+        TrackedFile t = new TrackedFile(input, path, id.device(), id.inode());
+        t.fd = fd;
+        openFiles++;
+        t.scanGen = scanGen;
+        t.lastGrowthNanos = now;
+        t.lastUseNanos = now;
+        t.lastSize = size;
+        Resume.Head head = len -> Fingerprint.of(fd, len, scratch);
+        Resume.Decision d = Resume.own(size, head, known.remove(id));
+        Stream joined = null;
+        if (d != null) {
+            orphans.addAll(d.orphans());
+            if (d.entry() != null) joined = sameContent(fd, size, d.entry().offset(), now);
+        } else {
+            joined = sameContent(fd, size, -1, now);
+            if (joined == null && !firstScanDone) d = Resume.copy(size, head, orphans);
+            if (joined == null && d == null) {
+                d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway);
+            }
+        }
+        String why;
+        if (joined != null) {
+            bind(t, joined);
+            why = joined.primary() == t ? "copy-of-shipped" : "copy-of-tracked";
+            if (d != null && d.entry() != null && d.entry().offset() > joined.acked && joined.inFlight == 0) {
+                joined.acked = joined.read = d.entry().offset(); // the sink holds more of it than the others said
+            }
+        } else {
+            Stream s = new Stream(0, Fingerprint.of(fd, 0, scratch), d.offset());
+            if (d.entry() != null) {
+                s.fpLength = d.entry().fpLength();
+                s.fpHash = d.entry().fpHash();
+            }
+            bind(t, s);
+            why = d.why();
+            if (why.equals("truncated-while-stopped")) metrics.rotation(name, "truncate");
+        }
+        fingerprint(t, size);
+        tracked.put(id, t);
+        attend(t);
+        byPathStale = true;
+        changed();
+        boolean watchedNow = false;
+        if (feed != null && !feed.covers(Path.of(path))) {
+            t.watchedLink = Path.of(path);
+            feed.watchFile(t.watchedLink);
+            watchedNow = true;
+        }
+        log.info("file", "sink", name, "input", input.name(), "path", path, "dev", id.device(), "ino", id.inode(),
+                "size", size, "from", t.readOffset(), "why", why);
+        if (why.startsWith("copy-of")) metrics.rotation(name, "copy");
+        // A write between the fstat above and the file's own watch is reported by no event: one read finds it.
+        if (size > t.readOffset() || watchedNow) markReadable(t);
+        enforceOpenCap();
+        return t;
+    }
+
+    /**
+     * A stream of this run whose content the file open as {@code fd} holds too (a copy of a tracked file, or of one
+     * that ended lately): same full fingerprint, and, where a file still reads it, the same bytes at the end of what
+     * both have. With {@code atLeast >= 0}, only a stream with nothing in flight (the file resumes too: its position
+     * and the stream's are merged). Null when none.
+     */
+    private Stream sameContent(int fd, long size, long atLeast, long now) {
+        if (size < Fingerprint.SIZE || byHead.isEmpty()) return null;
+        long h = Fingerprint.of(fd, Fingerprint.SIZE, scratch);
+        List<Stream> candidates = byHead.get(h);
+        if (candidates == null) return null;
+        for (Stream s : List.copyOf(candidates)) {
+            if (atLeast >= 0 && s.inFlight > 0) continue;
+            TrackedFile p = s.primary();
+            if (p != null && p.fd >= 0 && stx.ofFd(p.fd) == 0 && stx.size() != p.lastSize) {
+                // The file that reads it changed since the last look: a truncation not seen yet (copytruncate's
+                // copy found before the truncation's event) must end its hold on the content first.
+                observeSize(p, stx.size(), now);
+                p = s.primary();
+            }
+            if (p == null || p.fd < 0 || sameTail(fd, size, p)) return s;
+        }
+        return null;
+    }
+
+    /**
+     * Whether the file open as {@code fd}, {@code size} bytes long, can be a copy of {@code other}: not longer than
+     * it (a copy is made from what the original holds), and with its bytes at the end of what both hold.
+     */
+    private boolean sameTail(int fd, long size, TrackedFile other) {
+        if (stx.ofFd(other.fd) != 0 || size > stx.size()) return false;
+        long common = size;
+        int len = (int) Math.min(COMPARE, common);
+        long at = common - len;
+        MemorySegment a = scratch.asSlice(0, COMPARE);
+        MemorySegment b = scratch.asSlice(COMPARE, COMPARE);
+        if (!readFully(fd, a, len, at) || !readFully(other.fd, b, len, at)) return false;
+        return MemorySegment.mismatch(a, 0, len, b, 0, len) < 0;
+    }
+
+    private static boolean readFully(int fd, MemorySegment into, int len, long at) {
+        long got = 0;
+        while (got < len) {
+            long n = LibC.pread(fd, into.asSlice(got), len - got, at + got);
+            if (n == -Errno.EINTR) continue;
+            if (n <= 0) return false;
+            got += n;
+        }
+        return true;
+    }
+
+    // ---------------------------------------------------------------- streams
+
+    private void bind(TrackedFile t, Stream s) {
+        t.stream = s;
+        s.files.add(t);
+        if (s.endedNanos != 0) {
+            s.endedNanos = 0;
+            ended.remove(s);
+        }
+        index(s);
+    }
+
+    /** {@code t} leaves its stream; the next bound file (a copy) reads on, or the stream ends. */
+    private void leave(TrackedFile t, long now) {
+        Stream s = t.stream;
+        boolean wasPrimary = s.primary() == t;
+        s.files.remove(t);
+        if (s.files.isEmpty()) {
+            s.endedNanos = now;
+            ended.add(s);
+        } else if (wasPrimary) {
+            TrackedFile next = s.primary();
+            log.info("copy-takes-over", "sink", name, "path", next.path, "from", s.read, "was", t.path);
+            markReadable(next);
+        }
+    }
+
+    private void index(Stream s) {
+        if (s.indexed || !s.fullFingerprint()) return;
+        s.indexed = true;
+        byHead.computeIfAbsent(s.fpHash, k -> new ArrayList<>(1)).add(s);
+    }
+
+    private void unindex(Stream s) {
+        if (!s.indexed) return;
+        s.indexed = false;
+        List<Stream> l = byHead.get(s.fpHash);
+        if (l != null) {
+            l.remove(s);
+            if (l.isEmpty()) byHead.remove(s.fpHash);
+        }
+    }
+
+    /** Every stream with something in flight or bound, for a rewind after the sink failed. */
+    void rewindAll() {
+        Set<Stream> done = new HashSet<>();
+        for (TrackedFile t : tracked.values()) {
+            if (done.add(t.stream) && t.stream.read != t.stream.acked) {
+                t.stream.rewind();
+                markReadable(t.stream.primary());
+            }
+            t.stream.inFlight = 0;
+        }
+        for (Stream s : ended) {
+            s.rewind();
+            s.inFlight = 0;
+        }
+        version++;
+    }
+
+    // ---------------------------------------------------------------- sizes, truncation, growth
+
+    /** Grows the stream's fingerprint (from its primary) while it covers less than the file has. */
+    private void fingerprint(TrackedFile t, long size) {
+        Stream s = t.stream;
+        if (!t.primary() || t.fd < 0 || s.fpLength >= Fingerprint.SIZE || size <= s.fpLength) return;
+        int len = (int) Math.min(size, Fingerprint.SIZE);
+        long fp = Fingerprint.of(t.fd, len, scratch);
+        if (fp == Long.MIN_VALUE) return;
+        s.fpLength = len;
+        s.fpHash = fp;
+        version++;
+        index(s);
+    }
+
+    /** A look at {@code t}'s size (from an event, a scan or a poll). */
+    void observeSize(TrackedFile t, long size, long now) {
+        Stream s = t.stream;
+        if (size != t.lastSize) gaugeVersion++;
+        boolean primary = t.primary();
+        if (primary && size < s.read || size < t.lastSize && (size < s.fpLength || !primary)) {
+            truncated(t, size, now);
+        } else if (size != t.lastSize && t.fd >= 0 && s.fpLength > 0
+                && Fingerprint.of(t.fd, s.fpLength, scratch) != s.fpHash) {
+            // Truncated and written past the old offset between two looks: the size alone cannot tell, the first
+            // bytes can (one pread of at most 1 KiB when a file's size changed).
+            truncated(t, size, now);
+        } else if (!primary && size > t.lastSize && t.fd >= 0 && s.primary().fd >= 0
+                && !sameTail(t.fd, size, s.primary())) {
+            // A file taken for a copy is written with other bytes than the file it was taken for: not a copy.
+            diverged(t, now);
+        } else if (size > t.lastSize) {
+            t.lastGrowthNanos = now;
+            t.releaseAtNanos = now + config.rotateWait().toNanos();
+            attend(t);
+        }
+        t.lastSize = size;
+        fingerprint(t, size);
+        if (t.primary() && size > t.readOffset()) markReadable(t);
+    }
+
+    /** The file no longer holds its stream's content (truncated, or rewritten): it starts a new one from 0. */
+    private void truncated(TrackedFile t, long size, long now) {
+        log.info("rotation", "sink", name, "kind", "truncate", "path", t.path, "size", size, "offset",
+                t.readOffset(), "action", "shipped from its beginning");
+        metrics.rotation(name, "truncate");
+        leave(t, now);
+        t.stream = null;
+        Stream s = new Stream(0, Fingerprint.of(t.fd, 0, scratch), 0);
+        t.stream = s;
+        s.files.add(t);
+        t.lastSize = size;
+        t.lastGrowthNanos = now;
+        fingerprint(t, size);
+        markReadable(t);
+        changed();
+    }
+
+    /** A file bound as a copy turned out not to be one: it goes on alone from what was shipped of the shared part. */
+    private void diverged(TrackedFile t, long now) {
+        Stream old = t.stream;
+        long from = Math.min(old.acked, t.lastSize);
+        log.info("not-a-copy", "sink", name, "path", t.path, "was-copy-of", old.primary().path, "from", from,
+                "why", "written with other bytes than the file it was taken for");
+        leave(t, now);
+        Stream s = new Stream(old.fpLength, old.fpHash, from);
+        t.stream = s;
+        s.files.add(t);
+        markReadable(t);
+        changed();
+    }
+
+    void markReadable(TrackedFile t) {
+        t.readable = true;
+        t.atEof = false;
+        attend(t);
+    }
+
+    void attend(TrackedFile t) {
+        if (!t.released && !t.attended) {
+            t.attended = true;
+            attention.add(t);
+        }
+    }
+
+    /** Lets idle files out of the attention set. */
+    void prune(long now) {
+        if (attention.isEmpty()) return;
+        attention.removeIf(t -> {
+            boolean idle = t.released || (!t.readable && !t.stream.partialPending && t.stream.inFlight == 0
+                    && t.state == TrackedFile.State.ACTIVE && now - t.lastGrowthNanos > HOT_NANOS);
+            if (idle) t.attended = false;
+            return idle;
+        });
+    }
+
+    // ---------------------------------------------------------------- watcher reports
+
+    /** The watcher says {@code path} was written to; true when a rescan should look for it (not tracked). */
+    boolean modified(String path, long now) {
+        TrackedFile t = trackedAt(path);
+        if (t == null) {
+            // A matching file not tracked: it could not be opened, or appeared before its directory's watch.
+            if (now - lastUnknownRescanNanos >= UNKNOWN_RESCAN_NANOS) {
+                lastUnknownRescanNanos = now;
+                return true;
+            }
+            return false;
+        }
+        if (t.fd < 0) {
+            markReadable(t); // closed to stay under the cap: the read reopens it
+        } else if (stx.ofFd(t.fd) == 0) {
+            observeSize(t, stx.size(), now);
+        }
+        return false;
+    }
+
+    private TrackedFile trackedAt(String path) {
+        if (byPathStale) {
+            byPath.clear();
+            for (TrackedFile t : tracked.values()) {
+                if (t.state != TrackedFile.State.ACTIVE) byPath.put(t.path, t);
+            }
+            for (TrackedFile t : tracked.values()) {
+                if (t.state == TrackedFile.State.ACTIVE) byPath.put(t.path, t);
+            }
+            byPathStale = false;
+        }
+        return byPath.get(path);
+    }
+
+    // ---------------------------------------------------------------- descriptors and release
+
+    /** Reopens a file closed to stay under the cap, if {@code path} still names it. */
+    boolean reopen(TrackedFile t, String path) {
+        int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK, 0);
+        if (fd < 0) return false;
+        if (stx.ofFd(fd) != 0 || !stx.isRegular() || !t.sameFile(stx.dev(), stx.ino())) {
+            LibC.close(fd);
+            return false;
+        }
+        t.fd = fd;
+        if (!t.path.equals(path)) byPathStale = true;
+        t.path = path;
+        openFiles++;
+        return true;
+    }
+
+    /** Closes idle files (at their end, everything acknowledged, still named by their path) above the cap. */
+    private void enforceOpenCap() {
+        if (openFiles <= config.maxOpenFiles()) return;
+        List<TrackedFile> idle = new ArrayList<>();
+        for (TrackedFile t : tracked.values()) {
+            if (t.fd >= 0 && t.state == TrackedFile.State.ACTIVE && t.atEof && !t.readable && t.stream.inFlight == 0
+                    && !t.stream.partialPending && t.stream.files.size() == 1) {
+                idle.add(t);
+            }
+        }
+        idle.sort((a, b) -> Long.compare(a.lastUseNanos, b.lastUseNanos));
+        for (TrackedFile t : idle) {
+            if (openFiles <= config.maxOpenFiles()) break;
+            LibC.close(t.fd);
+            t.fd = -1;
+            openFiles--;
+        }
+        if (openFiles > config.maxOpenFiles() && !capWarned) {
+            capWarned = true;
+            log.warn("open-files-over-cap", "sink", name, "open", openFiles, "cap", config.maxOpenFiles(),
+                    "why", "files with unread data, copies or in rotation stay open");
+        }
+    }
+
+    /**
+     * Whether {@code t} is drained and may be let go: renamed away (after rotate-wait without growth, at once with
+     * --once) or deleted, everything read and acknowledged, and no other file waiting to read its content from it.
+     */
+    boolean drained(TrackedFile t, long now) {
+        if (t.released || t.state == TrackedFile.State.ACTIVE) return false;
+        if (t.primary() && (!t.atEof || t.readable || t.stream.inFlight > 0)) return false;
+        return t.state == TrackedFile.State.DELETED || once || now - t.releaseAtNanos >= 0;
+    }
+
+    void release(TrackedFile t) {
+        long now = System.nanoTime();
+        if (t.fd >= 0) {
+            LibC.close(t.fd);
+            t.fd = -1;
+            openFiles--;
+        }
+        t.released = true; // leaves attention at the next prune: rounds over it may be running
+        tracked.remove(t.id());
+        if (t.state != TrackedFile.State.DELETED) {
+            // Still linked somewhere: should a scan find it again (a rename it missed, a name matching again, a
+            // restart), it resumes where it was instead of being shipped anew.
+            known.computeIfAbsent(t.id(), k -> new ArrayList<>(1)).add(new Checkpoint(t.device, t.inode,
+                    t.stream.fpLength, t.stream.fpHash, t.ackedOffset(), System.currentTimeMillis(), t.path));
+        }
+        leave(t, now);
+        byPathStale = true;
+        changed();
+        if (t.watchedLink != null && feed != null) feed.unwatchFile(t.watchedLink);
+    }
+
+    // ---------------------------------------------------------------- idle-time checks
+
+    /** Files that grew recently are polled often (fstat of the descriptor) where nothing reports their writes. */
+    boolean pollHot(long now) {
+        boolean any = false;
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released || t.fd < 0 || t.readable || now - t.lastGrowthNanos > HOT_NANOS || !pollsItself(t)) {
+                continue;
+            }
+            if (stx.ofFd(t.fd) != 0) continue;
+            long size = stx.size();
+            if (size > t.lastSize || size < t.lastSize || t.primary() && size < t.readOffset()) {
+                observeSize(t, size, now);
+                any |= t.readable;
+            }
+        }
+        return any;
+    }
+
+    boolean hasHotFiles(long now) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (!t.released && t.fd >= 0 && now - t.lastGrowthNanos <= HOT_NANOS && pollsItself(t)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether the pipeline must look at {@code t}'s size itself: no watcher (--once), a watcher that polls, or a
+     * file no longer named by a watched path (renamed away or deleted: inotify reports writes to it under a name
+     * no glob matches, or not at all).
+     */
+    private boolean pollsItself(TrackedFile t) {
+        return feed == null || feed.polls() || t.state != TrackedFile.State.ACTIVE;
+    }
+
+    boolean hasPartialTimers() {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (!t.released && t.stream.partialPending && t.input.partialTimeout() != null) return true;
+        }
+        return false;
+    }
+
+    void checkPartialTimeouts(long now) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            var timeout = t.input.partialTimeout();
+            if (!t.released && t.stream.partialPending && timeout != null
+                    && now - t.lastGrowthNanos >= timeout.toNanos()) {
+                t.readable = true;
+            }
+        }
+    }
+
+    /** Closes every descriptor (shutdown). */
+    void closeAll() {
+        for (TrackedFile t : tracked.values()) {
+            if (t.fd >= 0) LibC.close(t.fd);
+            t.fd = -1;
+        }
+        openFiles = 0;
+    }
+
+    /** For tests: the tracked file at {@code path}, or null. */
+    TrackedFile at(String path) {
+        return trackedAt(path);
+    }
+}

@@ -1,0 +1,168 @@
+package io.jfio.ship.pipeline;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.LibC;
+import io.jfio.ship.config.Framing;
+import io.jfio.ship.config.Overlong;
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.harvest.Framer;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.metrics.ShipMetrics.Counter;
+import io.jfio.ship.sink.Batch;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+/**
+ * Reads and frames: one read of one file into the pipeline's one buffer, cut at the last record boundary, handed to
+ * the {@link BatchWindow} as a batch. A read asks for {@code buffer-size} bytes (they stay in the CPU's cache from the
+ * read through the scan to the sink's copy) and for the whole buffer ({@code max(buffer-size, max-record + 1)}) only
+ * when those hold no newline. Overlong lines are split or dropped as configured; an unterminated last line waits for
+ * its newline, the partial timeout, or the end of a rotated file.
+ *
+ * <p>Not thread-safe; owned by the pipeline thread.
+ */
+final class Harvester {
+    /** What one harvest did. */
+    enum Result {
+        /** Nothing read (at the end, waiting for a line's end, or the file cannot be read now). */
+        IDLE,
+        /** Bytes moved: sent, skipped or split. */
+        MOVED,
+        /** The sink refused the batch: the pipeline treats it as a sink failure. */
+        SINK_FAILED
+    }
+
+    private final String name;
+    private final ShipConfig config;
+    private final ShipLog log;
+    private final ShipMetrics metrics;
+    private final ShipMetrics.SinkCounters counters;
+    private final FileTracker files;
+    private final BatchWindow window;
+    private final MemorySegment buffer;
+    private final long readSize;
+    private final Framer.Scan scan = new Framer.Scan();
+    private IOException sinkError;
+    private int readErrors;
+
+    Harvester(String name, ShipConfig config, ShipLog log, ShipMetrics metrics, FileTracker files, BatchWindow window,
+              MemorySegment buffer) {
+        this.name = name;
+        this.config = config;
+        this.log = log;
+        this.metrics = metrics;
+        this.counters = metrics.of(name);
+        this.files = files;
+        this.window = window;
+        this.buffer = buffer;
+        this.readSize = config.bufferSize();
+    }
+
+    /** The sink's error of the last {@link Result#SINK_FAILED}. */
+    IOException sinkError() {
+        return sinkError;
+    }
+
+    int readErrors() {
+        return readErrors;
+    }
+
+    /** One read of {@code t} (its stream's primary), framed and sent; {@code flushPartial} ships a partial line. */
+    Result harvest(TrackedFile t, boolean flushPartial) {
+        if (!t.primary()) {
+            t.readable = false;
+            return Result.IDLE;
+        }
+        if (t.fd < 0 && !files.reopen(t, t.path)) {
+            t.readable = false;
+            return Result.IDLE;
+        }
+        Stream s = t.stream;
+        long now = System.nanoTime();
+        t.lastUseNanos = now;
+        boolean lines = t.input.framing() == Framing.LINES && !s.skipping;
+        long want = readSize; // at most the buffer's size: bufferCapacity() is never below bufferSize()
+        long n = read(t, 0, want);
+        if (lines && n == want && want < buffer.byteSize() && Framer.indexOfNewline(buffer, 0, n) < 0) {
+            // A line longer than one read: read on, up to the whole buffer, where a line of max-record bytes fits.
+            long rest = read(t, n, buffer.byteSize() - n);
+            n = rest < 0 ? rest : n + rest;
+        }
+        if (n < 0) {
+            readErrors++;
+            log.warn("read-failed", "sink", name, "path", t.path, "offset", s.read, "errno",
+                    Errno.name((int) -n), "action", "tried again at the next rescan");
+            metrics.error(name, "read");
+            t.readable = false;
+            return Result.IDLE;
+        }
+        if (n == 0) {
+            t.readable = false;
+            t.atEof = true;
+            s.partialPending = false;
+            return Result.IDLE;
+        }
+        if (s.read + n > t.lastSize) {
+            t.lastSize = s.read + n;
+            t.lastGrowthNanos = now;
+        }
+        if (t.input.framing() == Framing.RAW) return send(t, n, 0);
+        if (s.skipping) {
+            long nl = Framer.indexOfNewline(buffer, 0, n);
+            long skip = nl < 0 ? n : nl + 1;
+            if (nl >= 0) s.skipping = false;
+            window.skip(t, s.read + skip);
+            return Result.MOVED;
+        }
+        Framer.scan(buffer, n, config.maxRecord(), scan);
+        if (scan.end > 0) return send(t, scan.end, scan.records);
+        if (scan.overlong == 0) {
+            if (config.onOverlong() == Overlong.SPLIT) {
+                counters.add(Counter.RECORDS_SPLIT, 1);
+                return send(t, config.maxRecord(), 1);
+            }
+            counters.add(Counter.RECORDS_DROPPED, 1);
+            log.warn("record-dropped", "sink", name, "path", t.path, "offset", s.read, "why",
+                    "longer than max-record", "max-record", config.maxRecord());
+            s.skipping = true;
+            window.skip(t, s.read + config.maxRecord());
+            return Result.MOVED;
+        }
+        // Only an unterminated line is left: it waits for its newline, unless it may ship as it is.
+        Duration timeout = t.input.partialTimeout();
+        if (flushPartial || (timeout != null && now - t.lastGrowthNanos >= timeout.toNanos())) {
+            Result r = send(t, n, 1);
+            s.partialPending = false;
+            return r;
+        }
+        s.partialPending = true;
+        files.attend(t);
+        t.readable = false;
+        t.atEof = true;
+        return Result.IDLE;
+    }
+
+    /** One pread of up to {@code want} bytes into the buffer at {@code at}, from the read offset plus {@code at}. */
+    private long read(TrackedFile t, long at, long want) {
+        MemorySegment into = at == 0 ? buffer : buffer.asSlice(at);
+        long n;
+        do {
+            n = LibC.pread(t.fd, into, want, t.stream.read + at);
+        } while (n == -Errno.EINTR);
+        return n;
+    }
+
+    private Result send(TrackedFile t, long length, long records) {
+        Batch b = new Batch(t.path, t.input.name(), t.fd, t.stream.read, length, records, buffer.asSlice(0, length),
+                t.sourceId());
+        try {
+            window.send(t, b);
+        } catch (IOException | RuntimeException e) {
+            sinkError = e instanceof IOException io ? io : new IOException(e.toString(), e);
+            return Result.SINK_FAILED;
+        }
+        return Result.MOVED;
+    }
+}

@@ -1,0 +1,85 @@
+package io.jfio.ship.pipeline;
+
+import io.jfio.ship.harvest.Fingerprint;
+import io.jfio.ship.state.Checkpoint;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Where a file starts shipping: the one rule that a run and {@code --dry-run} share. A file is matched, in this
+ * order:
+ * <ol>
+ *   <li>by identity: an entry for its (device, inode) whose fingerprint equals the file's first
+ *       {@code fpLength} bytes is the same content; it resumes at the entry's offset (the largest, when the sink's
+ *       commit record and the checkpoint both have one), unless the file is now shorter than that offset
+ *       (truncated while the shipper was stopped: from 0). An entry whose fingerprint differs is another content on
+ *       a reused inode, or the file truncated and rewritten: from 0;</li>
+ *   <li>by content: a file with no entry of its own whose first {@link Fingerprint#SIZE} bytes equal those of a
+ *       content shipped before, whose own file is gone or holds something else now (an orphan: the original of a
+ *       copytruncate, truncated since; a file deleted after a copy was made), is a copy of it and resumes at the
+ *       shipped offset, or at its own end when it is shorter (everything in it was shipped). Only full fingerprints
+ *       match: a file shorter than {@link Fingerprint#SIZE} bytes is never taken for a copy;</li>
+ *   <li>otherwise it is new: from 0, or from its end with {@code start = end} on a first run.</li>
+ * </ol>
+ *
+ * <p>Thread-safe; stateless.
+ */
+final class Resume {
+    private Resume() {
+    }
+
+    /** The first bytes of the file being decided: the hash of its first {@code length} bytes, or MIN_VALUE. */
+    interface Head {
+        long hash(int length);
+    }
+
+    /**
+     * A decision.
+     *
+     * @param offset  where to start
+     * @param why     for the log and the dry run: resumed, copy-of-shipped, new, new-at-end, new-file-same-inode,
+     *                truncated-while-stopped
+     * @param entry   the entry the offset comes from, or null
+     * @param orphans entries of this inode that do not describe its content any more
+     */
+    record Decision(long offset, String why, Checkpoint entry, List<Checkpoint> orphans) {
+    }
+
+    /** By identity, from the entries of the file's (device, inode); null when there are none. */
+    static Decision own(long size, Head head, List<Checkpoint> entries) {
+        if (entries == null || entries.isEmpty()) return null;
+        Checkpoint best = null;
+        for (Checkpoint c : entries) {
+            if (size < c.fpLength() || head.hash(c.fpLength()) != c.fpHash()) continue;
+            if (best == null || c.offset() > best.offset()
+                    || c.offset() == best.offset() && c.fpLength() > best.fpLength()) {
+                best = c;
+            }
+        }
+        if (best == null) return new Decision(0, "new-file-same-inode", null, entries);
+        if (size < best.offset()) return new Decision(0, "truncated-while-stopped", null, entries);
+        java.util.ArrayList<Checkpoint> rest = new java.util.ArrayList<>(entries);
+        rest.remove(best);
+        return new Decision(best.offset(), "resumed", best, rest);
+    }
+
+    /** By content, among orphaned entries; null when no full fingerprint matches. */
+    static Decision copy(long size, Head head, Collection<Checkpoint> orphans) {
+        if (size < Fingerprint.SIZE || orphans.isEmpty()) return null;
+        long h = head.hash(Fingerprint.SIZE);
+        if (h == Long.MIN_VALUE) return null;
+        Checkpoint best = null;
+        for (Checkpoint c : orphans) {
+            if (c.fpLength() == Fingerprint.SIZE && c.fpHash() == h && (best == null || c.offset() > best.offset())) {
+                best = c;
+            }
+        }
+        if (best == null) return null;
+        return new Decision(Math.min(best.offset(), size), "copy-of-shipped", best, List.of());
+    }
+
+    /** A file seen for the first time. */
+    static Decision fresh(long size, boolean startAtEnd) {
+        return startAtEnd ? new Decision(size, "new-at-end", null, List.of()) : new Decision(0, "new", null, List.of());
+    }
+}

@@ -1,0 +1,71 @@
+package io.jfio.ship.pipeline;
+
+import io.jfio.ship.harvest.Fingerprint;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One content being shipped: the bytes a file holds from its first byte, identified by the fingerprint of its head.
+ * The offsets that shipping moves along belong to the content, not to the file: a copy made by copytruncate, or the
+ * same inode found again after a restart, holds the same bytes at the same offsets, so it is bound to the same
+ * stream and nothing already shipped is shipped again. A truncation ends a file's stream: the file goes on with a new
+ * one from 0, while the old one lives on as long as a copy of it is tracked or batches of it are unacknowledged.
+ *
+ * <p>Of the files bound to a stream, only the primary (the first bound) is read; the others wait. When the primary
+ * leaves (truncated, released), the next file becomes primary and reads on from {@link #read}: a copy holds exactly
+ * the bytes the old file had when it was copied, so what the old file could not deliver, the copy does.
+ *
+ * <p>Not thread-safe; owned by the pipeline thread.
+ */
+final class Stream {
+    /** How many leading bytes the fingerprint covers; grows with the file up to {@link Fingerprint#SIZE}. */
+    int fpLength;
+    /** The fingerprint's hash. */
+    long fpHash;
+    /** Bytes {@code [0, read)} were handed to the sink (or skipped). */
+    long read;
+    /** Bytes {@code [0, acked)} are durable at the sink (or were skipped); never moves back. */
+    long acked;
+    /** Batches handed to the sink and not yet acknowledged. */
+    int inFlight;
+    /** The unread rest is an unterminated line, waiting for its newline (or the partial timeout). */
+    boolean partialPending;
+    /** Skipping an overlong line up to its newline (on-overlong=drop). */
+    boolean skipping;
+    /** Whether the stream is in the content index (its fingerprint is full). */
+    boolean indexed;
+    /** When the last file left it (System.nanoTime), or 0 while files are bound. */
+    long endedNanos;
+    /** The bound files, primary first. */
+    final List<TrackedFile> files = new ArrayList<>(1);
+
+    Stream(int fpLength, long fpHash, long offset) {
+        this.fpLength = fpLength;
+        this.fpHash = fpHash;
+        this.read = offset;
+        this.acked = offset;
+    }
+
+    /** The file that reads this stream, or null when none is bound. */
+    TrackedFile primary() {
+        return files.isEmpty() ? null : files.get(0);
+    }
+
+    /** Whether the fingerprint covers {@link Fingerprint#SIZE} bytes: only then may another file be matched to it. */
+    boolean fullFingerprint() {
+        return fpLength == Fingerprint.SIZE;
+    }
+
+    /** Goes back to the acknowledged offset (the sink lost what was in flight). */
+    void rewind() {
+        read = acked;
+        skipping = false;
+        partialPending = false;
+    }
+
+    @Override
+    public String toString() {
+        return "fp=" + fpLength + ":" + Long.toHexString(fpHash) + " read=" + read + " acked=" + acked + " inFlight="
+                + inFlight + " files=" + files.size();
+    }
+}

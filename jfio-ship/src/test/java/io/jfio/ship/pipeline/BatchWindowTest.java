@@ -1,0 +1,135 @@
+package io.jfio.ship.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.config.Framing;
+import io.jfio.ship.config.InputConfig;
+import io.jfio.ship.config.Start;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.Sink;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The window of unacknowledged batches alone: offsets move only in send order, a failure stops them, what the sink
+ * still acknowledges after a failure counts, the rest is forgotten. The sink here is a recorder whose futures the test
+ * completes; the window is what is under test.
+ */
+class BatchWindowTest {
+    private static final class Recorder implements Sink {
+        final List<CompletableFuture<Void>> futures = new ArrayList<>();
+        final AtomicInteger flushes = new AtomicInteger();
+
+        @Override
+        public String describe() {
+            return "recorder";
+        }
+
+        @Override
+        public CompletableFuture<Void> send(Batch batch) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            futures.add(f);
+            return f;
+        }
+
+        @Override
+        public void flush() {
+            flushes.incrementAndGet();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private final MemorySegment bytes = Arena.ofAuto().allocate(100);
+
+    private static TrackedFile file(Stream s) {
+        TrackedFile t = new TrackedFile(new InputConfig("in", List.of("/x"), List.of(), Framing.LINES,
+                Start.BEGINNING, null, "s"), "/x", 1, 2);
+        t.stream = s;
+        s.files.add(t);
+        return t;
+    }
+
+    private void send(BatchWindow w, TrackedFile t, long length) throws IOException {
+        w.send(t, new Batch(t.path, "in", -1, t.stream.read, length, 1, bytes.asSlice(0, length)));
+    }
+
+    @Test
+    void shouldAcknowledgeOffsetsOnlyInSendOrder() throws IOException {
+        Recorder sink = new Recorder();
+        AtomicInteger woken = new AtomicInteger();
+        BatchWindow w = new BatchWindow(sink, new ShipMetrics().of("s"), (v, e) -> woken.incrementAndGet());
+        Stream s = new Stream(0, 0, 0);
+        TrackedFile t = file(s);
+        send(w, t, 10);
+        send(w, t, 20);
+        assertEquals(30, s.read);
+        assertEquals(30, w.inFlightBytes());
+        sink.futures.get(1).complete(null); // the second first: nothing moves yet
+        assertNull(w.collect());
+        assertEquals(0, s.acked);
+        sink.futures.get(0).complete(null);
+        assertNull(w.collect());
+        assertEquals(30, s.acked);
+        assertEquals(0, w.inFlightBytes());
+        assertEquals(0, s.inFlight);
+        assertEquals(2, woken.get(), "each completion wakes the pipeline");
+        w.flush();
+        assertEquals(1, sink.flushes.get());
+        w.flush();
+        assertEquals(1, sink.flushes.get(), "nothing new to flush");
+    }
+
+    @Test
+    void shouldKeepWhatTheSinkStillAcknowledgesAfterAFailureAndForgetTheRest() throws IOException {
+        Recorder sink = new Recorder();
+        BatchWindow w = new BatchWindow(sink, new ShipMetrics().of("s"), (v, e) -> { });
+        Stream s = new Stream(0, 0, 0);
+        TrackedFile t = file(s);
+        send(w, t, 10);
+        w.skip(t, 15);
+        send(w, t, 20);
+        send(w, t, 30);
+        IOException boom = new IOException("connection reset");
+        sink.futures.get(0).complete(null);
+        sink.futures.get(1).completeExceptionally(boom);
+        sink.futures.get(2).complete(null);
+        assertSame(boom, w.collect());
+        assertEquals(15, s.acked, "the first batch and the skip before the failure");
+        w.settle(System.nanoTime());
+        assertEquals(15, s.acked, "a success after a failure does not count: the failed bytes are before it");
+        assertEquals(0, s.inFlight);
+        assertEquals(0, w.inFlightBytes());
+        assertTrue(w.isEmpty());
+        s.rewind();
+        assertEquals(15, s.read);
+    }
+
+    @Test
+    void shouldMoveTheContentsOffsetNotTheFilesSoACopyAcknowledgesForTheOriginal() throws IOException {
+        Recorder sink = new Recorder();
+        BatchWindow w = new BatchWindow(sink, new ShipMetrics().of("s"), (v, e) -> { });
+        Stream s = new Stream(0, 0, 100);
+        TrackedFile original = file(s);
+        send(w, original, 50);
+        // The original is truncated (it starts a new content) while its batch is in flight.
+        s.files.remove(original);
+        original.stream = new Stream(0, 0, 0);
+        sink.futures.get(0).complete(null);
+        assertNull(w.collect());
+        assertEquals(150, s.acked);
+        assertEquals(0, original.stream.acked, "the new content is not moved by the old one's acknowledgement");
+    }
+}

@@ -1,0 +1,321 @@
+package io.jfio.ship.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.harvest.Fingerprint;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.state.Checkpoint;
+import io.jfio.ship.testing.ShipRun;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The file tracker alone, on real files, with the interleavings of writes, rotations, reads, acknowledgements and
+ * restarts written out step by step: which content each file is bound to and where it reads next. A "read" here is
+ * what the harvester and the window do to a stream: the read offset moves, then the acknowledged one.
+ */
+class FileTrackerTest {
+    @TempDir
+    Path tmp;
+
+    private final Arena arena = Arena.ofShared();
+    private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+    private final ShipLog log = new ShipLog(new PrintStream(logBytes, true, StandardCharsets.UTF_8), true);
+
+    @AfterEach
+    void close() {
+        arena.close();
+    }
+
+    private FileTracker tracker(List<Checkpoint> positions) throws Exception {
+        ShipConfig cfg = ShipRun.config(List.of(tmp.resolve("logs").resolve("*.log*").toString()), tmp.resolve("out"),
+                tmp.resolve("state"), Map.of());
+        Stx stx = new Stx(arena);
+        Discovery d = new Discovery(cfg.inputsOf(ShipConfig.MAIN), stx, log);
+        return new FileTracker(ShipConfig.MAIN, cfg, log, new ShipMetrics(), false, stx, arena.allocate(8192), d, null,
+                positions, false);
+    }
+
+    private Path logs() throws IOException {
+        return Files.createDirectories(tmp.resolve("logs"));
+    }
+
+    /** Records {@code from..to} of a writer, 75 bytes each. */
+    private static byte[] records(String writer, int from, int to) {
+        StringBuilder b = new StringBuilder();
+        for (int i = from; i <= to; i++) {
+            String head = "w=" + writer + " n=" + String.format("%010d", i) + " ";
+            b.append(head).append("x".repeat(74 - head.length())).append('\n');
+        }
+        return b.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static void append(Path p, byte[] b) throws IOException {
+        Files.write(p, b, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    private static void truncate(Path p) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.setLength(0);
+        }
+    }
+
+    /** Reads and acknowledges {@code t}'s stream up to the file's size, as the harvester and window would. */
+    private static void shipAll(FileTracker files, TrackedFile t) throws IOException {
+        long size = Files.size(Path.of(t.path));
+        files.observeSize(t, size, System.nanoTime());
+        t.stream.read = size;
+        t.stream.acked = size;
+        t.readable = false;
+        t.atEof = true;
+    }
+
+    private static long inode(Path p) throws IOException {
+        return (Long) Files.getAttribute(p, "unix:ino");
+    }
+
+    private static long dev(Path p) throws IOException {
+        return (Long) Files.getAttribute(p, "unix:dev");
+    }
+
+    @Test
+    void shouldBindACopytruncateCopyToTheContentItCopiedAndShipNothingOfItAgain() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40)); // 3,000 bytes: a full fingerprint
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        Stream shipped = ta.stream;
+
+        // logrotate's copytruncate: copy, then truncate the original, which the application writes on.
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy, StandardCopyOption.COPY_ATTRIBUTES);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertSame(shipped, tc.stream, "the copy holds the shipped content");
+        assertFalse(tc.primary(), "the original still reads it");
+        assertTrue(logBytes.toString().contains("why=copy-of-tracked"), logBytes.toString());
+
+        truncate(a);
+        append(a, records("a", 41, 42));
+        files.observeSize(ta, Files.size(a), System.nanoTime());
+        assertNotSame(shipped, ta.stream, "the truncated original starts a new content");
+        assertEquals(0, ta.readOffset());
+        assertTrue(ta.readable);
+        assertTrue(tc.primary(), "the copy takes the old content over");
+        assertEquals(3000, tc.readOffset(), "and has nothing of it left to ship");
+        assertEquals(3000, tc.ackedOffset());
+    }
+
+    @Test
+    void shouldShipFromTheCopyWhatTheOriginalCouldNotDeliverBeforeItsTruncation() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 20));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta); // 1,500 bytes shipped
+        Stream old = ta.stream;
+        append(a, records("a", 21, 40)); // 1,500 more, not read yet
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        truncate(a);
+        // The truncation is seen first, then the copy (events in the other order).
+        files.observeSize(ta, 0, System.nanoTime());
+        assertNotSame(old, ta.stream);
+        assertEquals(1500, old.read);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertTrue(tc.primary());
+        assertEquals(1500, tc.readOffset(), "the copy resumes where the original's content stopped");
+        assertTrue(tc.readable);
+    }
+
+    @Test
+    void shouldTakeACopyFoundBeforeTheOriginalsTruncationWasSeenForTheCopyItIs() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        Stream shipped = ta.stream;
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        truncate(a);
+        append(a, records("a", 41, 41));
+        // No event of the truncation handled yet: the scan that finds the copy is the first to look.
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertSame(shipped, tc.stream, "a copy, not a new file");
+        assertTrue(tc.primary());
+        assertEquals(3000, tc.readOffset());
+        assertNotSame(shipped, ta.stream);
+        assertEquals(0, ta.readOffset());
+    }
+
+    @Test
+    void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
+        Path a = logs().resolve("one.log");
+        Path b = a.resolveSibling("two.log");
+        byte[] header = "#".repeat(2047).concat("\n").getBytes(StandardCharsets.US_ASCII);
+        append(a, header);
+        append(a, records("a", 1, 10));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        shipAll(files, files.at(a.toString()));
+        append(b, header);
+        append(b, records("b", 1, 10));
+        files.scan(System.nanoTime());
+        TrackedFile tb = files.at(b.toString());
+        assertTrue(tb.primary());
+        assertEquals(0, tb.readOffset(), "same first 1 KiB, other bytes: a file of its own");
+    }
+
+    @Test
+    void shouldLetAFileTakenForACopyGoItsOwnWayWhenItIsWrittenWithOtherBytes() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        Path copy = a.resolveSibling("app.log.bak");
+        Files.copy(a, copy);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertSame(ta.stream, tc.stream);
+        append(copy, records("c", 1, 5)); // written on by someone else: not a copy any more
+        files.observeSize(tc, Files.size(copy), System.nanoTime());
+        assertNotSame(ta.stream, tc.stream);
+        assertTrue(tc.primary());
+        assertEquals(3000, tc.readOffset(), "its own bytes start where the shared part ended");
+        assertTrue(tc.readable);
+    }
+
+    @Test
+    void shouldResumeACopyFoundAtStartWhereTheTruncatedOriginalWasShipped() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        long fp = fingerprint(a);
+        // The last run shipped 2,250 of its 3,000 bytes; while it was stopped, the file was copied and truncated.
+        Checkpoint last = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fp, 2250, System.currentTimeMillis(),
+                a.toString());
+        truncate(a);
+        append(a, records("a", 41, 41));
+        FileTracker files = tracker(List.of(last));
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        TrackedFile tc = files.at(copy.toString());
+        assertEquals(0, ta.readOffset(), "the original holds a new content");
+        assertEquals(2250, tc.readOffset(), "the copy resumes the old content where it stopped");
+        assertTrue(logBytes.toString().contains("why=copy-of-shipped"), logBytes.toString());
+    }
+
+    @Test
+    void shouldStartAFileFoundAtRestartAtItsBeginningEvenWithStartAtEnd() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 3));
+        Path b = a.resolveSibling("new.log");
+        append(b, records("b", 1, 3));
+        Checkpoint last = new Checkpoint(dev(a), inode(a), 225, fingerprint(a, 225), 225, System.currentTimeMillis(),
+                a.toString());
+        ShipConfig cfg = ShipRun.config(List.of(tmp.resolve("logs").resolve("*.log").toString()), tmp.resolve("out"),
+                tmp.resolve("state"), Map.of("start", "end"));
+        Stx stx = new Stx(arena);
+        FileTracker files = new FileTracker(ShipConfig.MAIN, cfg, log, new ShipMetrics(), false, stx,
+                arena.allocate(8192), new Discovery(cfg.inputsOf(ShipConfig.MAIN), stx, log), null, List.of(last),
+                false);
+        files.scan(System.nanoTime());
+        assertEquals(0, files.at(b.toString()).readOffset(), "created while the shipper was stopped: all of it");
+        assertEquals(225, files.at(a.toString()).readOffset());
+
+        // On a first run (no positions at all), start = end skips what is there.
+        FileTracker first = new FileTracker(ShipConfig.MAIN, cfg, log, new ShipMetrics(), false, stx,
+                arena.allocate(8192), new Discovery(cfg.inputsOf(ShipConfig.MAIN), stx, log), null, List.of(), false);
+        first.scan(System.nanoTime());
+        assertEquals(225, first.at(b.toString()).readOffset());
+    }
+
+    @Test
+    void shouldStartAReusedInodeWithOtherContentFromZero() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 20));
+        Checkpoint other = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, 12345, 1400,
+                System.currentTimeMillis(), a.toString());
+        FileTracker files = tracker(List.of(other));
+        files.scan(System.nanoTime());
+        assertEquals(0, files.at(a.toString()).readOffset());
+        assertTrue(logBytes.toString().contains("why=new-file-same-inode"), logBytes.toString());
+    }
+
+    @Test
+    void shouldResumeAFileRenamedWhileItsRenameWentUnseenWithoutShippingItAgain() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        // Renamed to a name no input matches, drained and let go...
+        Path away = Files.move(a, tmp.resolve("logs").resolve("elsewhere"));
+        files.scan(System.nanoTime());
+        assertEquals(TrackedFile.State.ROTATED, ta.state);
+        files.release(ta);
+        assertNull(files.at(a.toString()));
+        // ...then back under a matching name (a scan that missed the rename would see the same).
+        Path back = Files.move(away, a.resolveSibling("app.log.1"));
+        files.scan(System.nanoTime());
+        TrackedFile again = files.at(back.toString());
+        assertNotNull(again);
+        assertEquals(3000, again.readOffset(), "the same content: nothing shipped twice");
+    }
+
+    @Test
+    void shouldKeepTheLargerOfTheSinksAndTheCheckpointsPositionOfTheSameContent() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        long fp = fingerprint(a);
+        long now = System.currentTimeMillis();
+        Checkpoint sink = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fp, 2250, now, a.toString());
+        Checkpoint stale = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fp, 750, now, a.toString());
+        FileTracker files = tracker(List.of(stale, sink));
+        files.scan(System.nanoTime());
+        assertEquals(2250, files.at(a.toString()).readOffset());
+    }
+
+    private long fingerprint(Path p) throws IOException {
+        return fingerprint(p, Fingerprint.SIZE);
+    }
+
+    private long fingerprint(Path p, int length) throws IOException {
+        byte[] b = Files.readAllBytes(p);
+        var seg = arena.allocate(Fingerprint.SIZE);
+        seg.copyFrom(java.lang.foreign.MemorySegment.ofArray(java.util.Arrays.copyOf(b, length)));
+        return Fingerprint.hash(seg, length);
+    }
+}
