@@ -68,7 +68,7 @@ class ShipCommandTest {
         assertEquals(0, r.exit(), r.err());
         Files.writeString(file, "three\n", java.nio.file.StandardOpenOption.APPEND);
         r = run(concat(base, "--dry-run"));
-        assertTrue(r.out().contains("from=8 bytes=6 why=resume"), r.out());
+        assertTrue(r.out().contains("from=8 bytes=6 why=resumed"), r.out());
     }
 
     @Test
@@ -99,7 +99,7 @@ class ShipCommandTest {
         assertTrue(log.toString().contains("event=signal signal=TERM"), log);
         Result dry = run("ship", "--from", file.toString(), "--to", "dir:" + out, "--state",
                 tmp.resolve("state").toString(), "--dry-run");
-        assertTrue(dry.out().contains("from=8 bytes=0 why=resume"), dry.out());
+        assertTrue(dry.out().contains("from=8 bytes=0 why=resumed"), dry.out());
     }
 
     private static String[] concat(String[] a, String... b) {
