@@ -213,9 +213,10 @@ public final class DirSink implements Sink {
                             + "as the pipeline decides): some bytes may be shipped twice; no data is lost");
         }
         if (!p.trustTail()) {
-            if (!p.exists() && !seqs.isEmpty()) {
+            if (!p.found() && !seqs.isEmpty()) {
                 log.warn("dir-sink-no-commit-record", "dir", dir, "segments", seqs.size(),
-                        "action", "segments left as they are");
+                        "why", p.exists() ? CommitLog.NAME + " holds no valid commit" : "no " + CommitLog.NAME,
+                        "action", "segments left as they are; no source positions");
             }
             point[0] = max;
             point[1] = max == 0 ? 0 : segmentLength(max);
