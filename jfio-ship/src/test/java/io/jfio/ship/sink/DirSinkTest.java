@@ -386,6 +386,14 @@ class DirSinkTest {
         assertEquals("precious", Files.readString(victim));
         Files.delete(dir.resolve(CommitLog.TEMP));
 
+        Files.delete(dir.resolve(".jfio-sink.lock")); // left by the refused opens above, as by any run
+        Files.createSymbolicLink(dir.resolve(".jfio-sink.lock"), victim);
+        e = assertThrows(IOException.class, () -> open(dir));
+        assertTrue(e.getMessage().contains("symbolic link") && e.getMessage().contains(".jfio-sink.lock"),
+                e.toString());
+        assertEquals("precious", Files.readString(victim));
+        Files.delete(dir.resolve(".jfio-sink.lock"));
+
         // Planted while it runs: the compaction at a roll refuses the link and appends the commit instead.
         SourceId a = id(1, 11);
         try (DirSink sink = open(dir, 4096, DirSink.COMPACT_MIN)) {
