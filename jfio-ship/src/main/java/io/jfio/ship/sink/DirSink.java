@@ -239,7 +239,8 @@ public final class DirSink implements Sink {
                 cut(s, p.length());
             }
         }
-        return max;
+        // Never reuse the committed segment's number, even when its file is gone.
+        return Math.max(max, p.segment());
     }
 
     private long segmentLength(long seq) throws IOException {

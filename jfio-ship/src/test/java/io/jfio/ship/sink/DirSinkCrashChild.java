@@ -12,10 +12,12 @@ import java.nio.file.Path;
 import java.util.SplittableRandom;
 
 /**
- * The child JVM of {@link DirSinkCrashTest}: writes numbered batches of several fake sources through a {@link
+ * Single-threaded but for the ack lines, which the sink's sync thread writes (one write(2) each, so a kill never
+ * tears one).
+ *
+ * <p>The child JVM of {@link DirSinkCrashTest}: writes numbered batches of several fake sources through a {@link
  * DirSink} until it is killed, resuming every source from {@link DirSink#committed()}, flushing at random points, and
- * appending {@code ACK source end-line} to the ack file for every batch whose future completed. Single-threaded but
- * for the ack lines, which the sink's sync thread writes (one write(2) each, so a kill never tears one).
+ * appending {@code ACK source end-line} to the ack file for every batch whose future completed.
  *
  * <p>Source {@code s} is an endless file of 16-byte lines {@code Sss Lnnnnnnnnnn\n}: line {@code n} is at offset
  * {@code 16 n}, so a committed offset says which line comes next.
