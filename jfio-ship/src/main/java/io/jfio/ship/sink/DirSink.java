@@ -4,15 +4,14 @@ import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Stat;
 import io.jfio.ship.log.ShipLog;
-import io.jfio.ship.state.CheckpointStore;
+import io.jfio.ship.state.Checkpoint;
 import io.jfio.ship.state.StateLock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,50 +19,60 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import java.util.zip.CRC32C;
 
 /**
- * The directory sink: batches appended to segment files {@code ship-000000000001.log}, {@code ship-...2.log}, ...,
+ * Threads: one pipeline thread calls {@code send}/{@code flush}/{@code close}; the sync thread ({@code
+ * jfio-ship-dirsync}) syncs, commits and completes the futures; {@link #committed()} may be called from any thread.
+ *
+ * <p>The directory sink: batches appended to segment files {@code ship-000000000001.log}, {@code ship-...2.log}, ...,
  * rolled when a segment would pass the segment size. Records are written exactly as read, no headers: one source
  * file's bytes appear in the order read, and batches of several sources interleave at batch granularity (whole
  * records).
  *
  * <p>Durability: {@link #send} writes (pwrite from the batch's native memory, no heap copy) and returns a pending
- * future; {@link #flush} hands a sync to the sink's sync thread, which fdatasyncs the segment and then records the
- * synced length in {@code ship.commit} (fdatasync'ed) before it completes the futures, in order. A new segment's name
- * is made durable with a directory fsync before any byte in it is acknowledged. After a crash, {@code ship.commit}
- * says how much of which segment was acknowledged: the newest segment is cut back to that length and newer ones
- * (never synced) are removed, so a batch torn by a kill never leaves a partial record behind; the shipper sends it
- * again.
+ * future; {@link #flush} hands a sync to the sink's sync thread, which fdatasyncs the segment and then appends a
+ * commit record to {@code ship.commit} (see {@link CommitLog} for the format) and fdatasyncs it before it completes
+ * the futures, in order. The record holds the segment, its committed length and, for every source ({@link SourceId}:
+ * device, inode) whose batches the commit covers, the fingerprint, path and the end of its last batch in the
+ * committed bytes. So the data and the source positions are committed by one write: {@link #committed()} (read at
+ * open) is exactly where every source's bytes in the segments end, which makes shipping into this sink exactly once.
+ * Tasks queued while an fdatasync runs share the next one (group commit).
  *
- * <p>Threads: one pipeline thread calls {@code send}/{@code flush}/{@code close}; the sync thread
- * ({@code jfio-ship-dirsync}) completes the futures. The directory is locked ({@code .jfio-sink.lock}) so that two
- * shippers never write the same segments.
+ * <p>Recovery at open: {@code ship.commit} is replayed to its last good record (a torn last record is ignored: its
+ * futures never completed); the committed segment is cut back to the committed length and newer segments (never
+ * committed) are removed, so a batch torn by a kill never leaves a partial record and no byte is there twice; then
+ * the state is rewritten as one snapshot. A legacy 24-byte {@code ship.commit} (segment, length, CRC32C) is a commit
+ * without positions. A damaged log (bad header, a bad record followed by good ones) is logged with what was skipped;
+ * what is valid is kept, a copy is kept as {@code ship.commit.corrupt-TIMESTAMP}, and when the damage reaches the end
+ * of the file (so the last commit is unknown) no segment is cut: data is never dropped for a damaged log, at the
+ * price of a possible partial batch at the newest segment's end and positions that may lag (bytes sent twice).
+ *
+ * <p>A new segment's name is made durable with a directory fsync before any byte in it is acknowledged. After a
+ * failed fsync or commit the segment is poisoned: its pending and later tasks fail (their positions are never
+ * committed), it is cut back to its last committed length when it is closed, and the resend goes to a new segment.
+ * State files are opened relative to the directory with O_NOFOLLOW, created 0600 (temporaries O_EXCL): a symlink
+ * planted at {@code ship.commit} or {@code ship.commit.tmp} is refused, never written through. The directory is
+ * locked ({@code .jfio-sink.lock}) so that two shippers never write the same segments.
  */
 public final class DirSink implements Sink {
     private static final Pattern SEGMENT = Pattern.compile("ship-(\\d{12})\\.log");
-    private static final String COMMIT = "ship.commit";
     /** Ends the sync thread; compared by identity. */
-    private static final SyncTask STOP = new SyncTask(null, 0, List.of(), false);
-    /**
-     * The commit record's fields. Made once: a layout made per call ({@code withOrder}) makes its VarHandle anew each
-     * time too (found as the shipper's unexplained ConcurrentHashMap garbage in JFR allocation samples).
-     */
-    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED
-            .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED
-            .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final SyncTask STOP = new SyncTask(null, 0, List.of(), null, false);
+    /** The log is compacted when its appended records pass this and the last snapshot's size. */
+    static final long COMPACT_MIN = 1 << 20;
 
     private final Path dir;
     private final long segmentSize;
     private final ShipLog log;
     private final StateLock lock;
-    private final int commitFd;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment commitBuf = arena.allocate(24);
+    private final int dirFd;
+    private final LongSupplier clock;
+    private final List<Checkpoint> committed;
+    private final CommitLog commitLog;
     private final LinkedBlockingQueue<SyncTask> syncQueue = new LinkedBlockingQueue<>();
     private final Thread syncer;
 
@@ -71,6 +80,7 @@ public final class DirSink implements Sink {
     private long nextSeq;
     private Segment current;
     private List<CompletableFuture<Void>> unsynced = new ArrayList<>();
+    private Changes changes = new Changes();
     private volatile boolean poisoned;
     private boolean closed;
 
@@ -78,11 +88,39 @@ public final class DirSink implements Sink {
     private static final class Segment {
         final long seq;
         final int fd;
+        /** Pipeline thread: bytes written. */
         long size;
+        /** Sync thread: bytes committed. */
+        long committedLength;
+        /** Sync thread: why the segment was abandoned; null while it is good. */
+        IOException failure;
 
         Segment(long seq, int fd) {
             this.seq = seq;
             this.fd = fd;
+        }
+    }
+
+    /**
+     * The source positions of the batches written since the last sync task, in order (appending costs no
+     * allocation but the arrays' growth; consecutive batches of one source share a slot).
+     */
+    private static final class Changes {
+        SourceId[] ids = new SourceId[8];
+        long[] ends = new long[8];
+        int n;
+
+        void add(SourceId id, long end) {
+            if (n > 0 && ids[n - 1] == id) {
+                ends[n - 1] = end;
+                return;
+            }
+            if (n == ids.length) {
+                ids = java.util.Arrays.copyOf(ids, n * 2);
+                ends = java.util.Arrays.copyOf(ends, n * 2);
+            }
+            ids[n] = id;
+            ends[n++] = end;
         }
     }
 
@@ -94,18 +132,39 @@ public final class DirSink implements Sink {
      * @param log         where repairs and failures are logged
      */
     public DirSink(Path dir, long segmentSize, ShipLog log) throws IOException {
+        this(dir, segmentSize, log, System::currentTimeMillis, COMPACT_MIN);
+    }
+
+    /** As above with the clock (epoch ms, for seen-at times) and the compaction bound given: for tests. */
+    DirSink(Path dir, long segmentSize, ShipLog log, LongSupplier clock, long compactMin) throws IOException {
         this.dir = dir.toAbsolutePath().normalize();
         this.segmentSize = segmentSize;
         this.log = log;
+        this.clock = clock;
         Files.createDirectories(this.dir);
         this.lock = StateLock.acquire(this.dir, ".jfio-sink.lock", "sink directory");
-        try {
-            this.nextSeq = recover() + 1;
-            this.commitFd = (int) ErrnoException.check(LibC.openat(Fcntl.AT_FDCWD, this.dir.resolve(COMMIT).toString(),
-                    Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_CLOEXEC, 0644), "open", -1, COMMIT);
-        } catch (IOException | RuntimeException e) {
+        this.dirFd = LibC.openat(Fcntl.AT_FDCWD, this.dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY
+                | Fcntl.O_CLOEXEC, 0);
+        if (dirFd < 0) {
             lock.close();
-            arena.close();
+            throw new ErrnoException("open", -dirFd, this.dir.toString());
+        }
+        try {
+            if (Files.isSymbolicLink(this.dir.resolve(CommitLog.TEMP))) {
+                throw CommitLog.refused(this.dir, CommitLog.TEMP);
+            }
+            CommitLog.Parsed p = CommitLog.read(dirFd, this.dir);
+            long[] point = new long[2];
+            this.nextSeq = recover(p, point) + 1;
+            // A temporary left by a compaction a crash interrupted: the file it was to replace stands.
+            try (Arena a = Arena.ofConfined()) {
+                LibC.unlinkat(dirFd, a.allocateFrom(CommitLog.TEMP), 0);
+            }
+            this.commitLog = new CommitLog(dirFd, this.dir, log, clock, compactMin, p, point[0], point[1]);
+            this.committed = List.copyOf(commitLog.checkpoints());
+        } catch (IOException | RuntimeException e) {
+            LibC.close(dirFd);
+            lock.close();
             throw e;
         }
         this.syncer = Thread.ofPlatform().name("jfio-ship-dirsync").daemon(true).start(this::syncLoop);
@@ -116,73 +175,111 @@ public final class DirSink implements Sink {
         return SinkSpec.DIR + ":" + dir;
     }
 
+    /** The positions in {@code ship.commit} when the sink was opened: where every source's committed bytes end. */
+    @Override
+    public List<Checkpoint> committed() {
+        return committed;
+    }
+
     /** Segment file name of sequence number {@code seq}. */
     public static String segmentName(long seq) {
         return String.format("ship-%012d.log", seq);
     }
 
     /**
-     * Cuts the newest acknowledged segment back to its committed length and removes segments that were never
-     * synced; returns the highest sequence number in use.
+     * Brings the segments to the commit {@code p} found: cuts the committed segment back to its committed length
+     * and removes segments that were never committed; sets {@code point} to the commit the state stands for (the
+     * segments as they are when no trustworthy commit was found) and returns the highest sequence number in use.
      */
-    private long recover() throws IOException {
+    private long recover(CommitLog.Parsed p, long[] point) throws IOException {
         List<Long> seqs = new ArrayList<>();
         try (Stream<Path> s = Files.list(dir)) {
-            s.forEach(p -> {
-                Matcher m = SEGMENT.matcher(p.getFileName().toString());
+            s.forEach(f -> {
+                Matcher m = SEGMENT.matcher(f.getFileName().toString());
                 if (m.matches()) seqs.add(Long.parseLong(m.group(1)));
             });
         }
         seqs.sort(null);
         long max = seqs.isEmpty() ? 0 : seqs.get(seqs.size() - 1);
-        Path commitFile = dir.resolve(COMMIT);
-        if (!Files.exists(commitFile)) {
-            if (!seqs.isEmpty()) {
+        if (p.problem() != null) {
+            log.error("dir-sink-commit-log-damaged", "dir", dir, "problem", p.problem(),
+                    "kept", p.entries().size() + " positions" + (p.found() ? ", commit segment " + p.segment()
+                            + " length " + p.length() : ""),
+                    "consequence", p.trustTail()
+                            ? "sources whose latest position was in the damaged part resume from an earlier one: "
+                            + "some of their bytes may be shipped twice; no data is lost"
+                            : "the last commit is unknown, so no segment is cut: a partial batch may remain at the "
+                            + "newest segment's end, and sources resume from the positions kept (or, without one, "
+                            + "as the pipeline decides): some bytes may be shipped twice; no data is lost");
+        }
+        if (!p.trustTail()) {
+            if (!p.found() && !seqs.isEmpty()) {
                 log.warn("dir-sink-no-commit-record", "dir", dir, "segments", seqs.size(),
-                        "action", "segments left as they are");
+                        "why", p.exists() ? CommitLog.NAME + " holds no valid commit" : "no " + CommitLog.NAME,
+                        "action", "segments left as they are; no source positions");
             }
+            point[0] = max;
+            point[1] = max == 0 ? 0 : segmentLength(max);
             return max;
         }
-        byte[] b = Files.readAllBytes(commitFile);
-        if (b.length == 0) {
-            // Created, never written: nothing in any segment was ever acknowledged by this directory's writer.
-            for (long seq : seqs) removeUnsynced(seq);
-            return max;
+        if (p.legacy()) {
+            log.info("dir-sink-commit-upgraded", "dir", dir, "why", "24-byte " + CommitLog.NAME
+                    + " of an earlier version: a commit without source positions");
         }
-        ByteBuffer buf = ByteBuffer.wrap(b);
-        CRC32C crc = new CRC32C();
-        crc.update(b, 0, Math.min(16, b.length));
-        if (b.length != 24 || (int) crc.getValue() != buf.getInt(16)) {
-            log.warn("dir-sink-commit-record-damaged", "dir", dir, "bytes", b.length,
-                    "action", "segments left as they are; a partial batch may remain at a segment's end");
-            return max;
+        point[0] = p.segment();
+        point[1] = p.length();
+        if (p.segment() > 0 && !seqs.contains(p.segment())) {
+            log.error("dir-sink-committed-segment-missing", "segment", dir.resolve(segmentName(p.segment())),
+                    "consequence", "its committed bytes are lost from the sink directory");
         }
-        long seq = buf.getLong(0);
-        long length = buf.getLong(8);
         for (long s : seqs) {
-            if (s > seq) {
-                removeUnsynced(s);
-            } else if (s == seq) {
-                Path p = dir.resolve(segmentName(s));
-                long size = Files.size(p);
-                if (size > length) {
-                    try (var ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
-                        ch.truncate(length);
-                        ch.force(true);
-                    }
+            if (s > p.segment()) {
+                removeUncommitted(s);
+            } else if (s == p.segment()) {
+                cut(s, p.length());
+            }
+        }
+        // Never reuse the committed segment's number, even when its file is gone.
+        return Math.max(max, p.segment());
+    }
+
+    private long segmentLength(long seq) throws IOException {
+        return Files.readAttributes(dir.resolve(segmentName(seq)), java.nio.file.attribute.BasicFileAttributes.class,
+                java.nio.file.LinkOption.NOFOLLOW_LINKS).size();
+    }
+
+    /** Cuts segment {@code seq} back to {@code length} (without following a link at its name). */
+    private void cut(long seq, long length) throws IOException {
+        String p = dir.resolve(segmentName(seq)).toString();
+        int fd;
+        try (Arena a = Arena.ofConfined()) {
+            fd = LibC.openat(dirFd, a.allocateFrom(segmentName(seq)), Fcntl.O_WRONLY | Fcntl.O_NOFOLLOW
+                    | Fcntl.O_CLOEXEC, 0);
+            ErrnoException.check(fd, "open", -1, p);
+            try {
+                MemorySegment st = a.allocate(Stat.LAYOUT);
+                ErrnoException.check(LibC.fstat(fd, st), "fstat", fd, p);
+                long size = Stat.size(st);
+                if (size < length) {
+                    log.error("dir-sink-segment-short", "segment", p, "size", size, "committed", length,
+                            "consequence", "committed bytes are lost from the sink directory");
+                } else if (size > length) {
+                    ErrnoException.check(LibC.ftruncate(fd, length), "ftruncate", fd, p, length, ErrnoException.NONE);
+                    ErrnoException.check(LibC.fsync(fd), "fsync", fd, p);
                     log.info("dir-sink-repaired", "segment", p, "cut-bytes", size - length,
                             "why", "bytes after the last commit were never acknowledged; they are sent again");
                 }
+            } finally {
+                LibC.close(fd);
             }
         }
-        return max;
     }
 
-    private void removeUnsynced(long seq) throws IOException {
+    private void removeUncommitted(long seq) throws IOException {
         Path p = dir.resolve(segmentName(seq));
-        long size = Files.size(p);
+        long size = segmentLength(seq);
         Files.delete(p);
-        CheckpointStore.syncDirectory(dir);
+        ErrnoException.check(LibC.fsync(dirFd), "fsync", dirFd, dir.toString());
         log.info("dir-sink-repaired", "segment", p, "removed-bytes", size,
                 "why", "never acknowledged; its batches are sent again");
     }
@@ -208,6 +305,7 @@ public final class DirSink implements Sink {
             done += n;
         }
         seg.size = before + length;
+        if (batch.id() != null) changes.add(batch.id(), batch.end());
         CompletableFuture<Void> f = new CompletableFuture<>();
         unsynced.add(f);
         return f;
@@ -219,20 +317,25 @@ public final class DirSink implements Sink {
             Segment old = current;
             List<CompletableFuture<Void>> waiting = unsynced;
             unsynced = new ArrayList<>();
+            Changes c = changes;
+            changes = new Changes();
             long length = old.size;
             current = null;
-            syncQueue.add(new SyncTask(old, length, waiting, true));
+            syncQueue.add(new SyncTask(old, length, waiting, c, true));
         }
         long seq = nextSeq;
         Path p = dir.resolve(segmentName(seq));
-        int fd = LibC.openat(Fcntl.AT_FDCWD, p.toString(),
-                Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_CLOEXEC, 0644);
+        int fd;
+        try (Arena a = Arena.ofConfined()) {
+            fd = LibC.openat(dirFd, a.allocateFrom(segmentName(seq)),
+                    Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0644);
+        }
         ErrnoException.check(fd, "open", -1, p.toString());
         nextSeq = seq + 1;
         current = new Segment(seq, fd);
         poisoned = false;
         // The new name must survive a crash before anything in the segment is acknowledged.
-        CheckpointStore.syncDirectory(dir);
+        ErrnoException.check(LibC.fsync(dirFd), "fsync", dirFd, dir.toString());
     }
 
     @Override
@@ -242,28 +345,35 @@ public final class DirSink implements Sink {
         List<CompletableFuture<Void>> waiting = unsynced;
         long length = seg.size;
         unsynced = new ArrayList<>();
-        syncQueue.add(new SyncTask(seg, length, waiting, false));
+        Changes c = changes;
+        changes = new Changes();
+        syncQueue.add(new SyncTask(seg, length, waiting, c, false));
     }
 
     /**
-     * A sync of a segment up to {@code length} for the futures {@code waiting}, closing the segment after it when
-     * {@code closeAfter} (with no futures: only the close). {@code length} is the segment's size when the task was
-     * queued: the bytes the futures stand for; the pipeline may be writing more meanwhile, which belong to a later
-     * task. Tasks of the same segment queued while an fsync ran are synced as one (group commit): however often the
-     * pipeline flushes, at most one sync waits behind the one in progress.
+     * A sync of a segment up to {@code length} for the futures {@code waiting} and the source positions {@code
+     * changes} of their batches, closing the segment after it when {@code closeAfter} (with no futures: only the
+     * close). {@code length} is the segment's size when the task was queued: the bytes the futures stand for; the
+     * pipeline may be writing more meanwhile, which belong to a later task. Tasks of the same segment queued while an
+     * fsync ran are synced and committed as one (group commit): however often the pipeline flushes, at most one sync
+     * waits behind the one in progress.
      */
-    private record SyncTask(Segment seg, long length, List<CompletableFuture<Void>> waiting, boolean closeAfter) {
+    private record SyncTask(Segment seg, long length, List<CompletableFuture<Void>> waiting, Changes changes,
+                            boolean closeAfter) {
     }
 
     /**
      * On the sync thread, for the tasks {@code from..to} of {@code tasks} (same segment): one fdatasync up to
-     * {@code length} and the commit record, then their futures completed, in order.
+     * {@code length} and one commit record with their positions, then their futures completed, in order.
      */
     private void syncGroup(Segment seg, long length, List<SyncTask> tasks, int from, int to) {
         boolean any = false;
         for (int i = from; i <= to && !any; i++) any = !tasks.get(i).waiting().isEmpty();
         if (!any) return;
-        IOException e = sync(seg, length);
+        IOException e = seg.failure != null
+                ? new IOException("dir sink segment abandoned after an earlier failure: segment="
+                + segmentName(seg.seq) + ": " + seg.failure.getMessage(), seg.failure)
+                : sync(seg, length, tasks, from, to);
         for (int i = from; i <= to; i++) complete(e, tasks.get(i).waiting());
     }
 
@@ -278,33 +388,64 @@ public final class DirSink implements Sink {
     }
 
     /** The fdatasync and the commit record; null when both succeeded, else the error (the segment is poisoned). */
-    private IOException sync(Segment seg, long length) {
+    private IOException sync(Segment seg, long length, List<SyncTask> tasks, int from, int to) {
         // fdatasync: an append changes the size, which fdatasync makes durable too; only the times are left out.
         int r = LibC.fdatasync(seg.fd);
-        if (r == 0) r = writeCommit(seg.seq, length);
         if (r < 0) {
-            // After a failed fsync the kernel may have dropped the dirty pages: nothing in this segment can be
-            // trusted any more, so the next batch starts a new segment.
-            poisoned = true;
-            IOException e = new ErrnoException("fdatasync", -r, seg.fd, dir.resolve(segmentName(seg.seq)).toString(),
-                    ErrnoException.NONE, ErrnoException.NONE);
-            log.error("dir-sink-sync-failed", "segment", segmentName(seg.seq), "error", e.getMessage());
-            return e;
+            return poison(seg, new ErrnoException("fdatasync", -r, seg.fd,
+                    dir.resolve(segmentName(seg.seq)).toString(), ErrnoException.NONE, ErrnoException.NONE));
         }
+        long now = clock.getAsLong();
+        for (int i = from; i <= to; i++) {
+            Changes c = tasks.get(i).changes();
+            for (int j = 0; j < c.n; j++) commitLog.stage(c.ids[j], c.ends[j], now);
+        }
+        try {
+            // Compacted when the segment is rolled: its last commit.
+            commitLog.commit(seg.seq, length, tasks.get(to).closeAfter(), now);
+        } catch (IOException e) {
+            commitLog.discard();
+            return poison(seg, e);
+        }
+        seg.committedLength = length;
         return null;
     }
 
-    private int writeCommit(long seq, long length) {
-        commitBuf.set(BE_LONG, 0, seq);
-        commitBuf.set(BE_LONG, 8, length);
-        CRC32C crc = new CRC32C();
-        crc.update(commitBuf.asSlice(0, 16).asByteBuffer());
-        commitBuf.set(BE_INT, 16, (int) crc.getValue());
-        commitBuf.set(ValueLayout.JAVA_INT_UNALIGNED, 20, 0);
-        long n = LibC.pwrite(commitFd, commitBuf, 24, 0);
-        if (n < 0) return (int) n;
-        if (n != 24) return -Errno.EIO;
-        return LibC.fdatasync(commitFd);
+    /**
+     * Abandons {@code seg}: after a failed fsync the kernel may have dropped its dirty pages, and after a failed
+     * commit its bytes past the last commit are not acknowledged; the next batch starts a new segment.
+     */
+    private IOException poison(Segment seg, IOException e) {
+        seg.failure = e;
+        poisoned = true;
+        log.error("dir-sink-sync-failed", "segment", segmentName(seg.seq), "error", e.getMessage(),
+                "consequence", "the segment is abandoned at its committed length " + seg.committedLength
+                        + "; its unacknowledged batches are sent again to a new segment");
+        return e;
+    }
+
+    /**
+     * On the sync thread, when a poisoned segment is closed (no more writes to it): cuts it back to its committed
+     * length so that the unacknowledged bytes, sent again to a new segment, are not there twice.
+     */
+    private void cutPoisoned(Segment seg) {
+        String p = dir.resolve(segmentName(seg.seq)).toString();
+        if (!commitLog.consistent()) {
+            // ship.commit may hold the failed commit's record; its bytes must then stay.
+            log.error("dir-sink-segment-not-cut", "segment", p, "from", seg.committedLength,
+                    "why", CommitLog.NAME + " could not be restored after a failed commit",
+                    "consequence", "bytes after the committed length may appear again in a later segment");
+            return;
+        }
+        int r = LibC.ftruncate(seg.fd, seg.committedLength);
+        if (r == 0) r = LibC.fdatasync(seg.fd);
+        if (r < 0) {
+            log.error("dir-sink-segment-not-cut", "segment", p, "from", seg.committedLength, "error", Errno.name(-r),
+                    "consequence", "bytes after the committed length may appear again in a later segment");
+        } else {
+            log.info("dir-sink-segment-cut", "segment", p, "length", seg.committedLength,
+                    "why", "abandoned after a failure; its unacknowledged bytes are sent again");
+        }
     }
 
     private void syncLoop() {
@@ -320,8 +461,8 @@ public final class DirSink implements Sink {
             for (int i = 0; i < tasks.size(); i++) {
                 SyncTask s = tasks.get(i);
                 if (s == STOP) return;
-                // Group commit: the tasks of this segment queued behind it share one fdatasync (they are completed
-                // from their own lists: no merged copy, which grew with every flush queued).
+                // Group commit: the tasks of this segment queued behind it share one fdatasync and one commit record
+                // (they are completed from their own lists: no merged copy, which grew with every flush queued).
                 int first = i;
                 long length = s.length();
                 while (!tasks.get(i).closeAfter() && i + 1 < tasks.size() && tasks.get(i + 1).seg() == s.seg()) {
@@ -333,11 +474,15 @@ public final class DirSink implements Sink {
                     syncGroup(s.seg(), length, tasks, first, i);
                 } catch (RuntimeException e) {
                     log.error("dir-sink-sync-thread", "error", e.toString());
+                    commitLog.discard();
                     // Never acknowledged: the pipeline sends these batches again, rather than wait for them forever.
-                    IOException io = new IOException("dir sink sync failed: " + e, e);
+                    IOException io = poison(s.seg(), new IOException("dir sink sync failed: " + e, e));
                     for (int j = first; j <= i; j++) complete(io, tasks.get(j).waiting());
                 } finally {
-                    if (close) LibC.close(s.seg().fd);
+                    if (close) {
+                        if (s.seg().failure != null) cutPoisoned(s.seg());
+                        LibC.close(s.seg().fd);
+                    }
                 }
             }
         }
@@ -352,7 +497,7 @@ public final class DirSink implements Sink {
             Segment last = current;
             current = null;
             // Only the close: flush() above queued the sync of everything written to it.
-            syncQueue.add(new SyncTask(last, last.size, List.of(), true));
+            syncQueue.add(new SyncTask(last, last.size, List.of(), new Changes(), true));
         }
         syncQueue.add(STOP);
         try {
@@ -360,9 +505,12 @@ public final class DirSink implements Sink {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        LibC.close(commitFd);
+        if (!syncer.isAlive()) {
+            // Otherwise the sync thread may still be using them (a hung device); the process is ending anyway.
+            commitLog.close();
+            LibC.close(dirFd);
+        }
         lock.close();
-        if (!syncer.isAlive()) arena.close();
     }
 
     /** The segment files of {@code dir} in order (none when it does not exist): for tests and tools. */

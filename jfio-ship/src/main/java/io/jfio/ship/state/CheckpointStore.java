@@ -1,9 +1,16 @@
 package io.jfio.ship.state;
 
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
 import io.jfio.ship.log.ShipLog;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -170,14 +177,30 @@ public final class CheckpointStore {
         }
     }
 
-    /** Replaces the stored checkpoints with {@code entries}, durably (temp + fsync + rename + directory fsync). */
+    /**
+     * Replaces the stored checkpoints with {@code entries}, durably (temp + fsync + rename + directory fsync); the
+     * temporary is created O_EXCL|O_NOFOLLOW, mode 0600.
+     */
     public void write(Collection<Checkpoint> entries) throws IOException {
         byte[] b = encode(entries);
-        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer buf = ByteBuffer.wrap(b);
-            while (buf.hasRemaining()) ch.write(buf);
-            ch.force(true);
+        // A temporary left by a write that never reached its rename, or anything planted at its name: unlink never
+        // follows a link. Then O_EXCL|O_NOFOLLOW, so that this write (as root) never goes through a link.
+        Files.deleteIfExists(temp);
+        int fd = LibC.openat(Fcntl.AT_FDCWD, temp.toString(), Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL
+                | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0600);
+        ErrnoException.check(fd, "open", -1, temp.toString());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocateFrom(ValueLayout.JAVA_BYTE, b);
+            long done = 0;
+            while (done < b.length) {
+                long n = LibC.pwrite(fd, seg.asSlice(done), b.length - done, done);
+                if (n == -Errno.EINTR) continue;
+                ErrnoException.check(n, "pwrite", fd, temp.toString(), done, b.length - done);
+                done += n;
+            }
+            ErrnoException.check(LibC.fsync(fd), "fsync", fd, temp.toString());
+        } finally {
+            LibC.close(fd);
         }
         try {
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -36,8 +36,15 @@ public final class StateLock implements AutoCloseable {
      */
     public static StateLock acquire(Path dir, String name, String what) throws IOException {
         Path file = dir.resolve(name);
-        int fd = (int) ErrnoException.check(LibC.openat(Fcntl.AT_FDCWD, file.toString(),
-                Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_CLOEXEC, 0644), "open", -1, file.toString());
+        // O_NOFOLLOW: the pid is written into this file as root; a symlink planted at its name must not redirect
+        // that write (and the truncation before it) to another file.
+        int fd = LibC.openat(Fcntl.AT_FDCWD, file.toString(),
+                Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0600);
+        if (fd == -Errno.ELOOP) {
+            throw new IOException(what + " lock is a symbolic link; refusing to follow it (remove it if it is not "
+                    + "yours): lock=" + file);
+        }
+        ErrnoException.check(fd, "open", -1, file.toString());
         int r = LibC.flock(fd, Fcntl.LOCK_EX | Fcntl.LOCK_NB);
         if (r == -Errno.EAGAIN) {
             String pid = readPid(fd);

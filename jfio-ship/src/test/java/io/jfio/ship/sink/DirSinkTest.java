@@ -1,0 +1,414 @@
+package io.jfio.ship.sink;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.state.Checkpoint;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The dir sink's commit log: positions committed with the data, recovery, compaction, damage, symlinks. */
+class DirSinkTest {
+    private static final long DAY = TimeUnit.DAYS.toMillis(1);
+
+    @TempDir
+    Path tmp;
+
+    private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+    private final ShipLog log = new ShipLog(new PrintStream(logBytes, true, StandardCharsets.UTF_8), true);
+    private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
+    private final Arena arena = Arena.ofAuto();
+
+    private DirSink open(Path dir, long segmentSize, long compactMin) throws IOException {
+        return new DirSink(dir, segmentSize, log, clock::get, compactMin);
+    }
+
+    private DirSink open(Path dir) throws IOException {
+        return open(dir, 1 << 20, DirSink.COMPACT_MIN);
+    }
+
+    private static SourceId id(long ino, long fp) {
+        return new SourceId(7, ino, 64, fp, "/var/log/src-" + ino + ".log");
+    }
+
+    /** Sends {@code length} bytes of source {@code id} from {@code offset} (content: the source's letter). */
+    private CompletableFuture<Void> send(DirSink sink, SourceId id, long offset, int length) throws IOException {
+        byte[] b = new byte[length];
+        java.util.Arrays.fill(b, (byte) ('a' + (id == null ? 25 : id.inode() % 25)));
+        MemorySegment seg = arena.allocate(Math.max(1, length)).asSlice(0, length);
+        MemorySegment.copy(b, 0, seg, ValueLayout.JAVA_BYTE, 0, length);
+        return sink.send(new Batch(id == null ? "none" : id.path(), "in", -1, offset, length, 1, seg, id));
+    }
+
+    private static void await(List<CompletableFuture<Void>> fs) throws Exception {
+        for (CompletableFuture<Void> f : fs) f.get(30, TimeUnit.SECONDS);
+    }
+
+    private static List<Checkpoint> sorted(List<Checkpoint> l) {
+        List<Checkpoint> s = new ArrayList<>(l);
+        s.sort(Comparator.comparingLong(Checkpoint::device).thenComparingLong(Checkpoint::inode));
+        return s;
+    }
+
+    private static Checkpoint cp(SourceId id, long offset, long seenAt) {
+        return new Checkpoint(id.device(), id.inode(), id.fpLength(), id.fpHash(), offset, seenAt, id.path());
+    }
+
+    private String log() {
+        return logBytes.toString(StandardCharsets.UTF_8);
+    }
+
+    /** What a kill -9 now would leave: the directory's files as they are (every commit in them was fdatasync'ed). */
+    private Path crashImage(Path dir, String name) throws IOException {
+        Path img = Files.createDirectories(tmp.resolve(name));
+        try (var s = Files.list(dir)) {
+            for (Path p : s.toList()) Files.copy(p, img.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+        return img;
+    }
+
+    @Test
+    void committedPositionsAreTheBatchEndsOfInterleavedSources() throws Exception {
+        Path dir = tmp.resolve("out");
+        SourceId a = id(1, 11);
+        SourceId b = id(2, 22);
+        SourceId c = id(3, 33);
+        long t0 = clock.get();
+        try (DirSink sink = open(dir)) {
+            assertEquals(List.of(), sink.committed());
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            fs.add(send(sink, a, 0, 10));
+            fs.add(send(sink, b, 0, 5));
+            fs.add(send(sink, a, 10, 7));
+            sink.flush();
+            fs.add(send(sink, c, 100, 3));
+            fs.add(send(sink, b, 5, 4));
+            sink.flush();
+            clock.addAndGet(1000);
+            fs.add(send(sink, a, 17, 1));
+            sink.flush();
+            await(fs);
+        }
+        byte[] data = DirSink.readAll(dir);
+        assertEquals(10 + 5 + 7 + 3 + 4 + 1, data.length);
+        List<Checkpoint> first;
+        try (DirSink sink = open(dir)) {
+            first = sorted(sink.committed());
+            assertEquals(3, first.size());
+            assertEquals(List.of(18L, 9L, 103L), first.stream().map(Checkpoint::offset).toList());
+            assertEquals(cp(b, 9, first.get(1).seenAt()), first.get(1));
+            assertTrue(first.get(0).seenAt() >= t0 + 1000, "seen-at of a's last commit");
+        }
+        try (DirSink sink = open(dir)) {
+            assertEquals(first, sorted(sink.committed()), "reopening changes nothing");
+        }
+        assertArrayEquals(data, DirSink.readAll(dir));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
+                dir.resolve(CommitLog.NAME))));
+    }
+
+    @Test
+    void aChangedFingerprintReplacesThePositionAndBatchesWithoutIdRecordNothing() throws Exception {
+        Path dir = tmp.resolve("out");
+        SourceId before = id(1, 11);
+        SourceId after = id(1, 99); // same inode, truncated and rewritten
+        try (DirSink sink = open(dir)) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            fs.add(send(sink, before, 0, 100));
+            sink.flush();
+            fs.add(send(sink, after, 0, 30));
+            fs.add(send(sink, null, 0, 50));
+            sink.flush();
+            fs.add(send(sink, null, 50, 50));
+            sink.flush();
+            await(fs);
+        }
+        try (DirSink sink = open(dir)) {
+            assertEquals(List.of(cp(after, 30, sink.committed().get(0).seenAt())), sink.committed());
+        }
+        assertEquals(230, DirSink.readAll(dir).length);
+    }
+
+    @Test
+    void anEmptyBatchRecordsAPositionWithoutBytes() throws Exception {
+        Path dir = tmp.resolve("out");
+        SourceId a = id(1, 11);
+        try (DirSink sink = open(dir)) {
+            CompletableFuture<Void> f = send(sink, a, 500, 0);
+            sink.flush();
+            f.get(30, TimeUnit.SECONDS);
+        }
+        try (DirSink sink = open(dir)) {
+            assertEquals(500, sink.committed().get(0).offset());
+        }
+        assertEquals(0, DirSink.readAll(dir).length);
+    }
+
+    @Test
+    void aLegacyCommitFileIsUpgraded() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("out"));
+        Files.write(dir.resolve(DirSink.segmentName(1)), new byte[15]);
+        Files.write(dir.resolve(DirSink.segmentName(2)), new byte[5]);
+        ByteBuffer b = ByteBuffer.allocate(24).putLong(1).putLong(10);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, 16);
+        b.putInt((int) crc.getValue());
+        Files.write(dir.resolve(CommitLog.NAME), b.array());
+        try (DirSink sink = open(dir)) {
+            assertEquals(List.of(), sink.committed());
+        }
+        assertEquals(List.of(dir.resolve(DirSink.segmentName(1))), DirSink.segments(dir));
+        assertEquals(10, Files.size(dir.resolve(DirSink.segmentName(1))), "cut back to the legacy commit");
+        byte[] now = Files.readAllBytes(dir.resolve(CommitLog.NAME));
+        assertEquals("JFIOSCL1", new String(now, 0, 8, StandardCharsets.US_ASCII));
+        assertTrue(log().contains("dir-sink-commit-upgraded"), log());
+        try (DirSink sink = open(dir)) {
+            assertEquals(List.of(), sink.committed());
+        }
+        assertEquals(10, Files.size(dir.resolve(DirSink.segmentName(1))), "the upgraded file keeps the commit");
+    }
+
+    @Test
+    void aTornLastRecordIsIgnoredAndTheDataCutBackToTheRecordBefore() throws Exception {
+        Path dir = tmp.resolve("out");
+        SourceId a = id(1, 11);
+        Path image;
+        long logBefore;
+        try (DirSink sink = open(dir)) {
+            CompletableFuture<Void> f = send(sink, a, 0, 40);
+            sink.flush();
+            f.get(30, TimeUnit.SECONDS);
+            logBefore = Files.size(dir.resolve(CommitLog.NAME));
+            f = send(sink, a, 40, 60);
+            sink.flush();
+            f.get(30, TimeUnit.SECONDS);
+            image = crashImage(dir, "image");
+        }
+        Path commit = image.resolve(CommitLog.NAME);
+        long full = Files.size(commit);
+        assertTrue(full > logBefore, "the second commit appended a record");
+        for (long cut : new long[] {full - 1, logBefore + 5, logBefore + 9}) {
+            Path img = crashImage(image, "torn-" + cut);
+            try (var ch = java.nio.channels.FileChannel.open(img.resolve(CommitLog.NAME),
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.truncate(cut);
+            }
+            logBytes.reset();
+            try (DirSink sink = open(img)) {
+                assertEquals(List.of(40L), sink.committed().stream().map(Checkpoint::offset).toList(), "cut " + cut);
+            }
+            assertEquals(40, DirSink.readAll(img).length, "data after the last good commit is cut");
+            assertFalse(log().contains("damaged"), log());
+        }
+        try (DirSink sink = open(image)) {
+            assertEquals(List.of(100L), sink.committed().stream().map(Checkpoint::offset).toList());
+        }
+    }
+
+    @Test
+    void garbageInTheMiddleIsReportedAndTheValidRecordsKept() throws Exception {
+        Path dir = tmp.resolve("out");
+        SourceId a = id(1, 11);
+        SourceId b = id(2, 22);
+        Path image;
+        long[] ends = new long[4];
+        try (DirSink sink = open(dir)) {
+            ends[0] = Files.size(dir.resolve(CommitLog.NAME));
+            int i = 1;
+            for (Object[] step : new Object[][] {{a, 0L, 10}, {b, 0L, 20}, {a, 10L, 30}}) {
+                CompletableFuture<Void> f = send(sink, (SourceId) step[0], (long) step[1], (int) step[2]);
+                sink.flush();
+                f.get(30, TimeUnit.SECONDS);
+                ends[i++] = Files.size(dir.resolve(CommitLog.NAME));
+            }
+            image = crashImage(dir, "image");
+        }
+        // The record of b's commit (the second) overwritten with garbage of its length.
+        Path mid = crashImage(image, "mid");
+        byte[] bytes = Files.readAllBytes(mid.resolve(CommitLog.NAME));
+        for (int i = (int) ends[1]; i < ends[2]; i++) bytes[i] = (byte) (0x5A ^ i);
+        Files.write(mid.resolve(CommitLog.NAME), bytes);
+        try (DirSink sink = open(mid)) {
+            assertEquals(List.of(cp(a, 40, sink.committed().get(0).seenAt())), sink.committed(),
+                    "a's later record is kept; b's position was only in the damaged record");
+        }
+        assertEquals(60, DirSink.readAll(mid).length, "the last valid commit covers all the data: nothing cut");
+        String l = log();
+        assertTrue(l.contains("dir-sink-commit-log-damaged") && l.contains("bad bytes at offset " + ends[1])
+                && l.contains("no data is lost"), l);
+        try (var s = Files.list(mid)) {
+            assertTrue(s.anyMatch(p -> p.getFileName().toString().startsWith(CommitLog.NAME + ".corrupt-")),
+                    "the damaged file is kept aside");
+        }
+
+        // The last record damaged beyond a torn write: the last commit is unknown, so no segment is cut.
+        Path end = crashImage(image, "end");
+        bytes = Files.readAllBytes(end.resolve(CommitLog.NAME));
+        for (int i = (int) ends[2]; i < ends[3]; i++) bytes[i] = (byte) (0x5A ^ i);
+        Files.write(end.resolve(CommitLog.NAME), bytes);
+        Files.write(end.resolve(DirSink.segmentName(1)), new byte[7], java.nio.file.StandardOpenOption.APPEND);
+        logBytes.reset();
+        try (DirSink sink = open(end)) {
+            assertEquals(List.of(10L, 20L), sorted(sink.committed()).stream().map(Checkpoint::offset).toList());
+        }
+        assertEquals(67, DirSink.readAll(end).length, "nothing cut when the last commit is unknown");
+        assertTrue(log().contains("the last commit is unknown"), log());
+
+        // A bad header: the records after it are still read.
+        Path head = crashImage(image, "head");
+        bytes = Files.readAllBytes(head.resolve(CommitLog.NAME));
+        bytes[0] = 'X';
+        Files.write(head.resolve(CommitLog.NAME), bytes);
+        logBytes.reset();
+        try (DirSink sink = open(head)) {
+            assertEquals(List.of(40L, 20L), sorted(sink.committed()).stream().map(Checkpoint::offset).toList());
+        }
+        assertTrue(log().contains("bad header"), log());
+        assertEquals(60, DirSink.readAll(head).length);
+    }
+
+    @Test
+    void compactionKeepsEveryPositionAndDropsThoseUnseenForAWeek() throws Exception {
+        Path dir = tmp.resolve("out");
+        List<Checkpoint> want = new ArrayList<>();
+        long t0 = clock.get();
+        // A small segment (many rolls, each compacts) and a small bound (compaction by size too).
+        try (DirSink sink = open(dir, 4096, 512)) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (int round = 0; round < 20; round++) {
+                for (int s = 0; s < 50; s++) {
+                    fs.add(send(sink, id(s, s), round * 10L, 10));
+                    if (s % 7 == 0) sink.flush();
+                }
+                sink.flush();
+            }
+            await(fs);
+            clock.set(t0 + 8 * DAY);
+            SourceId late = id(1000, 1);
+            fs.add(send(sink, late, 0, 3000));
+            fs.add(send(sink, late, 3000, 2000)); // rolls: the roll's commit compacts
+            sink.flush();
+            await(fs);
+            want.add(cp(late, 5000, t0 + 8 * DAY));
+        }
+        assertTrue(DirSink.segments(dir).size() >= 4, "rolled: " + DirSink.segments(dir));
+        assertTrue(Files.size(dir.resolve(CommitLog.NAME)) < 1000, "the compaction at the roll dropped them");
+        try (DirSink sink = open(dir)) {
+            assertEquals(want, sink.committed(), "the 50 sources unseen for 8 days are dropped");
+        }
+        // Without expiry: every position survives the compactions.
+        Path dir2 = tmp.resolve("out2");
+        clock.set(t0);
+        try (DirSink sink = open(dir2, 4096, 512)) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (int round = 0; round < 20; round++) {
+                for (int s = 0; s < 50; s++) {
+                    fs.add(send(sink, id(s, s), round * 10L, 10));
+                    if (s % 7 == 0) sink.flush();
+                }
+                sink.flush();
+                clock.addAndGet(DAY);
+            }
+            await(fs);
+        }
+        try (DirSink sink = open(dir2)) {
+            List<Checkpoint> got = sorted(sink.committed());
+            assertEquals(50, got.size());
+            for (Checkpoint c : got) assertEquals(200, c.offset(), c.toString());
+        }
+        assertTrue(Files.size(dir2.resolve(CommitLog.NAME)) < 50 * 100, "compacted to one snapshot");
+    }
+
+    @Test
+    void aCommitWritesOnlyTheSourcesItCovers() throws Exception {
+        Path dir = tmp.resolve("out");
+        int n = 10_000;
+        try (DirSink sink = open(dir)) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (int s = 0; s < n; s++) fs.add(send(sink, id(s, s), 0, 3));
+            sink.flush();
+            await(fs);
+            long size = Files.size(dir.resolve(CommitLog.NAME));
+            assertTrue(size > n * 50L, "all positions are in the log: " + size);
+            long before = size;
+            for (int k = 0; k < 100; k++) {
+                CompletableFuture<Void> f = send(sink, id(k % 3, k % 3), 3 + k, 1);
+                sink.flush();
+                f.get(30, TimeUnit.SECONDS);
+            }
+            long grown = Files.size(dir.resolve(CommitLog.NAME)) - before;
+            // One record per commit: 12 bytes framing, 28 header, one entry of 46 bytes and its path.
+            int perCommit = CommitLog.RECORD_OVERHEAD + CommitLog.BODY_HEADER + CommitLog.ENTRY_FIXED
+                    + id(1, 1).path().length();
+            assertEquals(100L * perCommit, grown, "only the changed source is written");
+        }
+        try (DirSink sink = open(dir)) {
+            assertEquals(n, sink.committed().size());
+        }
+    }
+
+    @Test
+    void aSymlinkAtTheCommitFileIsRefused() throws Exception {
+        Path victim = Files.writeString(tmp.resolve("victim"), "precious");
+        Path dir = Files.createDirectories(tmp.resolve("out"));
+        Files.createSymbolicLink(dir.resolve(CommitLog.NAME), victim);
+        IOException e = assertThrows(IOException.class, () -> open(dir));
+        assertTrue(e.getMessage().contains("symbolic link") && e.getMessage().contains(CommitLog.NAME), e.toString());
+        assertEquals("precious", Files.readString(victim));
+        Files.delete(dir.resolve(CommitLog.NAME));
+
+        Files.createSymbolicLink(dir.resolve(CommitLog.TEMP), victim);
+        e = assertThrows(IOException.class, () -> open(dir));
+        assertTrue(e.getMessage().contains("symbolic link") && e.getMessage().contains(CommitLog.TEMP), e.toString());
+        assertEquals("precious", Files.readString(victim));
+        Files.delete(dir.resolve(CommitLog.TEMP));
+
+        Files.delete(dir.resolve(".jfio-sink.lock")); // left by the refused opens above, as by any run
+        Files.createSymbolicLink(dir.resolve(".jfio-sink.lock"), victim);
+        e = assertThrows(IOException.class, () -> open(dir));
+        assertTrue(e.getMessage().contains("symbolic link") && e.getMessage().contains(".jfio-sink.lock"),
+                e.toString());
+        assertEquals("precious", Files.readString(victim));
+        Files.delete(dir.resolve(".jfio-sink.lock"));
+
+        // Planted while it runs: the compaction at a roll refuses the link and appends the commit instead.
+        SourceId a = id(1, 11);
+        try (DirSink sink = open(dir, 4096, DirSink.COMPACT_MIN)) {
+            Files.createSymbolicLink(dir.resolve(CommitLog.TEMP), victim);
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            fs.add(send(sink, a, 0, 3000));
+            fs.add(send(sink, a, 3000, 3000)); // rolls: the roll's commit compacts
+            sink.flush();
+            await(fs);
+        }
+        assertEquals("precious", Files.readString(victim));
+        assertTrue(log().contains("dir-sink-compaction-failed") && log().contains("planted"), log());
+        Files.delete(dir.resolve(CommitLog.TEMP));
+        try (DirSink sink = open(dir)) {
+            assertEquals(List.of(6000L), sink.committed().stream().map(Checkpoint::offset).toList());
+        }
+    }
+}
