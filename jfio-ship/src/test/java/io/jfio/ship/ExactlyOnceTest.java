@@ -1,0 +1,138 @@
+package io.jfio.ship;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.state.Checkpoint;
+import io.jfio.ship.state.CheckpointStore;
+import io.jfio.ship.testing.Records;
+import io.jfio.ship.testing.ShipMain;
+import io.jfio.ship.testing.ShipRun;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Exactly once into the directory sink, at chosen kill points: a real shipper process is SIGKILLed after the sink
+ * committed data but before any checkpoint said so (the checkpoint interval is an hour), the files are rotated while
+ * it is down, and a second run must deliver every record exactly once. Each case fails when the resume point comes
+ * from the checkpoint instead of the sink, or when a copy or a renamed file is shipped again.
+ */
+class ExactlyOnceTest {
+    @TempDir
+    Path tmp;
+
+    private Path logs;
+    private Path out;
+    private Path state;
+
+    private static String record(int n) {
+        return "g=1 n=" + n + " " + "x".repeat(n % 50) + "\n";
+    }
+
+    private static void append(Path file, int from, int to) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (int n = from; n <= to; n++) b.append(record(n));
+        Files.writeString(file, b, StandardCharsets.US_ASCII, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    private void setUp() throws IOException {
+        logs = Files.createDirectories(tmp.resolve("logs"));
+        out = tmp.resolve("out");
+        state = tmp.resolve("state");
+    }
+
+    private String glob() {
+        return logs.resolve("*.log*").toString();
+    }
+
+    /** Runs a shipper until the sink holds records 1..total, then SIGKILLs it. */
+    private void shipThenKill(int total) throws Exception {
+        Path err = tmp.resolve("ship.err");
+        Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(), state.toString(),
+                "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=1h").redirectError(err.toFile()).start();
+        try {
+            String started = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
+                    .readLine();
+            assertEquals("started", started, ShipRun.tail(err, 20));
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < deadline && count() < total) Thread.sleep(10);
+            assertEquals(total, count(), "delivered before the kill; " + ShipRun.tail(err, 20));
+        } finally {
+            p.destroyForcibly();
+            p.waitFor();
+        }
+        // The point of the kill: the sink has it all, the checkpoint says less (or nothing).
+        long checkpointed = 0;
+        for (Checkpoint c : new CheckpointStore(state.resolve("checkpoints-main.bin"))
+                .load(ShipLog.stderr(), false).entries()) {
+            checkpointed += c.offset();
+        }
+        assertTrue(checkpointed < Files.size(logs.resolve("app.log")), "checkpoint not stale: " + checkpointed);
+    }
+
+    private int count() {
+        String all = new String(io.jfio.ship.sink.DirSink.readAll(out), StandardCharsets.US_ASCII);
+        int lines = 0;
+        for (int i = 0; i < all.length(); i++) {
+            if (all.charAt(i) == '\n') lines++;
+        }
+        return lines;
+    }
+
+    private void shipOnce() throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        var cfg = ShipRun.config(List.of(glob()), out, state, Map.of());
+        assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldResumeFromTheSinksCommitWhenTheCheckpointIsStale() throws Exception {
+        setUp();
+        append(logs.resolve("app.log"), 1, 3000);
+        shipThenKill(3000);
+        append(logs.resolve("app.log"), 3001, 4000);
+        shipOnce();
+        Records.read(out, 4000, true).assertComplete().assertNoDuplicates();
+    }
+
+    @Test
+    void shouldShipACopytruncateCopyMadeWhileStoppedOnlyOnce() throws Exception {
+        setUp();
+        Path app = logs.resolve("app.log");
+        append(app, 1, 3000);
+        shipThenKill(3000);
+        append(app, 3001, 3500); // not shipped yet: only the copy will hold these
+        Files.copy(app, logs.resolve("app.log.1"));
+        try (RandomAccessFile f = new RandomAccessFile(app.toFile(), "rw")) {
+            f.setLength(0);
+        }
+        append(app, 3501, 4000);
+        shipOnce();
+        Records.read(out, 4000, false).assertComplete().assertNoDuplicates();
+    }
+
+    @Test
+    void shouldShipAFileRenamedWhileStoppedOnlyOnce() throws Exception {
+        setUp();
+        Path app = logs.resolve("app.log");
+        append(app, 1, 3000);
+        shipThenKill(3000);
+        append(app, 3001, 3500);
+        Files.move(app, logs.resolve("app.log.1"));
+        append(app, 3501, 4000);
+        shipOnce();
+        Records.read(out, 4000, false).assertComplete().assertNoDuplicates();
+    }
+}
