@@ -172,7 +172,11 @@ public final class Shipper implements AutoCloseable {
         for (String sink : config.sinks().keySet()) {
             List<InputConfig> inputs = config.inputsOf(sink);
             if (inputs.isEmpty()) continue;
-            out.addAll(Pipeline.dryRun(sink, inputs, config, store(config.state(), sink), null, log));
+            SinkSpec spec = config.sinks().get(sink);
+            // A directory sink's commit log says where files resume (exactly once); other sinks have no positions.
+            List<io.jfio.ship.state.Checkpoint> committed = spec.scheme().equals(SinkSpec.DIR)
+                    ? io.jfio.ship.sink.DirSink.readCommitted(spec.dir()) : null;
+            out.addAll(Pipeline.dryRun(sink, inputs, config, store(config.state(), sink), committed, log));
         }
         return out;
     }

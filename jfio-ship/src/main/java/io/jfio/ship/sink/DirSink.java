@@ -181,6 +181,25 @@ public final class DirSink implements Sink {
         return committed;
     }
 
+    /**
+     * The positions a sink directory has committed, read without opening the sink (no lock, no repair): for
+     * {@code --dry-run}. Empty when the directory or its commit log does not exist.
+     */
+    public static List<Checkpoint> readCommitted(Path dir) throws IOException {
+        int dirFd = LibC.openat(Fcntl.AT_FDCWD, dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC,
+                0);
+        if (dirFd == -Errno.ENOENT) return List.of();
+        ErrnoException.check(dirFd, "open", -1, dir.toString());
+        try {
+            CommitLog.Parsed parsed = CommitLog.read(dirFd, dir);
+            List<Checkpoint> out = new ArrayList<>(parsed.entries().size());
+            for (CommitLog.Entry e : parsed.entries().values()) out.add(e.checkpoint());
+            return out;
+        } finally {
+            LibC.close(dirFd);
+        }
+    }
+
     /** Segment file name of sequence number {@code seq}. */
     public static String segmentName(long seq) {
         return String.format("ship-%012d.log", seq);
