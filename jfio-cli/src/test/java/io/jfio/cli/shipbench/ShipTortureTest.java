@@ -22,11 +22,19 @@ import org.junit.jupiter.api.io.TempDir;
  * child process, SIGKILLed 20 times at random moments while four writers append and every rotation mode runs, into
  * the dir sink, the tcp sink with a real {@code jfio receive} and Kafka with a real broker. Nothing may be lost; the
  * dir sink may duplicate nothing; tcp and Kafka at most max-in-flight plus one read buffer per kill. Sized for CI on
- * 2 cores (about a minute per sink). The seed is printed; {@code -Djfio.test.seed=N} replays its choices.
+ * 2 cores (30-60 s per sink). The seed is printed; {@code -Djfio.test.seed=N} replays its choices.
  */
 class ShipTortureTest {
-    private static final int SECONDS = 12;
+    private static final int SECONDS = 20;
     private static final int KILLS = 20;
+    /**
+     * Kill delays from 0.2 to 2 s after a run's start line: most runs are short (20 kills fit into the writing), some
+     * live long enough (the record in the sink, then 1.5 s) for a truncate in place to be safe and done.
+     */
+    private static final long KILL_MIN_MS = 200;
+    private static final long KILL_MAX_MS = 2000;
+    /** Set to a directory to keep the runs' files there (logs, events, sink output) to look into a failure. */
+    private static final String KEEP_PROP = "jfio.torture.dir";
 
     @TempDir
     Path tmp;
@@ -67,8 +75,9 @@ class ShipTortureTest {
 
     private Torture.SinkResult run(TestSeed seed, String sink, String bootstrap) throws Exception {
         System.out.println("ShipTortureTest " + sink + ": " + seed);
-        TortureOptions o = new TortureOptions(tmp.resolve("work"), SECONDS, KILLS, 4, 1000,
-                TortureOptions.ALL_MODES, List.of(sink), bootstrap, seed.value(), 200, 1000, 120,
+        String keep = System.getProperty(KEEP_PROP);
+        TortureOptions o = new TortureOptions(keep != null ? Path.of(keep) : tmp.resolve("work"), SECONDS, KILLS, 4,
+                1000, TortureOptions.ALL_MODES, List.of(sink), bootstrap, seed.value(), KILL_MIN_MS, KILL_MAX_MS, 120,
                 TortureOptions.thisJvm());
         Torture.Result result = Torture.run(o, new PrintWriter(System.out, true, StandardCharsets.UTF_8));
         System.out.print(TortureTable.format(result));
