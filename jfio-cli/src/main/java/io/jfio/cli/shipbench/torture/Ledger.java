@@ -45,6 +45,14 @@ public record Ledger(int writer, long written, List<Long> genStarts, List<File> 
         return c;
     }
 
+    /** True when record {@code n} was in a rotated file that was deleted. */
+    public boolean deleted(long n) {
+        for (File f : files) {
+            if (f.deleted && f.holds(n)) return true;
+        }
+        return false;
+    }
+
     /** Where record {@code n} was when the run ended: the rotated file's name (and "deleted"), or the live file. */
     public String whereabouts(long n) {
         StringBuilder sb = new StringBuilder();

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -48,8 +47,8 @@ final class Rotator {
     static final long SETTLE_NANOS = 1_500_000_000L;
     /** Rotated files older than this are deleted by {@link Mode#DELETE}. */
     static final long DELETE_AGE_NANOS = 4_000_000_000L;
-    /** How long a truncate decision looks for the file's last record in the sink. */
-    private static final long FIND_NANOS = 1_000_000_000L;
+    /** How long a truncate waits for a shipper run that proves the file's last record delivered. */
+    private static final long TRUNCATE_PATIENCE_NANOS = 6_000_000_000L;
 
     private final List<LogWriter> writers;
     private final List<Mode> modes;
@@ -132,33 +131,42 @@ final class Rotator {
     }
 
     /**
-     * Truncates in place when it is safe by construction: with the writer held, the file's last record is in the
-     * sink, and the shipper run that was up when it was found is still the one up {@link #SETTLE_NANOS} later (so
-     * it had the time to commit and checkpoint it). Otherwise skipped, and the event log says why.
+     * Truncates in place when it is safe by construction: with the writer held (so the file's last record stays its
+     * last), a shipper run that is up finds that record in the sink and is still the one up {@link #SETTLE_NANOS}
+     * later (so it had the time to commit and checkpoint it). Runs are killed often, so this is tried again, run
+     * after run, for up to {@link #TRUNCATE_PATIENCE_NANOS} (the writer waits meanwhile and catches up after);
+     * then the rotation is skipped, and the event log says why.
      */
     private boolean truncate(LogWriter w) throws IOException, InterruptedException {
         w.lock();
         try {
             long last = w.lastInFile();
             if (last < 0) return skip(w, "file empty");
-            int run = killer.upRun();
-            if (run < 0) return skip(w, "no shipper up");
             byte[] rec = TortureRecord.format(w.id, last);
-            long deadline = System.nanoTime() + FIND_NANOS;
-            boolean held;
-            while (!(held = target.holds(rec)) && System.nanoTime() < deadline) Thread.sleep(50);
-            if (!held) return skip(w, "last record w=" + w.id + " n=" + last + " not in the sink yet");
-            long seen = System.nanoTime();
-            if (killer.upRun() != run) return skip(w, "shipper killed meanwhile");
-            TimeUnit.NANOSECONDS.sleep(SETTLE_NANOS);
-            if (killer.upRun() != run) return skip(w, "shipper killed within " + SETTLE_NANOS / 1_000_000
-                    + " ms of the record reaching the sink");
-            long first = w.ledgerFileStart();
-            w.truncateInPlace();
-            events.log("rotate", String.format(Locale.ROOT, "mode=truncate file=%s records=%s run=%d "
-                    + "last-seen-in-sink=%.3fs-ago", w.file.getFileName(), range(w.id, first, last + 1), run,
-                    (System.nanoTime() - seen) / 1e9));
-            return true;
+            long deadline = System.nanoTime() + TRUNCATE_PATIENCE_NANOS;
+            String why = "no shipper up";
+            while (System.nanoTime() < deadline && !stop) {
+                int run = killer.upRun();
+                if (run < 0) {
+                    why = "no shipper up";
+                } else if (!target.holds(rec)) {
+                    why = "last record w=" + w.id + " n=" + last + " not in the sink";
+                } else {
+                    long seen = System.nanoTime();
+                    while (killer.upRun() == run && System.nanoTime() - seen < SETTLE_NANOS) Thread.sleep(20);
+                    if (killer.upRun() == run) {
+                        long first = w.ledgerFileStart();
+                        w.truncateInPlace();
+                        events.log("rotate", String.format(Locale.ROOT, "mode=truncate file=%s records=%s run=%d "
+                                + "in-sink-for=%.3fs", w.file.getFileName(), range(w.id, first, last + 1), run,
+                                (System.nanoTime() - seen) / 1e9));
+                        return true;
+                    }
+                    why = "shipper killed within " + SETTLE_NANOS / 1_000_000 + " ms of finding the record in the sink";
+                }
+                Thread.sleep(50);
+            }
+            return skip(w, why);
         } finally {
             w.unlock();
         }

@@ -53,6 +53,10 @@ public final class TortureTable {
                 sb.append(String.format(Locale.ROOT, "  copies (records also in a copytruncate copy, delivered "
                         + "again): %s; damaged lines: %s; torn stream ends: %s; out of order: %s%n", n(c.copies()),
                         n(c.damaged()), n(c.torn()), n(c.outOfOrder())));
+                if (c.lost() > 0) {
+                    sb.append("  lost ").append(n(c.lost())).append(", of which ").append(n(c.lostDeleted()))
+                            .append(" in files the rotator deleted\n");
+                }
                 for (String l : c.lostSamples()) sb.append("  lost: ").append(l).append('\n');
                 if (c.lost() > c.lostSamples().size()) {
                     sb.append("  lost: ... ").append(n(c.lost() - c.lostSamples().size())).append(" more\n");

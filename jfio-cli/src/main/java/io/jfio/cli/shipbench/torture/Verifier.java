@@ -93,6 +93,7 @@ public final class Verifier {
         long lost = 0;
         long duplicated = 0;
         long copies = 0;
+        long lostDeleted = 0;
         List<String> lostSamples = new ArrayList<>();
         for (int w = 0; w < counts.length; w++) {
             Ledger l = ledgers.get(w);
@@ -103,6 +104,7 @@ public final class Verifier {
                 delivered += c;
                 if (c == 0) {
                     lost++;
+                    if (l.deleted(n)) lostDeleted++;
                     if (lostSamples.size() < SAMPLES) lostSamples.add("w=" + w + " n=" + n + " in " + l.whereabouts(n));
                     continue;
                 }
@@ -111,7 +113,7 @@ public final class Verifier {
                 copies += Math.min(c, allowed) - 1;
             }
         }
-        return new Counts(written, delivered, lost, duplicated, copies, damaged, torn, outOfOrder,
+        return new Counts(written, delivered, lost, lostDeleted, duplicated, copies, damaged, torn, outOfOrder,
                 List.copyOf(lostSamples), List.copyOf(damagedSamples), List.copyOf(tornSamples));
     }
 
@@ -121,6 +123,7 @@ public final class Verifier {
      * @param written        records written
      * @param delivered      records delivered, repeats included
      * @param lost           written, never delivered
+     * @param lostDeleted    of those, records that were in a rotated file the rotator deleted
      * @param duplicated     deliveries beyond the number of files that held the record
      * @param copies         deliveries of copytruncate copies (allowed repeats, not duplicates)
      * @param damaged        lines that are not a valid written record
@@ -130,9 +133,9 @@ public final class Verifier {
      * @param damagedSamples the first damaged lines and where they were
      * @param tornSamples    the first torn stream ends
      */
-    public record Counts(long written, long delivered, long lost, long duplicated, long copies, long damaged,
-                         long torn, long outOfOrder, List<String> lostSamples, List<String> damagedSamples,
-                         List<String> tornSamples) {
+    public record Counts(long written, long delivered, long lost, long lostDeleted, long duplicated, long copies,
+                         long damaged, long torn, long outOfOrder, List<String> lostSamples,
+                         List<String> damagedSamples, List<String> tornSamples) {
         /** Bytes of the duplicated deliveries. */
         public long duplicateBytes() {
             return duplicated * TortureRecord.SIZE;

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class VerdictTest {
     private static Verifier.Counts dups(long duplicated) {
-        return new Verifier.Counts(1000, 1000 + duplicated, 0, duplicated, 0, 0, 0, 0, List.of(), List.of(),
+        return new Verifier.Counts(1000, 1000 + duplicated, 0, 0, duplicated, 0, 0, 0, 0, List.of(), List.of(),
                 List.of());
     }
 
@@ -32,7 +32,7 @@ class VerdictTest {
 
     @Test
     void shouldFailOutOfOrderOnlyWithoutKillsAndCopies() {
-        Verifier.Counts c = new Verifier.Counts(10, 10, 0, 0, 0, 0, 0, 3, List.of(), List.of(), List.of());
+        Verifier.Counts c = new Verifier.Counts(10, 10, 0, 0, 0, 0, 0, 0, 3, List.of(), List.of(), List.of());
         assertTrue(Verdict.reasons("dir", 1, c, 0).isEmpty());
         assertEquals(List.of("3 out of order without a kill"), Verdict.reasons("dir", 0, c, 0));
     }

@@ -69,6 +69,7 @@ class VerifierTest {
         Verifier v = new Verifier(List.of(w0));
         v.addBytes("s", "seg", lines(r(0, 0), r(0, 2), r(0, 3)));
         assertEquals(List.of("w=0 n=1 in w0.log.1 (renamed, deleted)"), v.counts().lostSamples());
+        assertEquals(1, v.counts().lostDeleted());
     }
 
     @Test
