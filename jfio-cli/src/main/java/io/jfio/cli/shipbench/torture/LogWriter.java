@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * generation (the file's content between two rotations) starts, and every rotated file (renamed away or copied by
  * copytruncate) with the records it holds and whether it was deleted.
  *
- * <p>Thread-safe: every method takes the writer's lock. The writer thread calls {@link #append}; the rotator calls
+ * <p>Thread-safe: every method but {@link #written} takes the writer's lock. The writer thread calls {@link #append}; the rotator calls
  * the rotations, each of which holds the lock from start to end, so that no record lands in the middle of one
  * (copy and truncate of copytruncate are one step here; the loss window of a real copytruncate is logrotate's, not
  * the shipper's).
@@ -48,8 +48,11 @@ final class LogWriter {
     final Path file;
     private final ReentrantLock lock = new ReentrantLock();
     private FileChannel ch;
-    /** The next record's number = records written so far. */
-    private long next;
+    /**
+     * The next record's number = records written so far. Written under the lock; volatile so that {@link #written}
+     * can read it without the lock, which a truncate holds for seconds.
+     */
+    private volatile long next;
     /** The first record of the current file (what the live file holds is {@code [fileStart, next)}). */
     private long fileStart;
     private int gen;
@@ -83,14 +86,9 @@ final class LogWriter {
         }
     }
 
-    /** Records written so far. */
+    /** Records written so far; does not wait for the lock. */
     long written() {
-        lock.lock();
-        try {
-            return next;
-        } finally {
-            lock.unlock();
-        }
+        return next;
     }
 
     /** Takes the lock for a rotation that spans more than one call (truncate's wait); pair with {@link #unlock}. */
