@@ -16,10 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * generation (the file's content between two rotations) starts, and every rotated file (renamed away or copied by
  * copytruncate) with the records it holds and whether it was deleted.
  *
- * <p>Thread-safe: every method but {@link #written} takes the writer's lock. The writer thread calls {@link #append}; the rotator calls
- * the rotations, each of which holds the lock from start to end, so that no record lands in the middle of one
- * (copy and truncate of copytruncate are one step here; the loss window of a real copytruncate is logrotate's, not
- * the shipper's).
+ * <p>Thread-safe: every method but {@link #written} takes the writer's lock. The writer thread calls {@link #append};
+ * the rotator calls the rotations, each of which holds the lock from start to end, so that no record lands in the
+ * middle of one (copy and truncate of copytruncate are one step here; the loss window of a real copytruncate is
+ * logrotate's, not the shipper's).
  */
 final class LogWriter {
     /** A rotated file: its path, the records {@code [first, end)} it holds, whether it is a copy, when it was made. */
