@@ -21,8 +21,9 @@ import java.util.SplittableRandom;
  * is in the sink, is stopped with SIGTERM, and the {@link Verifier} counts the sink's content.
  *
  * <p>Not thread-safe; one run at a time per JVM. Every child process is killed on the way out, also on errors and
- * Ctrl-C (a shutdown hook). Each sink's work directory keeps the writers' files, the state, the sink's output, each
- * shipper run's log ({@code runs/ship-NN.log}) and {@code events.log} (rotations, deletions, starts, kills).
+ * Ctrl-C (a shutdown hook, which also removes a temporary work directory). Each sink's work directory keeps the
+ * writers' files, the state, the sink's output, each shipper run's log ({@code runs/ship-NN.log}) and
+ * {@code events.log} (rotations, deletions, starts, kills).
  */
 public final class Torture {
     /** The last run gives up when the sink gained nothing for this long while records were still missing. */
@@ -77,7 +78,18 @@ public final class Torture {
     private Result run() throws IOException {
         Path work = o.dir() == null ? Files.createTempDirectory("jfio-torture-")
                 : Files.createTempDirectory(Files.createDirectories(o.dir()), "jfio-torture-");
-        Thread hook = new Thread(() -> Child.killAll(true), "jfio-torture-cleanup");
+        // Ctrl-C, SIGTERM: no child may outlive the run, and a temporary directory goes with it (one under --dir is
+        // the user's to look at).
+        Thread hook = new Thread(() -> {
+            Child.killAll(true);
+            if (o.dir() == null) {
+                try {
+                    delete(work);
+                } catch (IOException | RuntimeException e) {
+                    // best effort: a writer thread may still be appending while the JVM goes down
+                }
+            }
+        }, "jfio-torture-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         say("torture: seed=%d work=%s sinks=%s modes=%s writers=%d rate=%d/s seconds=%d kills=%d", o.seed(), work,
                 String.join(",", o.sinks()), String.join(",", o.modes()), o.writers(), o.rate(), o.seconds(),
