@@ -24,6 +24,9 @@ import picocli.CommandLine.Spec;
  * ({@link ShipBench}). It lives in jfio-cli because it runs jfio's own TCP receiver (jfio-ship) in-process, and
  * jfio-bench depends on jfio-core alone.
  *
+ * <p>With {@code --torture} it runs the shipper's crash and rotation test instead ({@link Torture}): exit
+ * {@link ExitCodes#OK} when every sink passed, {@link ExitCodes#FAILED} when one failed.
+ *
  * <p>Not thread-safe; one instance per command line. Exits {@link ExitCodes#OK} when every run delivered exactly
  * what was written (the targets' PASS/FAIL lines are results, not errors), {@link ExitCodes#FAILED} when a delivery
  * was wrong or incomplete or a run failed, {@link ExitCodes#USAGE} for bad options or an unusable {@code --dir}.
@@ -42,6 +45,12 @@ import picocli.CommandLine.Spec;
                     + "results.json under --out; about 3-4 minutes. rsyslog is installed with apt-get when missing "
                     + "and this is root. Files go in a jfio-bench-ship-* directory under --dir and are removed at "
                     + "the end, also on errors and Ctrl-C; so are the child processes. Progress goes to stderr.",
+            "",
+            "--torture: instead, writers append numbered records while their files are rotated (rename, "
+                    + "copytruncate, truncate, delete) and the shipper is killed with SIGKILL again and again; then "
+                    + "every sink's content is counted (lost, duplicated, damaged) and judged: PASS when nothing is "
+                    + "lost or damaged and, for dir, nothing duplicated (tcp and kafka: at most max-in-flight plus "
+                    + "one read buffer per kill). Exits 1 when a sink fails.",
         })
 public final class ShipBenchCommand implements Callable<Integer> {
     @Spec

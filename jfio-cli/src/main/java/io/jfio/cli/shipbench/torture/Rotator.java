@@ -1,18 +1,18 @@
 package io.jfio.cli.shipbench.torture;
 
 import java.io.IOException;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Rotates the writers' files at random moments (seeded): every 0.3-1.5 s one writer, one mode out of the chosen
  * ones ({@link Mode}). Counts what it did and what it skipped; every action goes to the event log.
  *
- * <p>Thread-safe: runs on its own thread ({@link #start}); the counts may be read after {@link #stop}.
+ * <p>Thread-safe: runs on its own thread ({@link #start}); the counts may be read from any thread.
  */
 final class Rotator {
     /** Rotation modes. */
@@ -56,8 +56,9 @@ final class Rotator {
     private final Killer killer;
     private final Target target;
     private final Events events;
-    private final Map<Mode, Integer> done = new EnumMap<>(Mode.class);
-    private final Map<Mode, Integer> skipped = new EnumMap<>(Mode.class);
+    // Concurrent: a failed run reads them while the rotator may still be at work.
+    private final Map<Mode, Integer> done = new ConcurrentHashMap<>();
+    private final Map<Mode, Integer> skipped = new ConcurrentHashMap<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean stop;
     private Thread thread;
