@@ -2,6 +2,9 @@ package io.jfio.cli;
 
 import io.jfio.cli.shipbench.ShipBench;
 import io.jfio.cli.shipbench.ShipBenchOptions;
+import io.jfio.cli.shipbench.torture.Torture;
+import io.jfio.cli.shipbench.torture.TortureOptions;
+import io.jfio.cli.shipbench.torture.TortureTable;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -21,6 +24,9 @@ import picocli.CommandLine.Spec;
  * ({@link ShipBench}). It lives in jfio-cli because it runs jfio's own TCP receiver (jfio-ship) in-process, and
  * jfio-bench depends on jfio-core alone.
  *
+ * <p>With {@code --torture} it runs the shipper's crash and rotation test instead ({@link Torture}): exit
+ * {@link ExitCodes#OK} when every sink passed, {@link ExitCodes#FAILED} when one failed.
+ *
  * <p>Not thread-safe; one instance per command line. Exits {@link ExitCodes#OK} when every run delivered exactly
  * what was written (the targets' PASS/FAIL lines are results, not errors), {@link ExitCodes#FAILED} when a delivery
  * was wrong or incomplete or a run failed, {@link ExitCodes#USAGE} for bad options or an unusable {@code --dir}.
@@ -39,6 +45,12 @@ import picocli.CommandLine.Spec;
                     + "results.json under --out; about 3-4 minutes. rsyslog is installed with apt-get when missing "
                     + "and this is root. Files go in a jfio-bench-ship-* directory under --dir and are removed at "
                     + "the end, also on errors and Ctrl-C; so are the child processes. Progress goes to stderr.",
+            "",
+            "--torture: instead, writers append numbered records while their files are rotated (rename, "
+                    + "copytruncate, truncate, delete) and the shipper is killed with SIGKILL again and again; then "
+                    + "every sink's content is counted (lost, duplicated, damaged) and judged: PASS when nothing is "
+                    + "lost or damaged and, for dir, nothing duplicated (tcp and kafka: at most max-in-flight plus "
+                    + "one read buffer per kill). Exits 1 when a sink fails.",
         })
 public final class ShipBenchCommand implements Callable<Integer> {
     @Spec
@@ -102,9 +114,44 @@ public final class ShipBenchCommand implements Callable<Integer> {
             + "(default 15).")
     private Integer idleSeconds;
 
+    @Option(names = "--torture", description = "Instead of measuring: writers append numbered records while their "
+            + "files are rotated and the shipper is killed with SIGKILL again and again; then count what the sink "
+            + "holds: lost, duplicated, damaged. With --torture, --seconds is how long the writers write (default "
+            + "40), --rate records/s per writer (default 1000), --dir the work directory (default a temporary one).")
+    private boolean torture;
+
+    @Option(names = "--kills", paramLabel = "N", description = "--torture: SIGKILLs of the shipper per sink "
+            + "(default 12).")
+    private Integer kills;
+
+    @Option(names = "--writers", paramLabel = "N", description = "--torture: writers, one file each (default 4).")
+    private Integer writers;
+
+    @Option(names = "--modes", paramLabel = "LIST", split = ",", description = "--torture: rotation modes: rename, "
+            + "copytruncate, truncate, delete, or all (default).")
+    private List<String> modes;
+
+    @Option(names = "--sinks", paramLabel = "LIST", split = ",", description = "--torture: dir, tcp, kafka "
+            + "(default dir,tcp, and kafka when --kafka-bootstrap is given).")
+    private List<String> sinks;
+
+    @Option(names = "--kafka-bootstrap", paramLabel = "HOST:PORT", description = "--torture: the Kafka broker for "
+            + "the kafka sink.")
+    private String kafkaBootstrap;
+
+    @Option(names = "--seed", paramLabel = "N", description = "--torture: seed of every random choice (default: "
+            + "random, printed).")
+    private Long seed;
+
     @Override
     public Integer call() {
         CliException.requireSupportedPlatform();
+        if (torture) return torture();
+        if (kills != null || writers != null || modes != null || sinks != null || kafkaBootstrap != null
+                || seed != null) {
+            throw new CliException(ExitCodes.USAGE, "--kills, --writers, --modes, --sinks, --kafka-bootstrap and "
+                    + "--seed go with --torture");
+        }
         ShipBenchOptions o = options();
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
@@ -122,6 +169,43 @@ public final class ShipBenchCommand implements Callable<Integer> {
             throw new CliException(ExitCodes.USAGE, e.getMessage());
         } catch (IOException e) {
             throw new CliException(ExitCodes.FAILED, "benchmark failed: " + e.getMessage());
+        }
+    }
+
+    private Integer torture() {
+        TortureOptions o = tortureOptions();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter stdout = spec.commandLine().getOut();
+        Torture.Result r;
+        try {
+            r = Torture.run(o, err);
+        } catch (IOException e) {
+            throw new CliException(ExitCodes.FAILED, "torture run failed: " + e.getMessage());
+        }
+        stdout.print(TortureTable.format(r));
+        stdout.flush();
+        return r.pass() ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    TortureOptions tortureOptions() {
+        if (out != null || json || quick || full || noRsyslog || noInstall || workloads != null || lines != null
+                || reps != null || files != null || idleTree != null || idleSeconds != null || allowTmpfs) {
+            throw new CliException(ExitCodes.USAGE, "--torture takes --seconds, --kills, --writers, --rate, --modes, "
+                    + "--sinks, --kafka-bootstrap, --seed and --dir only");
+        }
+        List<String> sinkList = sinks != null ? sinks.stream().map(String::trim).toList()
+                : kafkaBootstrap != null ? List.of("dir", "tcp", "kafka") : List.of("dir", "tcp");
+        if (kafkaBootstrap != null && !kafkaBootstrap.matches("[^/\\s]+:\\d+(,[^/\\s]+:\\d+)*")) {
+            throw new CliException(ExitCodes.USAGE, "invalid --kafka-bootstrap: " + kafkaBootstrap
+                    + " (HOST:PORT[,HOST:PORT...])");
+        }
+        long s = seed != null ? seed : new java.util.SplittableRandom().nextLong() & 0x7fff_ffff_ffffL;
+        try {
+            return new TortureOptions(dir, seconds != null ? seconds : 40, kills != null ? kills : 12,
+                    writers != null ? writers : 4, rate != null ? rate : 1000, TortureOptions.parseModes(modes),
+                    sinkList, kafkaBootstrap, s, 200, 3000, 300, TortureOptions.thisJvm());
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
         }
     }
 

@@ -35,6 +35,27 @@ class ShipBenchCommandTest {
         assertTrue(help.out().contains("ship"), "bench lists its ship subcommand: " + help.out());
     }
 
+    @Test
+    void shouldRejectBadTortureOptionsWithExitTwo(@TempDir Path dir) {
+        String[] at = {"--torture", "--dir", dir.toString()};
+        assertUsage("--sinks: unknown sink smtp", at, "--sinks", "dir,smtp");
+        assertUsage("--sinks kafka needs --kafka-bootstrap HOST:PORT", at, "--sinks", "kafka");
+        assertUsage("unknown rotation mode: shred", at, "--modes", "rename,shred");
+        assertUsage("--kills must not be negative: -1", at, "--kills", "-1");
+        assertUsage("--writers must be 1-1000: 0", at, "--writers", "0");
+        assertUsage("--rate must be 1-100000: 0", at, "--rate", "0");
+        assertUsage("--seconds must be at least 1: 0", at, "--seconds", "0");
+        assertUsage("invalid --kafka-bootstrap: nohost", at, "--kafka-bootstrap", "nohost");
+        assertUsage("--torture takes --seconds", at, "--json");
+        assertUsage("go with --torture", new String[] {"--dir", dir.toString()}, "--kills", "3");
+        assertUsage("--kills", at, "--kills", "many");
+        try (var s = Files.list(dir)) {
+            assertEquals(0, s.count(), "a bad option started a run");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /**
      * Runs {@code jfio bench ship} with {@code at} and {@code args}: exit 2 and a message on stderr in which
      * {@code message} (a regular expression) is found.

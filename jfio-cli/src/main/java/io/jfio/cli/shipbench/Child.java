@@ -23,9 +23,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Not thread-safe except {@link #cpuSeconds}, {@link #peakRssBytes} and {@link #LIVE}.
  */
-final class Child implements AutoCloseable {
+public final class Child implements AutoCloseable {
     /** Children not yet reaped, for the cleanup hook. */
-    static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+    public static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
     /** Seconds per clock tick, the unit of the times in /proc/PID/stat. */
     private static final double TICK = 1 / CpuUsage.TICKS_PER_SECOND;
     /** Set by the shutdown hook: the run is being torn down, no child may start any more. */
@@ -50,7 +50,7 @@ final class Child implements AutoCloseable {
     }
 
     /** Starts {@code command} with standard output and error going to {@code log}. */
-    static Child start(List<String> command, Path log) throws IOException {
+    public static Child start(List<String> command, Path log) throws IOException {
         long before = ownChildTicks();
         long t0 = System.nanoTime();
         Process p;
@@ -88,17 +88,17 @@ final class Child implements AutoCloseable {
     }
 
     /** The process. */
-    Process process() {
+    public Process process() {
         return process;
     }
 
     /** Its pid. */
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     /** The log file of its standard output and error. */
-    Path log() {
+    public Path log() {
         return log;
     }
 
@@ -134,7 +134,7 @@ final class Child implements AutoCloseable {
     }
 
     /** Waits for the exit, at most {@code seconds}; returns the exit code or throws when it did not exit. */
-    int waitFor(long seconds) throws IOException {
+    public int waitFor(long seconds) throws IOException {
         try {
             if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                 throw new IOException("child did not exit within " + seconds + " s: pid=" + process.pid()
@@ -149,7 +149,7 @@ final class Child implements AutoCloseable {
     }
 
     /** Sends SIGTERM and waits up to 30 s for the exit (then SIGKILL); returns the exit code. */
-    int stop() throws IOException {
+    public int stop() throws IOException {
         if (process.isAlive()) process.destroy();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -203,7 +203,7 @@ final class Child implements AutoCloseable {
      * Kills every child still running (SIGKILL); with {@code forever} (the shutdown hook) no child starts after
      * this, so a run still going on in another thread cannot leave one behind.
      */
-    static void killAll(boolean forever) {
+    public static void killAll(boolean forever) {
         synchronized (LIVE) {
             if (forever) closed = true;
         }
