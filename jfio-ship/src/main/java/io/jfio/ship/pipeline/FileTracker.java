@@ -66,6 +66,11 @@ final class FileTracker {
     private final Map<Long, List<Stream>> byHead = new HashMap<>();
     /** Streams no file is bound to any more, kept while batches of them are in flight or a copy may come. */
     private final List<Stream> ended = new ArrayList<>();
+    /**
+     * Contents that files left by a truncation, with the file that held them: written to the checkpoint for
+     * {@link #ENDED_KEEP_NANOS}, so that a copy of one (copytruncate's) found at the next start resumes where it was.
+     */
+    private final List<Left> left = new ArrayList<>();
     private final Set<String> warned = new HashSet<>();
     private final boolean storeCorrupt;
     /** No position was known at start: start = end applies to what the first scan finds. */
@@ -99,6 +104,10 @@ final class FileTracker {
         for (Checkpoint c : positions) {
             known.computeIfAbsent(new TrackedFile.Id(c.device(), c.inode()), k -> new ArrayList<>(2)).add(c);
         }
+    }
+
+    /** A content a file left by a truncation. */
+    private record Left(Stream stream, long device, long inode, String path, long leftNanos) {
     }
 
     // ---------------------------------------------------------------- what other stages read
@@ -142,6 +151,10 @@ final class FileTracker {
                     wallMillis, t.path));
         }
         for (List<Checkpoint> l : known.values()) out.addAll(l);
+        for (Left l : left) {
+            Stream s = l.stream();
+            out.add(new Checkpoint(l.device(), l.inode(), s.fpLength, s.fpHash, s.acked, wallMillis, l.path()));
+        }
         return out;
     }
 
@@ -296,6 +309,7 @@ final class FileTracker {
             if (l.removeIf(c -> c.seenAt() < cutoff)) version++;
             if (l.isEmpty()) it.remove();
         }
+        if (left.removeIf(l -> now - l.leftNanos() > ENDED_KEEP_NANOS)) version++;
         for (Iterator<Stream> it = ended.iterator(); it.hasNext(); ) {
             Stream s = it.next();
             if (s.files.isEmpty() && s.inFlight == 0 && now - s.endedNanos > ENDED_KEEP_NANOS) {
@@ -552,6 +566,7 @@ final class FileTracker {
         log.info("rotation", "sink", name, "kind", "truncate", "path", t.path, "size", size, "offset",
                 t.readOffset(), "action", "shipped from its beginning");
         metrics.rotation(name, "truncate");
+        if (t.stream.fullFingerprint()) left.add(new Left(t.stream, t.device, t.inode, t.path, now));
         leave(t, now);
         t.stream = null;
         Stream s = new Stream(0, Fingerprint.of(t.fd, 0, scratch), 0);

@@ -65,7 +65,16 @@ final class CommitLog implements AutoCloseable {
     static final int LEGACY_SIZE = 24;
 
     /** A source's identity in the log. */
-    record Key(long device, long inode) {
+    record Key(long device, long inode, long content) {
+        /**
+         * The key of a source's position: its inode, and its content once the fingerprint is full. A file truncated
+         * and rewritten gets a new key, so the old content's position stays beside the new one: a copy of the old
+         * content (copytruncate's) found at the next start resumes there, and the file itself by the entry whose
+         * fingerprint it matches. While the fingerprint grows (the first KiB), the entry is replaced.
+         */
+        static Key of(long device, long inode, int fpLength, long fpHash) {
+            return new Key(device, inode, fpLength >= io.jfio.ship.harvest.Fingerprint.SIZE ? fpHash : 0);
+        }
     }
 
     /** A source's committed position; immutable once stored. */
@@ -170,7 +179,7 @@ final class CommitLog implements AutoCloseable {
 
     /** Stages the position {@code end} of {@code id} for the next {@link #commit}; a later stage replaces it. */
     void stage(SourceId id, long end, long now) {
-        Key k = new Key(id.device(), id.inode());
+        Key k = Key.of(id.device(), id.inode(), id.fpLength(), id.fpHash());
         Entry old = staged.get(k);
         if (old == null) old = entries.get(k);
         byte[] pathBytes = old != null && old.path().equals(id.path()) ? old.pathBytes() : pathBytes(id.path());
@@ -504,7 +513,7 @@ final class CommitLog implements AutoCloseable {
         }
         if (buf.position() != bodyEnd || count < 0 || segment < 0 || length < 0) return -1;
         if (entries != null) {
-            for (Entry e : list) entries.put(new Key(e.device(), e.inode()), e);
+            for (Entry e : list) entries.put(Key.of(e.device(), e.inode(), e.fpLength(), e.fpHash()), e);
             commit[0] = segment;
             commit[1] = length;
         }

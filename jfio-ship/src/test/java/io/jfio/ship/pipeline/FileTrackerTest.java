@@ -177,6 +177,29 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldKeepATruncatedFilesOldContentInTheCheckpointSoACopyFoundAtTheNextStartResumes() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        // The original is truncated; the shipper dies before it has seen the copy (made just before).
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        truncate(a);
+        append(a, records("a", 41, 50));
+        files.observeSize(ta, Files.size(a), System.nanoTime());
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        assertEquals(2, saved.size(), "the new content and the old one: " + saved);
+
+        FileTracker restarted = tracker(saved);
+        restarted.scan(System.nanoTime());
+        assertEquals(0, restarted.at(a.toString()).readOffset(), "the new content from its beginning");
+        assertEquals(3000, restarted.at(copy.toString()).readOffset(), "the copy where the old content was");
+    }
+
+    @Test
     void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
         Path a = logs().resolve("one.log");
         Path b = a.resolveSibling("two.log");

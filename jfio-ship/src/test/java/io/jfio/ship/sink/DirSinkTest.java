@@ -153,6 +153,29 @@ class DirSinkTest {
     }
 
     @Test
+    void aTruncatedFilesOldContentKeepsItsPositionBesideTheNewOne() throws Exception {
+        Path dir = tmp.resolve("out");
+        // Full fingerprints: the content is known, and a copy of the old one may still be found at the next start.
+        SourceId old = new SourceId(7, 1, io.jfio.ship.harvest.Fingerprint.SIZE, 11, "/var/log/a.log");
+        SourceId now = new SourceId(7, 1, io.jfio.ship.harvest.Fingerprint.SIZE, 99, "/var/log/a.log");
+        try (DirSink sink = open(dir)) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            fs.add(send(sink, old, 0, 100));
+            sink.flush();
+            fs.add(send(sink, now, 0, 30));
+            sink.flush();
+            await(fs);
+        }
+        try (DirSink sink = open(dir)) {
+            List<Checkpoint> c = sorted(sink.committed());
+            assertEquals(2, c.size(), c.toString());
+            java.util.Map<Long, Long> byFp = new java.util.HashMap<>();
+            for (Checkpoint e : c) byFp.put(e.fpHash(), e.offset());
+            assertEquals(java.util.Map.of(11L, 100L, 99L, 30L), byFp);
+        }
+    }
+
+    @Test
     void anEmptyBatchRecordsAPositionWithoutBytes() throws Exception {
         Path dir = tmp.resolve("out");
         SourceId a = id(1, 11);

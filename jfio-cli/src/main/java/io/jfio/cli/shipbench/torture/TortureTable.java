@@ -50,8 +50,8 @@ public final class TortureTable {
                     .append(s.runs()).append(" shipper runs; rotations: ").append(s.rotations()).append('\n');
             Verifier.Counts c = s.counts();
             if (c != null) {
-                sb.append(String.format(Locale.ROOT, "  copies (records also in a copytruncate copy, delivered "
-                        + "again): %s; damaged lines: %s; torn stream ends: %s; out of order: %s%n", n(c.copies()),
+                sb.append(String.format(Locale.ROOT, "  of the duplicates, records a copytruncate copy also "
+                        + "held: %s; damaged lines: %s; torn stream ends: %s; out of order: %s%n", n(c.copies()),
                         n(c.damaged()), n(c.torn()), n(c.outOfOrder())));
                 if (c.lost() > 0) {
                     sb.append("  lost ").append(n(c.lost())).append(", of which ").append(n(c.lostDeleted()))

@@ -9,11 +9,12 @@ import java.util.Map;
 /**
  * Counts what a sink holds against what the writers wrote ({@link Ledger}s): every line of every stream is parsed
  * ({@link TortureRecord}) and counted per writer and record number. A record is <b>lost</b> when it was written and
- * never delivered, <b>duplicated</b> for each delivery beyond the number of files that held it (one, plus the
- * copytruncate copies that held it: a copy is a file of its own, and shipping it is no fault of the shipper),
- * <b>damaged</b> when a line is not a valid record (or a valid record nobody wrote). A stream's last bytes without a
- * newline are <b>torn</b>. <b>Out of order</b> counts the deliveries of a stream that step back behind the previous
- * delivery of the same writer and file generation.
+ * never delivered, <b>duplicated</b> for each delivery beyond the first: a writer wrote it once, and a copy that
+ * copytruncate made of it holds the same record, which the shipper must recognise and not deliver again (such
+ * duplicates are also counted apart, as <b>copies</b>, to say where they came from), <b>damaged</b> when a line
+ * is not a valid record (or a valid record nobody wrote). A stream's last bytes without a newline are <b>torn</b>.
+ * <b>Out of order</b> counts the deliveries of a stream that step back behind the previous delivery of the same
+ * writer and file generation.
  *
  * <p>Not thread-safe; one verifier per reading of a sink.
  */
@@ -108,9 +109,10 @@ public final class Verifier {
                     if (lostSamples.size() < SAMPLES) lostSamples.add("w=" + w + " n=" + n + " in " + l.whereabouts(n));
                     continue;
                 }
-                int allowed = anyCopy ? l.copies(n) : 1;
-                if (c > allowed) duplicated += c - allowed;
-                copies += Math.min(c, allowed) - 1;
+                if (c > 1) {
+                    duplicated += c - 1;
+                    if (anyCopy && l.copies(n) > 1) copies += c - 1;
+                }
             }
         }
         return new Counts(written, delivered, lost, lostDeleted, duplicated, copies, damaged, torn, outOfOrder,
@@ -124,8 +126,8 @@ public final class Verifier {
      * @param delivered      records delivered, repeats included
      * @param lost           written, never delivered
      * @param lostDeleted    of those, records that were in a rotated file the rotator deleted
-     * @param duplicated     deliveries beyond the number of files that held the record
-     * @param copies         deliveries of copytruncate copies (allowed repeats, not duplicates)
+     * @param duplicated     deliveries beyond the first
+     * @param copies         of those, deliveries of records that a copytruncate copy also held
      * @param damaged        lines that are not a valid written record
      * @param torn           streams ending in part of a line
      * @param outOfOrder     deliveries stepping back within one writer's file generation in one stream

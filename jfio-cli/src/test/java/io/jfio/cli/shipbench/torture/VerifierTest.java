@@ -73,15 +73,15 @@ class VerifierTest {
     }
 
     @Test
-    void shouldAllowOneMoreDeliveryPerCopytruncateCopy() {
+    void shouldCountADeliveredCopytruncateCopyAsDuplicatesAndSayWhereTheyCameFrom() {
         // Records 0-2 were copied to w0.log.1 before w0.log was truncated: two files held them.
         Ledger w0 = new Ledger(0, 4, List.of(3L), List.of(new Ledger.File("w0.log.1", 0, 3, true, false)));
         Verifier v = new Verifier(List.of(w0));
         v.addBytes("s", "seg", lines(r(0, 0), r(0, 1), r(0, 2), r(0, 3), r(0, 0), r(0, 1), r(0, 2), r(0, 3),
                 r(0, 1)));
         Verifier.Counts c = v.counts();
-        assertEquals(3, c.copies());
-        assertEquals(2, c.duplicated(), "record 3 twice (one file held it) and record 1 three times (two files)");
+        assertEquals(5, c.duplicated(), "records 0 and 2 twice, record 3 twice, record 1 three times");
+        assertEquals(4, c.copies(), "of which records 0-2, which the copy held too");
         assertEquals(0, c.lost());
     }
 
