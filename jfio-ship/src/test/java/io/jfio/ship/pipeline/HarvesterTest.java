@@ -1,0 +1,186 @@
+package io.jfio.ship.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.Sink;
+import io.jfio.ship.testing.ShipRun;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The harvester alone, on real files: what one read turns into (whole records only, an unterminated line waiting,
+ * overlong lines split or dropped, raw bytes as they are), each batch carrying its source's identity, and only the
+ * primary of a content reading it. The sink is a recorder of the batches' bytes; the harvester is what is tested.
+ */
+class HarvesterTest {
+    @TempDir
+    Path tmp;
+
+    private final Arena arena = Arena.ofShared();
+    private final ShipLog log = new ShipLog(new PrintStream(new ByteArrayOutputStream(), true,
+            StandardCharsets.UTF_8), true);
+
+    @AfterEach
+    void close() {
+        arena.close();
+    }
+
+    /** Keeps a copy of each batch's bytes and its identity. */
+    private static final class Recorder implements Sink {
+        final List<String> batches = new ArrayList<>();
+        final List<long[]> at = new ArrayList<>();
+        final List<io.jfio.ship.sink.SourceId> ids = new ArrayList<>();
+
+        @Override
+        public String describe() {
+            return "recorder";
+        }
+
+        @Override
+        public CompletableFuture<Void> send(Batch b) {
+            batches.add(new String(b.bytes().toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1));
+            at.add(new long[] {b.offset(), b.length()});
+            ids.add(b.id());
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private record Rig(FileTracker files, BatchWindow window, Harvester harvester, Recorder sink) {
+    }
+
+    private Rig rig(Map<String, String> extra) throws Exception {
+        Map<String, String> e = new HashMap<>(Map.of("buffer-size", "4KiB"));
+        e.putAll(extra);
+        ShipConfig cfg = ShipRun.config(List.of(tmp.resolve("logs").resolve("*.log*").toString()), tmp.resolve("out"),
+                tmp.resolve("state"), e);
+        Stx stx = new Stx(arena);
+        ShipMetrics metrics = new ShipMetrics();
+        FileTracker files = new FileTracker(ShipConfig.MAIN, cfg, log, metrics, false, stx, arena.allocate(8192),
+                new Discovery(cfg.inputsOf(ShipConfig.MAIN), stx, log), null, List.of(), false);
+        Recorder sink = new Recorder();
+        BatchWindow window = new BatchWindow(sink, metrics.of(ShipConfig.MAIN), (v, x) -> { });
+        Harvester h = new Harvester(ShipConfig.MAIN, cfg, log, metrics, files, window,
+                arena.allocate(cfg.bufferCapacity(), 4096));
+        return new Rig(files, window, h, sink);
+    }
+
+    private Path file(String name, String content) throws IOException {
+        Path p = Files.createDirectories(tmp.resolve("logs")).resolve(name);
+        Files.writeString(p, content, StandardCharsets.ISO_8859_1, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        return p;
+    }
+
+    @Test
+    void shouldShipWholeLinesAndKeepAnUnterminatedOneForLater() throws Exception {
+        Rig r = rig(Map.of());
+        Path p = file("app.log", "one\ntwo\nthr");
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        assertEquals(List.of("one\ntwo\n"), r.sink().batches);
+        assertEquals(Harvester.Result.IDLE, r.harvester().harvest(t, false));
+        assertTrue(t.stream.partialPending, "the rest waits for its newline");
+        assertFalse(t.readable);
+        file("app.log", "ee\n");
+        r.files().observeSize(t, Files.size(p), System.nanoTime());
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        assertEquals("three\n", r.sink().batches.get(1));
+        assertEquals(8, r.sink().at.get(1)[0]);
+        assertEquals(t.inode, r.sink().ids.get(1).inode(), "each batch names its source");
+        assertEquals(p.toString(), r.sink().ids.get(1).path());
+        assertEquals(14, t.stream.read);
+        assertEquals(Harvester.Result.IDLE, r.harvester().harvest(t, false));
+        assertTrue(t.atEof);
+        // A rotated file's last, unterminated line ships as it is when asked to.
+        file("app.log", "tail");
+        r.files().observeSize(t, Files.size(p), System.nanoTime());
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, true));
+        assertEquals("tail", r.sink().batches.get(2));
+    }
+
+    @Test
+    void shouldSplitOrDropALineLongerThanMaxRecord() throws Exception {
+        String line = "x".repeat(5000) + "\n";
+        Rig split = rig(Map.of("max-record", "2KiB", "on-overlong", "split"));
+        Path p = file("split.log", line + "ok\n");
+        split.files().scan(System.nanoTime());
+        TrackedFile t = split.files().at(p.toString());
+        while (split.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            // until everything is read
+        }
+        assertEquals(List.of(2048, 2048, 905 + 3), split.sink().batches.stream().map(String::length).toList());
+        assertEquals(line + "ok\n", String.join("", split.sink().batches));
+
+        Files.delete(p);
+        Rig drop = rig(Map.of("max-record", "2KiB", "on-overlong", "drop"));
+        Path q = file("drop.log", line + "ok\n");
+        drop.files().scan(System.nanoTime());
+        TrackedFile u = drop.files().at(q.toString());
+        while (drop.harvester().harvest(u, false) == Harvester.Result.MOVED) {
+            // until everything is read
+        }
+        assertEquals(List.of("ok\n"), drop.sink().batches, "the overlong line skipped, the next one whole");
+        assertEquals(Files.size(q), u.stream.read);
+        assertTrue(drop.window().collect() == null);
+        assertEquals(Files.size(q), u.stream.acked, "skipped bytes are acknowledged in their turn");
+    }
+
+    @Test
+    void shouldShipRawBytesAsTheyAre() throws Exception {
+        Rig r = rig(Map.of("framing", "raw"));
+        Path p = file("bin.log", "no newline \u0000 at all");
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        assertEquals(List.of("no newline \u0000 at all"), r.sink().batches);
+    }
+
+    @Test
+    void shouldReadOnlyThroughTheFileThatHoldsAContentFirst() throws Exception {
+        Rig r = rig(Map.of());
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 300; i++) b.append("line ").append(i).append('\n');
+        Path p = file("app.log", b.toString());
+        r.files().scan(System.nanoTime());
+        Path copy = Files.copy(p, p.resolveSibling("app.log.1"), StandardCopyOption.COPY_ATTRIBUTES);
+        r.files().scan(System.nanoTime());
+        TrackedFile tc = r.files().at(copy.toString());
+        assertFalse(tc.primary());
+        assertEquals(Harvester.Result.IDLE, r.harvester().harvest(tc, false), "the copy waits");
+        assertTrue(r.sink().batches.isEmpty());
+        TrackedFile t = r.files().at(p.toString());
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        assertEquals(b.toString(), String.join("", r.sink().batches), "shipped once, from the original");
+    }
+}
