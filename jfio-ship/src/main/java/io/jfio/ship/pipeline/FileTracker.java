@@ -81,6 +81,7 @@ final class FileTracker {
     private boolean capWarned;
     private int fileErrors;
     private long lastUnknownRescanNanos;
+    private final long startNanos = System.nanoTime();
     /** Incremented whenever something a checkpoint holds changed (an identity, a path, a stream). */
     private long version;
     /** Incremented whenever something the gauges show changed. */
@@ -230,7 +231,6 @@ final class FileTracker {
         if (!firstScanDone) {
             firstScanDone = true;
             findRotatedWhileStopped(now);
-            orphans.clear(); // content matching against the last run's positions is for what was there at start
         }
         forgetOld(now);
     }
@@ -303,6 +303,9 @@ final class FileTracker {
     }
 
     private void forgetOld(long now) {
+        // Content matching against the last run's positions is for what was there at start (a copy still being
+        // written then is recognised when it reaches a full fingerprint, within this time).
+        if (!orphans.isEmpty() && now - startNanos > ENDED_KEEP_NANOS) orphans.clear();
         long cutoff = System.currentTimeMillis() - FORGET_MILLIS;
         for (Iterator<List<Checkpoint>> it = known.values().iterator(); it.hasNext(); ) {
             List<Checkpoint> l = it.next();
@@ -367,7 +370,7 @@ final class FileTracker {
             if (d.entry() != null) joined = sameContent(fd, size, d.entry().offset(), now);
         } else {
             joined = sameContent(fd, size, -1, now);
-            if (joined == null && !firstScanDone) d = Resume.copy(size, head, orphans);
+            if (joined == null) d = Resume.copy(size, head, orphans);
             if (joined == null && d == null) {
                 d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway);
             }
@@ -389,7 +392,7 @@ final class FileTracker {
             why = d.why();
             if (why.equals("truncated-while-stopped")) metrics.rotation(name, "truncate");
         }
-        fingerprint(t, size);
+        fingerprint(t, size, now, false);
         tracked.put(id, t);
         attend(t);
         byPathStale = true;
@@ -522,8 +525,12 @@ final class FileTracker {
 
     // ---------------------------------------------------------------- sizes, truncation, growth
 
-    /** Grows the stream's fingerprint (from its primary) while it covers less than the file has. */
-    private void fingerprint(TrackedFile t, long size) {
+    /**
+     * Grows the stream's fingerprint (from its primary) while it covers less than the file has. When it becomes
+     * full and {@code lookForCopy}, the file may turn out to be a copy of a known content: one caught while it was
+     * still being written (copytruncate's copy found at size 0) could not be told from a new file before.
+     */
+    private void fingerprint(TrackedFile t, long size, long now, boolean lookForCopy) {
         Stream s = t.stream;
         if (!t.primary() || t.fd < 0 || s.fpLength >= Fingerprint.SIZE || size <= s.fpLength) return;
         int len = (int) Math.min(size, Fingerprint.SIZE);
@@ -532,7 +539,40 @@ final class FileTracker {
         s.fpLength = len;
         s.fpHash = fp;
         version++;
+        if (lookForCopy && s.fullFingerprint() && identified(t, size, now)) return;
         index(s);
+    }
+
+    /**
+     * {@code t}'s content just got a full fingerprint: if it is a content of this run (a stream whose file agrees
+     * with it) or one shipped before the start (an orphan), and nothing of it was shipped beyond what that content
+     * was shipped to, {@code t} joins it. True when it did.
+     */
+    private boolean identified(TrackedFile t, long size, long now) {
+        Stream s = t.stream;
+        if (s.files.size() != 1 || s.inFlight > 0) return false;
+        Stream other = sameContent(t.fd, size, -1, now);
+        if (other != null && other != s && s.read <= other.read) {
+            log.info("copy-recognised", "sink", name, "path", t.path, "read", s.read, "content-at", other.read,
+                    "why", "its first KiB and its last bytes agree with a content being shipped");
+            s.files.remove(t);
+            bind(t, other);
+            metrics.rotation(name, "copy");
+            changed();
+            return true;
+        }
+        if (s.read == 0 && !orphans.isEmpty()) {
+            Resume.Decision d = Resume.copy(size, len -> Fingerprint.of(t.fd, len, scratch), orphans);
+            if (d != null) {
+                s.read = d.offset();
+                s.acked = d.offset();
+                log.info("copy-recognised", "sink", name, "path", t.path, "from", d.offset(),
+                        "why", "its first KiB agrees with a content shipped before the start");
+                metrics.rotation(name, "copy");
+                changed();
+            }
+        }
+        return false;
     }
 
     /** A look at {@code t}'s size (from an event, a scan or a poll). */
@@ -557,7 +597,7 @@ final class FileTracker {
             attend(t);
         }
         t.lastSize = size;
-        fingerprint(t, size);
+        fingerprint(t, size, now, true);
         if (t.primary() && size > t.readOffset()) markReadable(t);
     }
 
@@ -574,7 +614,7 @@ final class FileTracker {
         s.files.add(t);
         t.lastSize = size;
         t.lastGrowthNanos = now;
-        fingerprint(t, size);
+        fingerprint(t, size, now, true);
         markReadable(t);
         changed();
     }

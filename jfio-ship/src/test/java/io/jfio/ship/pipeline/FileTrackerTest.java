@@ -200,6 +200,51 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldRecogniseACopyFirstSeenWhileItWasStillEmpty() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        Stream shipped = ta.stream;
+        // cp has created the copy but not written it yet when the scan sees it: a new file, as far as anyone knows.
+        Path copy = a.resolveSibling("app.log.1");
+        Files.createFile(copy);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertNotSame(shipped, tc.stream);
+        assertEquals(0, tc.readOffset());
+        // Then cp writes it, and the original is truncated.
+        Files.write(copy, Files.readAllBytes(a));
+        truncate(a);
+        files.observeSize(tc, Files.size(copy), System.nanoTime());
+        assertSame(shipped, tc.stream, "recognised once its first KiB is there");
+        assertEquals(3000, tc.readOffset(), "nothing of it shipped again");
+        assertTrue(logBytes.toString().contains("event=copy-recognised"), logBytes.toString());
+    }
+
+    @Test
+    void shouldRecogniseACopyOfAContentShippedBeforeTheStartThatWasStillEmptyAtTheStart() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        Checkpoint last = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fingerprint(a), 2250,
+                System.currentTimeMillis(), a.toString());
+        byte[] old = Files.readAllBytes(a);
+        Path copy = a.resolveSibling("app.log.1");
+        Files.createFile(copy);
+        truncate(a);
+        append(a, records("a", 41, 41));
+        FileTracker files = tracker(List.of(last));
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertEquals(0, tc.readOffset());
+        Files.write(copy, old);
+        files.observeSize(tc, Files.size(copy), System.nanoTime());
+        assertEquals(2250, tc.readOffset(), "resumed where the old content was shipped to");
+    }
+
+    @Test
     void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
         Path a = logs().resolve("one.log");
         Path b = a.resolveSibling("two.log");
