@@ -7,6 +7,7 @@ import io.jfio.ship.config.Units;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.MetricsServer;
 import io.jfio.ship.metrics.ShipMetrics;
+import io.jfio.ship.pipeline.DryRun;
 import io.jfio.ship.pipeline.Pipeline;
 import io.jfio.ship.sink.Sink;
 import io.jfio.ship.sink.SinkSpec;
@@ -176,7 +177,7 @@ public final class Shipper implements AutoCloseable {
             // A directory sink's commit log says where files resume (exactly once); other sinks have no positions.
             List<io.jfio.ship.state.Checkpoint> committed = spec.scheme().equals(SinkSpec.DIR)
                     ? io.jfio.ship.sink.DirSink.readCommitted(spec.dir()) : null;
-            out.addAll(Pipeline.dryRun(sink, inputs, config, store(config.state(), sink), committed, log));
+            out.addAll(DryRun.report(sink, inputs, config, store(config.state(), sink), committed, log));
         }
         return out;
     }
