@@ -587,8 +587,7 @@ final class FileTracker {
             // Truncated and written past the old offset between two looks: the size alone cannot tell, the first
             // bytes can (one pread of at most 1 KiB when a file's size changed).
             truncated(t, size, now);
-        } else if (!primary && size > t.lastSize && t.fd >= 0 && s.primary().fd >= 0
-                && !sameTail(t.fd, size, s.primary())) {
+        } else if (!primary && size > t.lastSize && t.fd >= 0 && !stillACopy(t, size, now)) {
             // A file taken for a copy is written with other bytes than the file it was taken for: not a copy.
             diverged(t, now);
         } else if (size > t.lastSize) {
@@ -620,9 +619,22 @@ final class FileTracker {
     }
 
     /** A file bound as a copy turned out not to be one: it goes on alone from what was shipped of the shared part. */
+    /**
+     * Whether {@code t}, bound as a copy and grown to {@code size}, still agrees with the file it was taken for. That
+     * file is looked at first: a copy still being written when the original was truncated (copytruncate) outgrows
+     * it, and is the content's reader from then on, not a different file.
+     */
+    private boolean stillACopy(TrackedFile t, long size, long now) {
+        TrackedFile p = t.stream.primary();
+        if (p.fd >= 0 && stx.ofFd(p.fd) == 0 && stx.size() != p.lastSize) observeSize(p, stx.size(), now);
+        if (t.primary()) return true;
+        p = t.stream.primary();
+        return p.fd < 0 || sameTail(t.fd, size, p);
+    }
+
     private void diverged(TrackedFile t, long now) {
         Stream old = t.stream;
-        long from = Math.min(old.acked, t.lastSize);
+        long from = recordStart(t, Math.min(old.acked, t.lastSize));
         log.info("not-a-copy", "sink", name, "path", t.path, "was-copy-of", old.primary().path, "from", from,
                 "why", "written with other bytes than the file it was taken for");
         leave(t, now);
@@ -631,6 +643,22 @@ final class FileTracker {
         s.files.add(t);
         markReadable(t);
         changed();
+    }
+
+    /**
+     * Where a record starts at or before {@code at} in {@code t}: just past the last newline before it (line
+     * framing), so that a file going its own way never starts shipping in the middle of a line; 0 when none is
+     * found in the 4 KiB before.
+     */
+    private long recordStart(TrackedFile t, long at) {
+        if (t.input.framing() != io.jfio.ship.config.Framing.LINES || at == 0) return at;
+        int len = (int) Math.min(COMPARE, at);
+        MemorySegment b = scratch.asSlice(0, COMPARE);
+        if (!readFully(t.fd, b, len, at - len)) return 0;
+        for (int i = len - 1; i >= 0; i--) {
+            if (b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) == '\n') return at - len + i + 1;
+        }
+        return 0;
     }
 
     void markReadable(TrackedFile t) {

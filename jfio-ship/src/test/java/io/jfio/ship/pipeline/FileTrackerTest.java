@@ -245,6 +245,32 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldKeepACopyCaughtHalfWrittenWhenTheOriginalIsTruncatedBeforeTheCopyIsDone() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        Stream shipped = ta.stream;
+        append(a, records("a", 41, 60)); // 1,500 bytes the original will not deliver
+        byte[] all = Files.readAllBytes(a);
+        Path copy = a.resolveSibling("app.log.1");
+        Files.write(copy, java.util.Arrays.copyOf(all, 2110)); // cp is half way, mid-line
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertSame(shipped, tc.stream);
+        truncate(a); // the truncation, before cp is done (no event of it handled yet)
+        append(a, records("a", 61, 61));
+        Files.write(copy, all);
+        files.observeSize(tc, Files.size(copy), System.nanoTime());
+        assertSame(shipped, tc.stream, "still the copy: the original was truncated, not copied from other bytes");
+        assertTrue(tc.primary());
+        assertEquals(3000, tc.readOffset(), "it ships what the original did not, from a line's start");
+        assertNotSame(shipped, ta.stream);
+    }
+
+    @Test
     void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
         Path a = logs().resolve("one.log");
         Path b = a.resolveSibling("two.log");
