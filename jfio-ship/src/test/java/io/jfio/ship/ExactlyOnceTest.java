@@ -124,6 +124,35 @@ class ExactlyOnceTest {
     }
 
     @Test
+    void shouldShipEveryOneOfSeveralFilesThatHoldTheSameLines() throws Exception {
+        setUp();
+        for (int i = 0; i < 5; i++) append(logs.resolve("f" + i + ".log"), 1, 2000);
+        shipOnce();
+        assertEquals(5 * 2000, count(), "independent files with the same bytes are each shipped");
+        // And while running, as they grow side by side.
+        Path out2 = tmp.resolve("out2");
+        var cfg = ShipRun.config(List.of(logs.resolve("g*.log").toString()), out2, tmp.resolve("state2"), Map.of());
+        try (ShipRun run = ShipRun.start(cfg)) {
+            for (int k = 0; k < 10; k++) {
+                for (int i = 0; i < 4; i++) append(logs.resolve("g" + i + ".log"), k * 300 + 1, k * 300 + 300);
+                Thread.sleep(20);
+            }
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (System.nanoTime() < deadline && lines(out2) < 4 * 3000) Thread.sleep(20);
+            assertEquals(4 * 3000, lines(out2), run.log());
+        }
+    }
+
+    private static int lines(Path dir) {
+        String all = new String(io.jfio.ship.sink.DirSink.readAll(dir), StandardCharsets.US_ASCII);
+        int n = 0;
+        for (int i = 0; i < all.length(); i++) {
+            if (all.charAt(i) == '\n') n++;
+        }
+        return n;
+    }
+
+    @Test
     void shouldShipAFileRenamedWhileStoppedOnlyOnce() throws Exception {
         setUp();
         Path app = logs.resolve("app.log");

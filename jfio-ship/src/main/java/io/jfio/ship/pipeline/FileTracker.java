@@ -39,6 +39,12 @@ final class FileTracker {
     /** How long a stream no file reads any more stays findable for a copy of it (copytruncate's copy, late). */
     private static final long ENDED_KEEP_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long FORGET_MILLIS = TimeUnit.DAYS.toMillis(7);
+    /**
+     * How long a file that holds the same bytes as a tracked file waits, after it last grew, for that file to be
+     * truncated (copytruncate: copy, then truncate at once). If it is not, the two are independent files that happen
+     * to hold the same bytes, and each is shipped.
+     */
+    static final long COPY_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Bytes compared at the end of the common part when a file is taken for a copy of a tracked one. */
     private static final int COMPARE = 4096;
 
@@ -367,9 +373,8 @@ final class FileTracker {
         Stream joined = null;
         if (d != null) {
             orphans.addAll(d.orphans());
-            if (d.entry() != null) joined = sameContent(fd, size, d.entry().offset(), now);
         } else {
-            joined = sameContent(fd, size, -1, now);
+            joined = sameContent(fd, size, now);
             if (joined == null) d = Resume.copy(size, head, orphans);
             if (joined == null && d == null) {
                 d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway);
@@ -378,9 +383,11 @@ final class FileTracker {
         String why;
         if (joined != null) {
             bind(t, joined);
-            why = joined.primary() == t ? "copy-of-shipped" : "copy-of-tracked";
-            if (d != null && d.entry() != null && d.entry().offset() > joined.acked && joined.inFlight == 0) {
-                joined.acked = joined.read = d.entry().offset(); // the sink holds more of it than the others said
+            if (t.primary()) {
+                why = "copy-of-shipped";
+            } else {
+                why = "copy-candidate";
+                t.copyDeadlineNanos = now + COPY_GRACE_NANOS;
             }
         } else {
             Stream s = new Stream(0, Fingerprint.of(fd, 0, scratch), d.offset());
@@ -413,18 +420,17 @@ final class FileTracker {
     }
 
     /**
-     * A stream of this run whose content the file open as {@code fd} holds too (a copy of a tracked file, or of one
-     * that ended lately): same full fingerprint, and, where a file still reads it, the same bytes at the end of what
-     * both have. With {@code atLeast >= 0}, only a stream with nothing in flight (the file resumes too: its position
-     * and the stream's are merged). Null when none.
+     * A stream of this run whose content the file open as {@code fd} holds too (same full fingerprint): one that no
+     * file holds any more (its file was truncated or let go lately: the file is its copy), or one whose file holds the
+     * same bytes at the end of what both have (a copy candidate, confirmed when that file is truncated). Null when
+     * none.
      */
-    private Stream sameContent(int fd, long size, long atLeast, long now) {
+    private Stream sameContent(int fd, long size, long now) {
         if (size < Fingerprint.SIZE || byHead.isEmpty()) return null;
         long h = Fingerprint.of(fd, Fingerprint.SIZE, scratch);
         List<Stream> candidates = byHead.get(h);
         if (candidates == null) return null;
         for (Stream s : List.copyOf(candidates)) {
-            if (atLeast >= 0 && s.inFlight > 0) continue;
             TrackedFile p = s.primary();
             if (p != null && p.fd >= 0 && stx.ofFd(p.fd) == 0 && stx.size() != p.lastSize) {
                 // The file that reads it changed since the last look: a truncation not seen yet (copytruncate's
@@ -485,6 +491,7 @@ final class FileTracker {
             ended.add(s);
         } else if (wasPrimary) {
             TrackedFile next = s.primary();
+            next.copyDeadlineNanos = 0;
             log.info("copy-takes-over", "sink", name, "path", next.path, "from", s.read, "was", t.path);
             markReadable(next);
         }
@@ -550,18 +557,20 @@ final class FileTracker {
      */
     private boolean identified(TrackedFile t, long size, long now) {
         Stream s = t.stream;
-        if (s.files.size() != 1 || s.inFlight > 0) return false;
-        Stream other = sameContent(t.fd, size, -1, now);
-        if (other != null && other != s && s.read <= other.read) {
-            log.info("copy-recognised", "sink", name, "path", t.path, "read", s.read, "content-at", other.read,
-                    "why", "its first KiB and its last bytes agree with a content being shipped");
+        if (s.files.size() != 1 || s.inFlight > 0 || s.read > 0) return false;
+        Stream other = sameContent(t.fd, size, now);
+        if (other != null && other != s) {
             s.files.remove(t);
             bind(t, other);
+            if (!t.primary()) t.copyDeadlineNanos = now + COPY_GRACE_NANOS;
+            log.info("copy-recognised", "sink", name, "path", t.path, "content-at", other.read, "state",
+                    t.primary() ? "reads it" : "candidate", "why", "its first KiB and its last bytes agree with a "
+                            + "content of this run");
             metrics.rotation(name, "copy");
             changed();
             return true;
         }
-        if (s.read == 0 && !orphans.isEmpty()) {
+        if (!orphans.isEmpty()) {
             Resume.Decision d = Resume.copy(size, len -> Fingerprint.of(t.fd, len, scratch), orphans);
             if (d != null) {
                 s.read = d.offset();
@@ -589,10 +598,11 @@ final class FileTracker {
             truncated(t, size, now);
         } else if (!primary && size > t.lastSize && t.fd >= 0 && !stillACopy(t, size, now)) {
             // A file taken for a copy is written with other bytes than the file it was taken for: not a copy.
-            diverged(t, now);
+            diverged(t, "written with other bytes than the file it was taken for a copy of", now);
         } else if (size > t.lastSize) {
             t.lastGrowthNanos = now;
             t.releaseAtNanos = now + config.rotateWait().toNanos();
+            if (t.copyDeadlineNanos != 0) t.copyDeadlineNanos = now + COPY_GRACE_NANOS; // still being copied
             attend(t);
         }
         t.lastSize = size;
@@ -632,33 +642,44 @@ final class FileTracker {
         return p.fd < 0 || sameTail(t.fd, size, p);
     }
 
-    private void diverged(TrackedFile t, long now) {
+    /**
+     * A file taken for a copy is not one (written with other bytes, or its original was not truncated): it is a file
+     * of its own, shipped from its beginning. Its bytes equal to the original's may then arrive twice; taking them
+     * for shipped could lose an independent file's lines.
+     */
+    private void diverged(TrackedFile t, String why, long now) {
         Stream old = t.stream;
-        long from = recordStart(t, Math.min(old.acked, t.lastSize));
-        log.info("not-a-copy", "sink", name, "path", t.path, "was-copy-of", old.primary().path, "from", from,
-                "why", "written with other bytes than the file it was taken for");
+        log.info("not-a-copy", "sink", name, "path", t.path, "was-candidate-of", old.primary().path, "why", why,
+                "action", "shipped from its beginning");
         leave(t, now);
-        Stream s = new Stream(old.fpLength, old.fpHash, from);
+        t.copyDeadlineNanos = 0;
+        Stream s = new Stream(0, Fingerprint.of(t.fd, 0, scratch), 0);
         t.stream = s;
         s.files.add(t);
+        fingerprint(t, t.lastSize, now, false);
         markReadable(t);
         changed();
     }
 
-    /**
-     * Where a record starts at or before {@code at} in {@code t}: just past the last newline before it (line
-     * framing), so that a file going its own way never starts shipping in the middle of a line; 0 when none is
-     * found in the 4 KiB before.
-     */
-    private long recordStart(TrackedFile t, long at) {
-        if (t.input.framing() != io.jfio.ship.config.Framing.LINES || at == 0) return at;
-        int len = (int) Math.min(COMPARE, at);
-        MemorySegment b = scratch.asSlice(0, COMPARE);
-        if (!readFully(t.fd, b, len, at - len)) return 0;
-        for (int i = len - 1; i >= 0; i--) {
-            if (b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) == '\n') return at - len + i + 1;
+    /** Copy candidates whose original was not truncated within the grace time are files of their own. */
+    void checkCopies(long now) {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released || t.copyDeadlineNanos == 0) continue;
+            if (t.primary()) {
+                t.copyDeadlineNanos = 0;
+            } else if (now - t.copyDeadlineNanos >= 0) {
+                diverged(t, "its original was not truncated: a file of its own with the same bytes", now);
+            }
         }
-        return 0;
+    }
+
+    boolean hasCopyCandidates() {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (!t.released && t.copyDeadlineNanos != 0) return true;
+        }
+        return false;
     }
 
     void markReadable(TrackedFile t) {
@@ -679,7 +700,8 @@ final class FileTracker {
         if (attention.isEmpty()) return;
         attention.removeIf(t -> {
             boolean idle = t.released || (!t.readable && !t.stream.partialPending && t.stream.inFlight == 0
-                    && t.state == TrackedFile.State.ACTIVE && now - t.lastGrowthNanos > HOT_NANOS);
+                    && t.copyDeadlineNanos == 0 && t.state == TrackedFile.State.ACTIVE
+                    && now - t.lastGrowthNanos > HOT_NANOS);
             if (idle) t.attended = false;
             return idle;
         });

@@ -262,7 +262,9 @@ public final class Pipeline {
             if (checkpointedVersion != version()) {
                 wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
             }
-            if (files.hasPartialTimers()) wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
+            if (files.hasPartialTimers() || files.hasCopyCandidates()) {
+                wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
+            }
             // The lag gauges say what changed within a second, without waking an idle pipeline for nothing.
             if (gaugedVersion != gaugeVersion()) {
                 wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
@@ -277,6 +279,7 @@ public final class Pipeline {
             now = System.nanoTime();
             files.pollHot(now);
             files.checkPartialTimeouts(now);
+            files.checkCopies(now);
             files.prune(now);
         }
     }
@@ -430,7 +433,8 @@ public final class Pipeline {
     }
 
     private boolean onceDone() {
-        if (!files.firstScanDone() || !window.isEmpty()) return false;
+        // A copy candidate is decided first (its original truncated, or it is shipped as a file of its own).
+        if (!files.firstScanDone() || !window.isEmpty() || files.hasCopyCandidates()) return false;
         List<TrackedFile> attention = files.attention();
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);

@@ -36,6 +36,11 @@ final class TrackedFile {
     long releaseAtNanos;
     long scanGen;
     boolean released;
+    /**
+     * While this file is a copy candidate (it holds the bytes of a file that still reads them): when it stops being
+     * one unless that file is truncated first; 0 otherwise.
+     */
+    long copyDeadlineNanos;
     /** In the attention list (a flag rather than a set: the rounds over it allocate nothing). */
     boolean attended;
     /** This file's path, watched itself because no directory watch reports its writes (a symlink), or null. */
@@ -72,9 +77,12 @@ final class TrackedFile {
         return stream.read;
     }
 
-    /** This file's acknowledged offset: its stream's, but never past its own size (a copy may be shorter). */
+    /**
+     * This file's acknowledged offset: its stream's while it reads it; 0 for a copy candidate, which has shipped
+     * nothing of its own (should it turn out to be a file of its own, nothing of it may be taken for shipped).
+     */
     long ackedOffset() {
-        return primary() ? stream.acked : Math.min(stream.acked, lastSize);
+        return primary() ? stream.acked : 0;
     }
 
     SourceId sourceId() {

@@ -116,7 +116,7 @@ class FileTrackerTest {
         TrackedFile tc = files.at(copy.toString());
         assertSame(shipped, tc.stream, "the copy holds the shipped content");
         assertFalse(tc.primary(), "the original still reads it");
-        assertTrue(logBytes.toString().contains("why=copy-of-tracked"), logBytes.toString());
+        assertTrue(logBytes.toString().contains("why=copy-candidate"), logBytes.toString());
 
         truncate(a);
         append(a, records("a", 41, 42));
@@ -271,6 +271,30 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldShipEachOfTwoIndependentFilesThatHoldTheSameBytes() throws Exception {
+        Path a = logs().resolve("one.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        shipAll(files, files.at(a.toString()));
+        Path b = a.resolveSibling("two.log");
+        append(b, records("a", 1, 40)); // the same lines, written to another file: not a rotation
+        long now = System.nanoTime();
+        files.scan(now);
+        TrackedFile tb = files.at(b.toString());
+        assertFalse(tb.primary(), "a copy candidate while one.log might still be truncated");
+        assertEquals(0, files.entries(System.currentTimeMillis()).stream().filter(c -> c.inode() == tb.inode)
+                .findFirst().orElseThrow().offset(), "a candidate has shipped nothing of its own");
+        files.checkCopies(now + FileTracker.COPY_GRACE_NANOS / 2);
+        assertFalse(tb.primary(), "still within the grace time");
+        files.checkCopies(now + FileTracker.COPY_GRACE_NANOS + 1);
+        assertTrue(tb.primary(), "one.log was not truncated: two.log is a file of its own");
+        assertEquals(0, tb.readOffset(), "and all of it is shipped");
+        assertTrue(tb.readable);
+        assertTrue(logBytes.toString().contains("event=not-a-copy"), logBytes.toString());
+    }
+
+    @Test
     void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
         Path a = logs().resolve("one.log");
         Path b = a.resolveSibling("two.log");
@@ -305,7 +329,7 @@ class FileTrackerTest {
         files.observeSize(tc, Files.size(copy), System.nanoTime());
         assertNotSame(ta.stream, tc.stream);
         assertTrue(tc.primary());
-        assertEquals(3000, tc.readOffset(), "its own bytes start where the shared part ended");
+        assertEquals(0, tc.readOffset(), "a file of its own: all of it, rather than risk losing its lines");
         assertTrue(tc.readable);
     }
 
