@@ -427,34 +427,44 @@ final class FileTracker {
      */
     private Stream sameContent(int fd, long size, long now) {
         if (size < Fingerprint.SIZE || byHead.isEmpty()) return null;
-        long h = Fingerprint.of(fd, Fingerprint.SIZE, scratch);
-        List<Stream> candidates = byHead.get(h);
+        List<Stream> candidates = byHead.get(Fingerprint.of(fd, Fingerprint.SIZE, scratch));
         if (candidates == null) return null;
         for (Stream s : List.copyOf(candidates)) {
-            TrackedFile p = s.primary();
-            if (p != null && p.fd >= 0 && stx.ofFd(p.fd) == 0 && stx.size() != p.lastSize) {
-                // The file that reads it changed since the last look: a truncation not seen yet (copytruncate's
-                // copy found before the truncation's event) must end its hold on the content first.
-                observeSize(p, stx.size(), now);
-                p = s.primary();
-            }
-            if (p == null || p.fd < 0 || sameTail(fd, size, p)) return s;
+            if (heldBy(fd, size, s, now)) return s;
         }
         return null;
     }
 
     /**
-     * Whether the file open as {@code fd}, {@code size} bytes long, can be a copy of {@code other}: not longer than
-     * it (a copy is made from what the original holds), and with its bytes at the end of what both hold.
+     * Whether the file open as {@code fd}, {@code size} bytes long, can hold {@code s}'s content: no file reads it
+     * any more, or its reader is not shorter and has the same bytes at the end of what both hold. The reader is
+     * looked at first, and again when it changed under the compare: copytruncate truncates it right after the copy,
+     * and a truncation seen only half (the size before, the bytes after) must not make the copy a stranger.
      */
-    private boolean sameTail(int fd, long size, TrackedFile other) {
-        if (stx.ofFd(other.fd) != 0 || size > stx.size()) return false;
-        long common = size;
-        int len = (int) Math.min(COMPARE, common);
-        long at = common - len;
+    private boolean heldBy(int fd, long size, Stream s, long now) {
+        for (int look = 0; look < 3; look++) {
+            TrackedFile p = s.primary();
+            if (p == null || p.fd < 0 || p.fd == fd) return true; // nobody else reads it (or the file itself does)
+            if (stx.ofFd(p.fd) != 0) return false;
+            long psize = stx.size();
+            if (psize != p.lastSize) {
+                observeSize(p, psize, now); // a truncation ends its hold on the content
+                continue;
+            }
+            if (size <= psize && sameTail(fd, p.fd, size)) return true;
+            if (stx.ofFd(p.fd) != 0 || stx.size() == psize) return false;
+            observeSize(p, stx.size(), now); // it changed while the bytes were compared: look again
+        }
+        return false;
+    }
+
+    /** Whether the two files have the same bytes in the {@link #COMPARE} bytes before {@code end}. */
+    private boolean sameTail(int fd, int otherFd, long end) {
+        int len = (int) Math.min(COMPARE, end);
+        long at = end - len;
         MemorySegment a = scratch.asSlice(0, COMPARE);
         MemorySegment b = scratch.asSlice(COMPARE, COMPARE);
-        if (!readFully(fd, a, len, at) || !readFully(other.fd, b, len, at)) return false;
+        if (!readFully(fd, a, len, at) || !readFully(otherFd, b, len, at)) return false;
         return MemorySegment.mismatch(a, 0, len, b, 0, len) < 0;
     }
 
@@ -628,18 +638,13 @@ final class FileTracker {
         changed();
     }
 
-    /** A file bound as a copy turned out not to be one: it goes on alone from what was shipped of the shared part. */
     /**
      * Whether {@code t}, bound as a copy and grown to {@code size}, still agrees with the file it was taken for. That
      * file is looked at first: a copy still being written when the original was truncated (copytruncate) outgrows
      * it, and is the content's reader from then on, not a different file.
      */
     private boolean stillACopy(TrackedFile t, long size, long now) {
-        TrackedFile p = t.stream.primary();
-        if (p.fd >= 0 && stx.ofFd(p.fd) == 0 && stx.size() != p.lastSize) observeSize(p, stx.size(), now);
-        if (t.primary()) return true;
-        p = t.stream.primary();
-        return p.fd < 0 || sameTail(t.fd, size, p);
+        return heldBy(t.fd, size, t.stream, now) || t.primary();
     }
 
     /**

@@ -58,8 +58,12 @@ final class Resume {
         }
         if (best == null) return new Decision(0, "new-file-same-inode", null, entries);
         if (size < best.offset()) return new Decision(0, "truncated-while-stopped", null, entries);
-        java.util.ArrayList<Checkpoint> rest = new java.util.ArrayList<>(entries);
-        rest.remove(best);
+        // Entries of the content the file still holds (stale ones, or from while its fingerprint grew) are not
+        // orphans: a copy of that content must not resume at their older offsets.
+        java.util.ArrayList<Checkpoint> rest = new java.util.ArrayList<>();
+        for (Checkpoint c : entries) {
+            if (size < c.fpLength() || head.hash(c.fpLength()) != c.fpHash()) rest.add(c);
+        }
         return new Decision(best.offset(), "resumed", best, rest);
     }
 

@@ -295,6 +295,33 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldTakeAStaleEntryOfTheSameContentForNeitherAPositionNorAnOrphan() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 400)); // 30,000 bytes
+        long now = System.currentTimeMillis();
+        // The sink's exact position, the checkpoint's stale one, and the sink's entry from while the fingerprint grew.
+        Checkpoint sink = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fingerprint(a), 27000, now, a.toString());
+        Checkpoint stale = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fingerprint(a), 13725, now,
+                a.toString());
+        Checkpoint growing = new Checkpoint(dev(a), inode(a), 900, fingerprint(a, 900), 900, now, a.toString());
+        Path copy = a.resolveSibling("app.log.1");
+        Files.createFile(copy);
+        FileTracker files = tracker(List.of(growing, stale, sink));
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        assertEquals(27000, ta.readOffset());
+        // copytruncate: the copy is written (and seen), then the original truncated.
+        Files.write(copy, Files.readAllBytes(a));
+        files.observeSize(files.at(copy.toString()), Files.size(copy), System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertFalse(tc.primary(), "a candidate while the original holds the content: " + logBytes);
+        truncate(a);
+        files.observeSize(ta, Files.size(a), System.nanoTime());
+        assertTrue(tc.primary());
+        assertEquals(27000, tc.readOffset(), "where the content was shipped to, not a stale checkpoint's offset");
+    }
+
+    @Test
     void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
         Path a = logs().resolve("one.log");
         Path b = a.resolveSibling("two.log");
