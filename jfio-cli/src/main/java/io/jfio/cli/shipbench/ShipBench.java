@@ -513,12 +513,17 @@ public final class ShipBench {
             try (c) {
                 waitForLog(c, "event=start", 30);
                 int per = (64 << 10) / LogLines.LINE;
-                byte[] chunk = new byte[per * LogLines.LINE];
                 byte[] template = LogLines.template();
                 byte[] ts = LogLines.timestamp(Instant.now());
-                for (int i = 0; i < per; i++) {
-                    System.arraycopy(template, 0, chunk, i * LogLines.LINE, LogLines.LINE);
-                    LogLines.fill(chunk, i * LogLines.LINE, i, 0, 0, ts);
+                // One chunk per file: each file's lines name their file, as the lines of different sources differ.
+                List<ByteBuffer> chunks = new ArrayList<>(chans.size());
+                for (int f = 0; f < chans.size(); f++) {
+                    byte[] chunk = new byte[per * LogLines.LINE];
+                    for (int i = 0; i < per; i++) {
+                        System.arraycopy(template, 0, chunk, i * LogLines.LINE, LogLines.LINE);
+                        LogLines.fill(chunk, i * LogLines.LINE, i, 0, f, ts);
+                    }
+                    chunks.add(ByteBuffer.wrap(chunk));
                 }
                 // A cap keeps a fast writer from filling the disk and the page cache with dirty data.
                 long cap = THROUGHPUT_CAP;
@@ -527,9 +532,8 @@ public final class ShipBench {
                 long end = start + o.throughput().toNanos();
                 long written = 0;
                 int f = 0;
-                ByteBuffer bb = ByteBuffer.wrap(chunk);
                 while (System.nanoTime() < end && written < cap) {
-                    bb.clear();
+                    ByteBuffer bb = chunks.get(f).clear();
                     FileChannel ch = chans.get(f);
                     while (bb.hasRemaining()) written += ch.write(bb);
                     f = (f + 1) % chans.size();

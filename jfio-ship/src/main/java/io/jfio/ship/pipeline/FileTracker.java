@@ -45,6 +45,11 @@ final class FileTracker {
      * to hold the same bytes, and each is shipped.
      */
     static final long COPY_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * The longest a copy candidate waits in all, however long it keeps growing: two files growing side by side with
+     * the same bytes are not held back longer (a copy that takes longer to make is shipped too, twice).
+     */
+    static final long COPY_HOLD_MAX_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** Bytes compared at the end of the common part when a file is taken for a copy of a tracked one. */
     private static final int COMPARE = 4096;
 
@@ -387,6 +392,7 @@ final class FileTracker {
                 why = "copy-of-shipped";
             } else {
                 why = "copy-candidate";
+                t.copySinceNanos = now;
                 t.copyDeadlineNanos = now + COPY_GRACE_NANOS;
             }
         } else {
@@ -572,7 +578,10 @@ final class FileTracker {
         if (other != null && other != s) {
             s.files.remove(t);
             bind(t, other);
-            if (!t.primary()) t.copyDeadlineNanos = now + COPY_GRACE_NANOS;
+            if (!t.primary()) {
+                t.copySinceNanos = now;
+                t.copyDeadlineNanos = now + COPY_GRACE_NANOS;
+            }
             log.info("copy-recognised", "sink", name, "path", t.path, "content-at", other.read, "state",
                     t.primary() ? "reads it" : "candidate", "why", "its first KiB and its last bytes agree with a "
                             + "content of this run");
@@ -612,7 +621,9 @@ final class FileTracker {
         } else if (size > t.lastSize) {
             t.lastGrowthNanos = now;
             t.releaseAtNanos = now + config.rotateWait().toNanos();
-            if (t.copyDeadlineNanos != 0) t.copyDeadlineNanos = now + COPY_GRACE_NANOS; // still being copied
+            if (t.copyDeadlineNanos != 0) { // still being copied
+                t.copyDeadlineNanos = Math.min(now + COPY_GRACE_NANOS, t.copySinceNanos + COPY_HOLD_MAX_NANOS);
+            }
             attend(t);
         }
         t.lastSize = size;

@@ -41,6 +41,8 @@ final class TrackedFile {
      * one unless that file is truncated first; 0 otherwise.
      */
     long copyDeadlineNanos;
+    /** When this file became a copy candidate. */
+    long copySinceNanos;
     /** In the attention list (a flag rather than a set: the rounds over it allocate nothing). */
     boolean attended;
     /** This file's path, watched itself because no directory watch reports its writes (a symlink), or null. */
