@@ -78,6 +78,7 @@ final class BatchWindow {
         CompletableFuture<Void> f = sink.send(batch);
         Stream s = t.stream;
         s.read = batch.end();
+        s.anchor(batch.bytes());
         s.inFlight++;
         long length = batch.length();
         inFlightBytes += length;
@@ -93,6 +94,7 @@ final class BatchWindow {
     void skip(TrackedFile t, long end) {
         Stream s = t.stream;
         s.read = end;
+        s.anchorLength = -1;
         s.inFlight++;
         pending.add(new Pending(s, end, 0, 0, DONE));
     }

@@ -397,6 +397,8 @@ final class FileTracker {
             }
         } else {
             Stream s = new Stream(0, Fingerprint.of(fd, 0, scratch), d.offset());
+            // A new file (or a reused inode) may still be filled as a copy; a truncated one holds a new content.
+            s.mayBeCopy = d.why().equals("new") || d.why().equals("new-file-same-inode");
             if (d.entry() != null) {
                 s.fpLength = d.entry().fpLength();
                 s.fpHash = d.entry().fpHash();
@@ -450,7 +452,8 @@ final class FileTracker {
     private boolean heldBy(int fd, long size, Stream s, long now) {
         for (int look = 0; look < 3; look++) {
             TrackedFile p = s.primary();
-            if (p == null || p.fd < 0 || p.fd == fd) return true; // nobody else reads it (or the file itself does)
+            if (p != null && p.fd == fd) return true; // the file itself reads it
+            if (p == null || p.fd < 0) return anchored(fd, size, s);
             if (stx.ofFd(p.fd) != 0) return false;
             long psize = stx.size();
             if (psize != p.lastSize) {
@@ -462,6 +465,19 @@ final class FileTracker {
             observeSize(p, stx.size(), now); // it changed while the bytes were compared: look again
         }
         return false;
+    }
+
+    /**
+     * Whether the file open as {@code fd} holds {@code s}'s last read bytes where {@code s} would resume: a content
+     * no file holds any more is taken up by a copy only then (a new file that merely starts like it, such as one with
+     * the same header, is not; it is shipped whole).
+     */
+    private boolean anchored(int fd, long size, Stream s) {
+        if (s.read == 0) return true;
+        if (s.anchorLength < 0 || size < s.read) return false;
+        MemorySegment a = scratch.asSlice(0, Stream.ANCHOR);
+        return readFully(fd, a, s.anchorLength, s.read - s.anchorLength)
+                && Fingerprint.hash(a, s.anchorLength) == s.anchorHash;
     }
 
     /** Whether the two files have the same bytes in the {@link #COMPARE} bytes before {@code end}. */
@@ -573,7 +589,7 @@ final class FileTracker {
      */
     private boolean identified(TrackedFile t, long size, long now) {
         Stream s = t.stream;
-        if (s.files.size() != 1 || s.inFlight > 0 || s.read > 0) return false;
+        if (!s.mayBeCopy || s.files.size() != 1 || s.inFlight > 0 || s.read > 0) return false;
         Stream other = sameContent(t.fd, size, now);
         if (other != null && other != s) {
             s.files.remove(t);
@@ -614,6 +630,10 @@ final class FileTracker {
                 && Fingerprint.of(t.fd, s.fpLength, scratch) != s.fpHash) {
             // Truncated and written past the old offset between two looks: the size alone cannot tell, the first
             // bytes can (one pread of at most 1 KiB when a file's size changed).
+            truncated(t, size, now);
+        } else if (primary && size != t.lastSize && t.fd >= 0 && s.anchorLength > 0 && !anchored(t.fd, size, s)) {
+            // Likewise when the first KiB is the same (a header every file starts with): the last bytes read are
+            // not where they were (one pread of at most 256 bytes).
             truncated(t, size, now);
         } else if (!primary && size > t.lastSize && t.fd >= 0 && !stillACopy(t, size, now)) {
             // A file taken for a copy is written with other bytes than the file it was taken for: not a copy.

@@ -32,12 +32,24 @@ final class Stream {
     boolean partialPending;
     /** Skipping an overlong line up to its newline (on-overlong=drop). */
     boolean skipping;
+    /**
+     * The last bytes before {@link #read} ({@code anchorLength} of them, at most {@link #ANCHOR}) hashed, so that a
+     * file taken for a copy of this content when no file holds it any more can be checked where it would resume;
+     * -1 when unknown (nothing read yet, a skip, a rewind).
+     */
+    int anchorLength = -1;
+    long anchorHash;
+    /** Whether a file of this content could still turn out to be a copy of another (a new file, nothing shipped). */
+    boolean mayBeCopy;
     /** Whether the stream is in the content index (its fingerprint is full). */
     boolean indexed;
     /** When the last file left it (System.nanoTime), or 0 while files are bound. */
     long endedNanos;
     /** The bound files, primary first. */
     final List<TrackedFile> files = new ArrayList<>(1);
+
+    /** The most bytes an anchor covers. */
+    static final int ANCHOR = 256;
 
     Stream(int fpLength, long fpHash, long offset) {
         this.fpLength = fpLength;
@@ -56,8 +68,16 @@ final class Stream {
         return fpLength == Fingerprint.SIZE;
     }
 
+    /** {@code bytes} (a batch's, ending at the new read offset) were read: the anchor is their last bytes. */
+    void anchor(java.lang.foreign.MemorySegment bytes) {
+        int len = (int) Math.min(ANCHOR, bytes.byteSize());
+        anchorLength = len;
+        anchorHash = Fingerprint.hash(bytes.asSlice(bytes.byteSize() - len, len), len);
+    }
+
     /** Goes back to the acknowledged offset (the sink lost what was in flight). */
     void rewind() {
+        if (read != acked) anchorLength = -1;
         read = acked;
         skipping = false;
         partialPending = false;

@@ -83,8 +83,10 @@ class FileTrackerTest {
 
     /** Reads and acknowledges {@code t}'s stream up to the file's size, as the harvester and window would. */
     private static void shipAll(FileTracker files, TrackedFile t) throws IOException {
-        long size = Files.size(Path.of(t.path));
+        byte[] all = Files.readAllBytes(Path.of(t.path));
+        long size = all.length;
         files.observeSize(t, size, System.nanoTime());
+        t.stream.anchor(java.lang.foreign.MemorySegment.ofArray(all)); // what the window does with a batch's bytes
         t.stream.read = size;
         t.stream.acked = size;
         t.readable = false;
@@ -319,6 +321,45 @@ class FileTrackerTest {
         files.observeSize(ta, Files.size(a), System.nanoTime());
         assertTrue(tc.primary());
         assertEquals(27000, tc.readOffset(), "where the content was shipped to, not a stale checkpoint's offset");
+    }
+
+    @Test
+    void shouldSeeATruncationUnderAHeaderThatStaysTheSame() throws Exception {
+        Path a = logs().resolve("app.log");
+        byte[] header = "#".repeat(2047).concat("\n").getBytes(StandardCharsets.US_ASCII);
+        append(a, header);
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        long shipped = ta.readOffset();
+        // Truncated and written again, header first, past the old offset before the shipper looked.
+        truncate(a);
+        append(a, header);
+        append(a, records("b", 1, 60));
+        files.observeSize(ta, Files.size(a), System.nanoTime());
+        assertTrue(Files.size(a) > shipped);
+        assertEquals(0, ta.readOffset(), "the same first KiB, but not the same content: from its beginning");
+    }
+
+    @Test
+    void shouldShipAWholeNewFileThatStartsLikeAContentNoFileHoldsAnyMore() throws Exception {
+        Path a = logs().resolve("app.log");
+        byte[] header = "#".repeat(2047).concat("\n").getBytes(StandardCharsets.US_ASCII);
+        append(a, header);
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        shipAll(files, ta);
+        truncate(a); // the content ends (no copy of it)
+        files.observeSize(ta, 0, System.nanoTime());
+        Path b = a.resolveSibling("other.log");
+        append(b, header);
+        append(b, records("b", 1, 60)); // longer than what was shipped of the old content
+        files.scan(System.nanoTime());
+        assertEquals(0, files.at(b.toString()).readOffset(), "a header in common is not a copy");
     }
 
     @Test
