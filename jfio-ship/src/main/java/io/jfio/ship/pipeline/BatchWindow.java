@@ -90,11 +90,14 @@ final class BatchWindow {
         if (!f.isDone()) f.whenComplete(onDone);
     }
 
-    /** Bytes of {@code t} up to {@code end} were skipped (a dropped record): acknowledged in their turn. */
-    void skip(TrackedFile t, long end) {
+    /**
+     * Bytes of {@code t} up to {@code end} were skipped (a dropped record): acknowledged in their turn.
+     * {@code skipped} are those bytes (their last ones become the anchor).
+     */
+    void skip(TrackedFile t, long end, java.lang.foreign.MemorySegment skipped) {
         Stream s = t.stream;
         s.read = end;
-        s.anchorLength = -1;
+        s.anchor(skipped);
         s.inFlight++;
         pending.add(new Pending(s, end, 0, 0, DONE));
     }

@@ -404,6 +404,7 @@ final class FileTracker {
                 s.fpHash = d.entry().fpHash();
             }
             bind(t, s);
+            reanchor(s, fd);
             why = d.why();
             if (why.equals("truncated-while-stopped")) metrics.rotation(name, "truncate");
         }
@@ -480,6 +481,20 @@ final class FileTracker {
                 && Fingerprint.hash(a, s.anchorLength) == s.anchorHash;
     }
 
+    /**
+     * Sets {@code s}'s anchor from the file open as {@code fd}, which holds it (a position resumed, a rewind): the
+     * anchor must be known before the file can be truncated, or a copy found after that could not be checked.
+     */
+    private void reanchor(Stream s, int fd) {
+        if (s.read == 0 || fd < 0) return;
+        int len = (int) Math.min(Stream.ANCHOR, s.read);
+        MemorySegment a = scratch.asSlice(0, Stream.ANCHOR);
+        if (readFully(fd, a, len, s.read - len)) {
+            s.anchorLength = len;
+            s.anchorHash = Fingerprint.hash(a, len);
+        }
+    }
+
     /** Whether the two files have the same bytes in the {@link #COMPARE} bytes before {@code end}. */
     private boolean sameTail(int fd, int otherFd, long end) {
         int len = (int) Math.min(COMPARE, end);
@@ -551,6 +566,7 @@ final class FileTracker {
         for (TrackedFile t : tracked.values()) {
             if (done.add(t.stream) && t.stream.read != t.stream.acked) {
                 t.stream.rewind();
+                reanchor(t.stream, t.stream.primary().fd);
                 markReadable(t.stream.primary());
             }
             t.stream.inFlight = 0;
@@ -610,6 +626,7 @@ final class FileTracker {
             if (d != null) {
                 s.read = d.offset();
                 s.acked = d.offset();
+                reanchor(s, t.fd);
                 log.info("copy-recognised", "sink", name, "path", t.path, "from", d.offset(),
                         "why", "its first KiB agrees with a content shipped before the start");
                 metrics.rotation(name, "copy");

@@ -113,7 +113,7 @@ final class Harvester {
             long nl = Framer.indexOfNewline(buffer, 0, n);
             long skip = nl < 0 ? n : nl + 1;
             if (nl >= 0) s.skipping = false;
-            window.skip(t, s.read + skip);
+            window.skip(t, s.read + skip, buffer.asSlice(0, skip));
             return Result.MOVED;
         }
         Framer.scan(buffer, n, config.maxRecord(), scan);
@@ -127,7 +127,7 @@ final class Harvester {
             log.warn("record-dropped", "sink", name, "path", t.path, "offset", s.read, "why",
                     "longer than max-record", "max-record", config.maxRecord());
             s.skipping = true;
-            window.skip(t, s.read + config.maxRecord());
+            window.skip(t, s.read + config.maxRecord(), buffer.asSlice(0, config.maxRecord()));
             return Result.MOVED;
         }
         // Only an unterminated line is left: it waits for its newline, unless it may ship as it is.

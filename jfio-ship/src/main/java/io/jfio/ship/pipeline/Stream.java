@@ -71,6 +71,10 @@ final class Stream {
     /** {@code bytes} (a batch's, ending at the new read offset) were read: the anchor is their last bytes. */
     void anchor(java.lang.foreign.MemorySegment bytes) {
         int len = (int) Math.min(ANCHOR, bytes.byteSize());
+        if (len == 0) {
+            anchorLength = -1;
+            return;
+        }
         anchorLength = len;
         anchorHash = Fingerprint.hash(bytes.asSlice(bytes.byteSize() - len, len), len);
     }

@@ -99,7 +99,7 @@ class BatchWindowTest {
         Stream s = new Stream(0, 0, 0);
         TrackedFile t = file(s);
         send(w, t, 10);
-        w.skip(t, 15);
+        w.skip(t, 15, bytes.asSlice(0, 5));
         send(w, t, 20);
         send(w, t, 30);
         IOException boom = new IOException("connection reset");

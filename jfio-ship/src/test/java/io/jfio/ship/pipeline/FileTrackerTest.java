@@ -363,6 +363,24 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldRecogniseACopyOfAContentThatThisRunResumedAndNeverRead() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        // Shipped to its end by the last run: this run sends nothing of it before copytruncate rotates it.
+        Checkpoint last = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fingerprint(a), 3000,
+                System.currentTimeMillis(), a.toString());
+        FileTracker files = tracker(List.of(last));
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        truncate(a);
+        files.observeSize(ta, 0, System.nanoTime());
+        files.scan(System.nanoTime());
+        assertEquals(3000, files.at(copy.toString()).readOffset(), "the anchor was taken from the file at its start");
+    }
+
+    @Test
     void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
         Path a = logs().resolve("one.log");
         Path b = a.resolveSibling("two.log");
