@@ -159,6 +159,9 @@ final class FileTracker {
     List<Checkpoint> entries(long wallMillis) {
         List<Checkpoint> out = new ArrayList<>(tracked.size() + known.size());
         for (TrackedFile t : tracked.values()) {
+            // A copy candidate has shipped nothing of its own and keeps no position: after a restart it is matched
+            // again by its content (to the original's old content, if that was truncated meanwhile) or is new.
+            if (!t.primary()) continue;
             out.add(new Checkpoint(t.device, t.inode, t.stream.fpLength, t.stream.fpHash, t.ackedOffset(),
                     wallMillis, t.path));
         }
