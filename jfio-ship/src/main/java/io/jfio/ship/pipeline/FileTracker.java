@@ -646,14 +646,8 @@ final class FileTracker {
         boolean primary = t.primary();
         if (primary && size < s.read || size < t.lastSize && (size < s.fpLength || !primary)) {
             truncated(t, size, now);
-        } else if (size != t.lastSize && t.fd >= 0 && s.fpLength > 0
-                && Fingerprint.of(t.fd, s.fpLength, scratch) != s.fpHash) {
-            // Truncated and written past the old offset between two looks: the size alone cannot tell, the first
-            // bytes can (one pread of at most 1 KiB when a file's size changed).
-            truncated(t, size, now);
-        } else if (primary && size != t.lastSize && t.fd >= 0 && s.anchorLength > 0 && !anchored(t.fd, size, s)) {
-            // Likewise when the first KiB is the same (a header every file starts with): the last bytes read are
-            // not where they were (one pread of at most 256 bytes).
+        } else if (size != t.lastSize && t.fd >= 0 && rewritten(t, size)) {
+            // Truncated and written past the old offset between two looks: the size alone cannot tell.
             truncated(t, size, now);
         } else if (!primary && size > t.lastSize && t.fd >= 0 && !stillACopy(t, size, now)) {
             // A file taken for a copy is written with other bytes than the file it was taken for: not a copy.
@@ -669,6 +663,18 @@ final class FileTracker {
         t.lastSize = size;
         fingerprint(t, size, now, true);
         if (t.primary() && size > t.readOffset()) markReadable(t);
+    }
+
+    /**
+     * Whether {@code t} no longer holds its content where it did: the last bytes read (the anchor, one pread of at
+     * most 256 bytes) are not before the read offset any more, or, while no anchor is known, the first bytes differ
+     * (one pread of at most 1 KiB). The anchor also sees a file truncated and written again under a header that
+     * every file starts with, which the first KiB cannot.
+     */
+    private boolean rewritten(TrackedFile t, long size) {
+        Stream s = t.stream;
+        if (t.primary() && s.anchorLength > 0) return !anchored(t.fd, size, s);
+        return s.fpLength > 0 && Fingerprint.of(t.fd, s.fpLength, scratch) != s.fpHash;
     }
 
     /** The file no longer holds its stream's content (truncated, or rewritten): it starts a new one from 0. */
