@@ -71,7 +71,7 @@ final class FileTracker {
     private boolean byPathStale = true;
     /** Positions from the checkpoints and the sink's commit record not matched to a file yet, by identity. */
     private final Map<TrackedFile.Id, List<Checkpoint>> known = new HashMap<>();
-    /** Positions whose inode holds another content now: matched by content during the first scan only. */
+    /** Positions whose inode holds another content now: matched by content in the first minute of a run. */
     private final List<Checkpoint> orphans = new ArrayList<>();
     /** Streams with a full fingerprint, by its hash: what a new file may be a copy of. */
     private final Map<Long, List<Stream>> byHead = new HashMap<>();
@@ -83,7 +83,6 @@ final class FileTracker {
      */
     private final List<Left> left = new ArrayList<>();
     private final Set<String> warned = new HashSet<>();
-    private final boolean storeCorrupt;
     /** No position was known at start: start = end applies to what the first scan finds. */
     private final boolean firstRun;
     private boolean firstScanDone;
@@ -111,7 +110,6 @@ final class FileTracker {
         this.scratch = scratch;
         this.discovery = discovery;
         this.feed = feed;
-        this.storeCorrupt = storeCorrupt;
         this.firstRun = positions.isEmpty() && !storeCorrupt;
         for (Checkpoint c : positions) {
             known.computeIfAbsent(new TrackedFile.Id(c.device(), c.inode()), k -> new ArrayList<>(2)).add(c);

@@ -146,10 +146,15 @@ public final class Pipeline {
         if (committed == null) return checkpoints;
         log.info("positions", "sink", name, "from-sink", committed.size(), "from-checkpoints", checkpoints.size(),
                 "why", "the sink stores what it committed with the data: shipping to it is exactly once");
-        List<Checkpoint> all = new ArrayList<>(committed.size() + checkpoints.size());
-        all.addAll(committed);
-        all.addAll(checkpoints);
-        return all;
+        // One entry per content: the same position in both would otherwise be carried into every later checkpoint.
+        java.util.Map<List<Long>, Checkpoint> byContent = new java.util.LinkedHashMap<>();
+        for (List<Checkpoint> l : List.of(committed, checkpoints)) {
+            for (Checkpoint c : l) {
+                List<Long> key = List.of(c.device(), c.inode(), (long) c.fpLength(), c.fpHash());
+                byContent.merge(key, c, (a, b) -> b.offset() > a.offset() ? b : a);
+            }
+        }
+        return new ArrayList<>(byContent.values());
     }
 
     /** The sink's name. */
