@@ -12,14 +12,14 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The batches handed to the sink and not acknowledged yet, in send order. It hands batches to the sink, counts the
+ * Not thread-safe; owned by the pipeline thread. The sink's futures complete on other threads; {@code onDone}
+ * (given to each future that is not done at once) is how they wake the pipeline.
+ *
+ * <p>The batches handed to the sink and not acknowledged yet, in send order. It hands batches to the sink, counts the
  * bytes in flight (reading pauses above {@code max-in-flight}), and moves each stream's acknowledged offset forward
  * from the futures that completed, strictly in order: an offset is acknowledged only when every batch before it is.
  * When the sink fails it keeps what the sink still acknowledges and drops the rest, which the caller then reads
  * again from the acknowledged offsets.
- *
- * <p>Not thread-safe; owned by the pipeline thread. The sink's futures complete on other threads; {@code onDone}
- * (given to each future that is not done at once) is how they wake the pipeline.
  */
 final class BatchWindow {
     /** A batch handed to the sink and not yet acknowledged; {@code length == 0} for bytes skipped (dropped). */

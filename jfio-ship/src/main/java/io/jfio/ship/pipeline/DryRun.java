@@ -19,10 +19,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code --dry-run}: what a run would ship, decided by the same rule a run uses ({@link Resume}), without opening the
- * sink, taking the lock or changing the state.
+ * Thread-safe; stateless.
  *
- * <p>Thread-safe; stateless.
+ * <p>{@code --dry-run}: what a run would ship, decided by the same rule a run uses ({@link Resume}), without opening
+ * the sink, taking the lock or changing the state.
  */
 public final class DryRun {
     private DryRun() {

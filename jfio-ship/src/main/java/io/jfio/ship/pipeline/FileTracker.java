@@ -23,14 +23,14 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The files of one pipeline: which files there are, which content each holds, and what each needs next. It turns
+ * Not thread-safe; owned by the pipeline thread.
+ *
+ * <p>The files of one pipeline: which files there are, which content each holds, and what each needs next. It turns
  * what discovery and the watcher report into tracked files: identity (device, inode, fingerprint), adoption with the
  * resume point of {@link Resume}, renames, deletions, truncations, copies recognised by their content (bound to the
  * same {@link Stream}), the cap on open descriptors, and release once a file is drained. It keeps the attention set:
  * the files that may need work at the next wake-up (data to read, a partial line waiting, recent growth, a rotation
  * to finish); the rest are idle and cost nothing.
- *
- * <p>Not thread-safe; owned by the pipeline thread.
  */
 final class FileTracker {
     static final long HOT_NANOS = TimeUnit.SECONDS.toNanos(2);

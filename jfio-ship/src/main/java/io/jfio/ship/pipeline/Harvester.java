@@ -15,13 +15,13 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 /**
- * Reads and frames: one read of one file into the pipeline's one buffer, cut at the last record boundary, handed to
+ * Not thread-safe; owned by the pipeline thread.
+ *
+ * <p>Reads and frames: one read of one file into the pipeline's one buffer, cut at the last record boundary, handed to
  * the {@link BatchWindow} as a batch. A read asks for {@code buffer-size} bytes (they stay in the CPU's cache from the
  * read through the scan to the sink's copy) and for the whole buffer ({@code max(buffer-size, max-record + 1)}) only
  * when those hold no newline. Overlong lines are split or dropped as configured; an unterminated last line waits for
  * its newline, the partial timeout, or the end of a rotated file.
- *
- * <p>Not thread-safe; owned by the pipeline thread.
  */
 final class Harvester {
     /** What one harvest did. */

@@ -20,7 +20,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Ships the inputs of one sink: the duty cycle that ties the stages together, all on one platform thread. Each turn:
+ * Not thread-safe: {@link #run} runs on one thread; {@link #stop} and {@link #requestRescan} may be called from
+ * any thread.
+ *
+ * <p>Ships the inputs of one sink: the duty cycle that ties the stages together, all on one platform thread. Each turn:
  * take what the watcher reported ({@link ChangeFeed}); rescan when asked or due ({@link FileTracker}); read one
  * buffer from each file that may have data, round-robin, and hand the batches to the sink ({@link Harvester},
  * {@link BatchWindow}); take the acknowledgements, in order; checkpoint when due ({@link Checkpointer}); and when
@@ -30,9 +33,6 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Where files start: a sink that stores source positions with its data ({@link Sink#committed()}, the directory
  * sink) is the truth, and the checkpoints are a cache of it; other sinks resume from the checkpoints alone.
- *
- * <p>Not thread-safe: {@link #run} runs on one thread; {@link #stop} and {@link #requestRescan} may be called from
- * any thread.
  */
 public final class Pipeline {
     /** How the pipeline ends. */

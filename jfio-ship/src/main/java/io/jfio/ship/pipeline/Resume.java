@@ -6,7 +6,9 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Where a file starts shipping: the one rule that a run and {@code --dry-run} share. A file is matched, in this
+ * Thread-safe; stateless.
+ *
+ * <p>Where a file starts shipping: the one rule that a run and {@code --dry-run} share. A file is matched, in this
  * order:
  * <ol>
  *   <li>by identity: an entry for its (device, inode) whose fingerprint equals the file's first
@@ -21,8 +23,6 @@ import java.util.List;
  *       match: a file shorter than {@link Fingerprint#SIZE} bytes is never taken for a copy;</li>
  *   <li>otherwise it is new: from 0, or from its end with {@code start = end} on a first run.</li>
  * </ol>
- *
- * <p>Thread-safe; stateless.
  */
 final class Resume {
     private Resume() {

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One content being shipped: the bytes a file holds from its first byte, identified by the fingerprint of its head.
+ * Not thread-safe; owned by the pipeline thread.
+ *
+ * <p>One content being shipped: the bytes a file holds from its first byte, identified by the fingerprint of its head.
  * The offsets that shipping moves along belong to the content, not to the file: a copy made by copytruncate, or the
  * same inode found again after a restart, holds the same bytes at the same offsets, so it is bound to the same
  * stream and nothing already shipped is shipped again. A truncation ends a file's stream: the file goes on with a new
@@ -14,8 +16,6 @@ import java.util.List;
  * <p>Of the files bound to a stream, only the primary (the first bound) is read; the others wait. When the primary
  * leaves (truncated, released), the next file becomes primary and reads on from {@link #read}: a copy holds exactly
  * the bytes the old file had when it was copied, so what the old file could not deliver, the copy does.
- *
- * <p>Not thread-safe; owned by the pipeline thread.
  */
 final class Stream {
     /** How many leading bytes the fingerprint covers; grows with the file up to {@link Fingerprint#SIZE}. */

@@ -4,11 +4,11 @@ import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.sink.SourceId;
 
 /**
- * What the pipeline knows about one source file: its identity (device, inode), the name it was last seen under, its
+ * Not thread-safe; owned by the pipeline thread.
+ *
+ * <p>What the pipeline knows about one source file: its identity (device, inode), the name it was last seen under, its
  * descriptor (or -1 while closed to stay under the cap), the last size seen, and the {@link Stream} (the content) it
  * is bound to, which holds the offsets. A file reads only while it is its stream's primary.
- *
- * <p>Not thread-safe; owned by the pipeline thread.
  */
 final class TrackedFile {
     /** Where the file stands with respect to its path. */

@@ -8,12 +8,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Writes one sink's checkpoints off the pipeline thread: a write (temp file, fsync, rename, directory fsync: several
+ * Thread-safe: the pipeline thread submits; the writer thread {@code jfio-ship-checkpoint-SINK} writes.
+ *
+ * <p>Writes one sink's checkpoints off the pipeline thread: a write (temp file, fsync, rename, directory fsync: several
  * device flushes) must not stall harvesting. Only the newest snapshot submitted is written (an older one not yet
  * written is replaced). A forced write ({@link #writeNow}) runs on the caller's thread, ordered with the background
  * writes by a lock, so an older snapshot never overwrites a newer one.
- *
- * <p>Thread-safe: the pipeline thread submits; the writer thread {@code jfio-ship-checkpoint-SINK} writes.
  */
 public final class Checkpointer {
     private final String sink;
