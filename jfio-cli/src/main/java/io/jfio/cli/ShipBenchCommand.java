@@ -71,7 +71,7 @@ public final class ShipBenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print results.json to stdout instead of report.md.")
     private boolean json;
 
-    @Option(names = "--quick", description = "The issue's sizes with short measurements, about 3-4 minutes (the "
+    @Option(names = "--quick", description = "The standard sizes with short measurements, about 3-4 minutes (the "
             + "default).")
     private boolean quick;
 

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The registry of experiments, in the issue's numbering order.
+ * The registry of experiments, in their numbering order.
  *
  * <p>Thread-safe; immutable.
  */

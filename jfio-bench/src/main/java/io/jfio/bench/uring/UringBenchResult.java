@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /**
  * Everything one {@code uring} benchmark run found: the machine, the setup, every cell, the fio cross-checks and
- * the issue's targets, each computed from the measurements. Renders as Markdown and JSON.
+ * the targets, each computed from the measurements. Renders as Markdown and JSON.
  *
  * <p>Immutable.
  *
@@ -26,7 +26,7 @@ import java.util.Optional;
  */
 public record UringBenchResult(UringBenchOptions options, SystemInfo system, List<String> setup,
                                List<CellResult> cells, List<String> warnings, double elapsedSeconds) {
-    /** The depth the issue's targets are stated at. */
+    /** The depth the targets are stated at. */
     public static final int TARGET_DEPTH = 32;
     /** A Java path and its fio equivalent are flagged when their IOPS differ by more than this fraction. */
     public static final double FLAG_THRESHOLD = 0.10;
@@ -41,7 +41,7 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
     public enum Status { PASS, FAIL, SKIP }
 
     /**
-     * One target from the issue, checked against this run's numbers.
+     * One target, checked against this run's numbers.
      *
      * @param name   what is checked
      * @param status PASS, FAIL, or SKIP when a needed cell was not run
@@ -104,7 +104,7 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
         return out;
     }
 
-    /** The issue's targets, computed from this run (with {@link UringBench#RECOMMENDED} as jfio's io_uring path). */
+    /** The targets, computed from this run (with {@link UringBench#RECOMMENDED} as jfio's io_uring path). */
     public List<Check> checks() {
         Method jfio = UringBench.RECOMMENDED;
         List<Check> out = new ArrayList<>();

@@ -62,7 +62,7 @@ public final class ShipBench {
     public static final double TARGET_P99_MS = 5;
     /** CPU share of one core while the idle tree is watched, percent. */
     public static final double TARGET_IDLE_PERCENT = 0.5;
-    /** Peak resident set size of the shipper, bytes: the issue's 128 MB, decimal (122.07 MiB). */
+    /** Peak resident set size of the shipper, bytes: the target's 128 MB, decimal (122.07 MiB). */
     public static final long TARGET_RSS = 128_000_000L;
     /** Bytes per MiB, the unit of the reported resident sizes (VmHWM is in KiB). */
     private static final double MIB = 1 << 20;
@@ -651,9 +651,9 @@ public final class ShipBench {
         for (String l : sys.lines()) md.append("- ").append(l).append('\n');
         md.append("- rsyslog: ").append(rsyslogVersion != null ? rsyslogVersion : "not run").append('\n');
         md.append("- jfio: `").append(String.join(" ", o.jfio())).append(" ship ...`\n\n");
-        if (!o.issueSizes()) {
-            md.append("**Sizes differ from the issue's** (5,000,000 lines, 100 files at 10,000 lines/s, 10,000 idle "
-                    + "files): these numbers are not the targets' measurements.\n\n");
+        if (!o.standardSizes()) {
+            md.append("**Sizes differ from the standard ones** (5,000,000 lines, 100 files at 10,000 lines/s, "
+                    + "10,000 idle files): these numbers are not the targets' measurements.\n\n");
         }
         if (!single.isEmpty()) {
             md.append("## One file: ").append(String.format(Locale.ROOT, "%,d", o.lines())).append(" lines of 92 "
@@ -774,7 +774,7 @@ public final class ShipBench {
         json.put("steal_cpus", busy.steal());
         json.put("seconds", seconds);
         json.put("scale", o.scale());
-        json.put("issue_sizes", o.issueSizes());
+        json.put("standard_sizes", o.standardSizes());
         json.put("rsyslog", rsyslogVersion);
         json.put("single", single);
         json.put("disk_durable_write_mbps", diskMBps);

@@ -34,7 +34,7 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
     /** The workloads, in the order they run. */
     public static final List<String> WORKLOADS = List.of("single", "latency", "throughput", "idle");
 
-    /** The issue's sizes, about 3 minutes on 2 cores. */
+    /** The standard sizes, about 3 minutes on 2 cores. */
     public static ShipBenchOptions defaults(Path dir, Path out, List<String> jfio) {
         return new ShipBenchOptions(dir, out, jfio, Set.copyOf(WORKLOADS), 5_000_000, 3, 100, 10_000,
                 Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofSeconds(10), 100, 100, Duration.ofSeconds(15),
@@ -91,8 +91,8 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
                 idleDirs, idleFiles, idle, rsyslog, install, allow, scale);
     }
 
-    /** True when the single file has the issue's size (5 million lines, 460 MB). */
-    public boolean issueSizes() {
+    /** True when the single file has the standard size (5 million lines, 460 MB). */
+    public boolean standardSizes() {
         return lines == 5_000_000 && files == 100 && rate == 10_000 && idleDirs * idleFiles == 10_000;
     }
 }
