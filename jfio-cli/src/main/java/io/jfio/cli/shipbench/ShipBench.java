@@ -1008,7 +1008,8 @@ public final class ShipBench {
         }
     }
 
-    private static void deleteTree(Path p) throws IOException {
+    /** Removes a directory tree (nothing when it does not exist); symlinks are removed, not followed. */
+    public static void deleteTree(Path p) throws IOException {
         if (!Files.exists(p)) return;
         Files.walkFileTree(p, new SimpleFileVisitor<>() {
             @Override

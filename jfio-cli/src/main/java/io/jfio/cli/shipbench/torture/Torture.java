@@ -1,13 +1,11 @@
 package io.jfio.cli.shipbench.torture;
 
 import io.jfio.cli.shipbench.Child;
+import io.jfio.cli.shipbench.ShipBench;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -84,7 +82,7 @@ public final class Torture {
             Child.killAll(true);
             if (o.dir() == null) {
                 try {
-                    delete(work);
+                    ShipBench.deleteTree(work);
                 } catch (IOException | RuntimeException e) {
                     // best effort: a writer thread may still be appending while the JVM goes down
                 }
@@ -106,7 +104,7 @@ public final class Torture {
         }
         boolean pass = results.stream().allMatch(SinkResult::pass);
         boolean keep = o.dir() != null || !pass;
-        if (!keep) delete(work);
+        if (!keep) ShipBench.deleteTree(work);
         return new Result(o.seed(), work, keep, results);
     }
 
@@ -236,21 +234,5 @@ public final class Torture {
     private void say(String format, Object... args) {
         progress.println(String.format(Locale.ROOT, format, args));
         progress.flush();
-    }
-
-    private static void delete(Path dir) throws IOException {
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.deleteIfExists(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                Files.deleteIfExists(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 }
