@@ -38,9 +38,14 @@ public final class Fingerprint {
 
     /** FNV-1a over {@code [0, length)} of {@code seg}. */
     public static long hash(MemorySegment seg, int length) {
+        return hash(seg, 0, length);
+    }
+
+    /** FNV-1a over {@code [offset, offset + length)} of {@code seg} (no slice made: a batch's anchor is hashed so). */
+    public static long hash(MemorySegment seg, long offset, int length) {
         long h = 0xcbf29ce484222325L;
         for (int i = 0; i < length; i++) {
-            h ^= seg.get(ValueLayout.JAVA_BYTE, i) & 0xff;
+            h ^= seg.get(ValueLayout.JAVA_BYTE, offset + i) & 0xff;
             h *= 0x100000001b3L;
         }
         // Never the "unreadable" marker.

@@ -116,6 +116,37 @@ final class FileTracker {
         }
     }
 
+    /**
+     * The hashes of one file's first bytes while it is being identified: the resume rule, the copy lookup and the
+     * fingerprint each ask for them, and the file is read once for each length, not once for each question.
+     */
+    private final class Heads implements Resume.Head {
+        private final int fd;
+        private int length = -1;
+        private long hash;
+
+        /** One per identification: it may nest (a look at another file while this one is being identified). */
+        Heads(int fd) {
+            this.fd = fd;
+        }
+
+        /** The hash of the first {@code length} bytes is already known. */
+        Heads known(int length, long hash) {
+            this.length = length;
+            this.hash = hash;
+            return this;
+        }
+
+        @Override
+        public long hash(int len) {
+            if (len != length) {
+                hash = Fingerprint.of(fd, len, scratch);
+                length = len;
+            }
+            return hash;
+        }
+    }
+
     /** A content a file left by a truncation. */
     private record Left(Stream stream, long device, long inode, String path, long leftNanos) {
     }
@@ -374,13 +405,13 @@ final class FileTracker {
         t.lastGrowthNanos = now;
         t.lastUseNanos = now;
         t.lastSize = size;
-        Resume.Head head = len -> Fingerprint.of(fd, len, scratch);
+        Resume.Head head = new Heads(fd);
         Resume.Decision d = Resume.own(size, head, known.remove(id));
         Stream joined = null;
         if (d != null) {
             orphans.addAll(d.orphans());
         } else {
-            joined = sameContent(fd, size, now);
+            joined = sameContent(fd, size, head, now);
             if (joined == null) d = Resume.copy(size, head, orphans);
             if (joined == null && d == null) {
                 d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway);
@@ -409,7 +440,7 @@ final class FileTracker {
             why = d.why();
             if (why.equals("truncated-while-stopped")) metrics.rotation(name, "truncate");
         }
-        fingerprint(t, size, now, false);
+        fingerprint(t, size, now, false, head);
         tracked.put(id, t);
         attend(t);
         byPathStale = true;
@@ -435,9 +466,9 @@ final class FileTracker {
      * same bytes at the end of what both have (a copy candidate, confirmed when that file is truncated). Null when
      * none.
      */
-    private Stream sameContent(int fd, long size, long now) {
+    private Stream sameContent(int fd, long size, Resume.Head head, long now) {
         if (size < Fingerprint.SIZE || byHead.isEmpty()) return null;
-        List<Stream> candidates = byHead.get(Fingerprint.of(fd, Fingerprint.SIZE, scratch));
+        List<Stream> candidates = byHead.get(head.hash(Fingerprint.SIZE));
         if (candidates == null) return null;
         for (Stream s : List.copyOf(candidates)) {
             if (heldBy(fd, size, s, now)) return s;
@@ -586,11 +617,11 @@ final class FileTracker {
      * full and {@code lookForCopy}, the file may turn out to be a copy of a known content: one caught while it was
      * still being written (copytruncate's copy found at size 0) could not be told from a new file before.
      */
-    private void fingerprint(TrackedFile t, long size, long now, boolean lookForCopy) {
+    private void fingerprint(TrackedFile t, long size, long now, boolean lookForCopy, Resume.Head head) {
         Stream s = t.stream;
         if (!t.primary() || t.fd < 0 || s.fpLength >= Fingerprint.SIZE || size <= s.fpLength) return;
         int len = (int) Math.min(size, Fingerprint.SIZE);
-        long fp = Fingerprint.of(t.fd, len, scratch);
+        long fp = head != null ? head.hash(len) : Fingerprint.of(t.fd, len, scratch);
         if (fp == Long.MIN_VALUE) return;
         s.fpLength = len;
         s.fpHash = fp;
@@ -607,7 +638,8 @@ final class FileTracker {
     private boolean identified(TrackedFile t, long size, long now) {
         Stream s = t.stream;
         if (!s.mayBeCopy || s.files.size() != 1 || s.inFlight > 0 || s.read > 0) return false;
-        Stream other = sameContent(t.fd, size, now);
+        Resume.Head head = new Heads(t.fd).known(s.fpLength, s.fpHash);
+        Stream other = sameContent(t.fd, size, head, now);
         if (other != null && other != s) {
             s.files.remove(t);
             bind(t, other);
@@ -623,7 +655,7 @@ final class FileTracker {
             return true;
         }
         if (!orphans.isEmpty()) {
-            Resume.Decision d = Resume.copy(size, len -> Fingerprint.of(t.fd, len, scratch), orphans);
+            Resume.Decision d = Resume.copy(size, head, orphans);
             if (d != null) {
                 s.read = d.offset();
                 s.acked = d.offset();
@@ -659,7 +691,7 @@ final class FileTracker {
             attend(t);
         }
         t.lastSize = size;
-        fingerprint(t, size, now, true);
+        fingerprint(t, size, now, true, null);
         if (t.primary() && size > t.readOffset()) markReadable(t);
     }
 
@@ -688,7 +720,7 @@ final class FileTracker {
         s.files.add(t);
         t.lastSize = size;
         t.lastGrowthNanos = now;
-        fingerprint(t, size, now, true);
+        fingerprint(t, size, now, true, null);
         markReadable(t);
         changed();
     }
@@ -716,7 +748,7 @@ final class FileTracker {
         Stream s = new Stream(0, Fingerprint.of(t.fd, 0, scratch), 0);
         t.stream = s;
         s.files.add(t);
-        fingerprint(t, t.lastSize, now, false);
+        fingerprint(t, t.lastSize, now, false, null);
         markReadable(t);
         changed();
     }

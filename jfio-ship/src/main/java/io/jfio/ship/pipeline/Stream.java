@@ -76,7 +76,7 @@ final class Stream {
             return;
         }
         anchorLength = len;
-        anchorHash = Fingerprint.hash(bytes.asSlice(bytes.byteSize() - len, len), len);
+        anchorHash = Fingerprint.hash(bytes, bytes.byteSize() - len, len);
     }
 
     /** Goes back to the acknowledged offset (the sink lost what was in flight). */
