@@ -93,6 +93,14 @@ class FileTrackerTest {
         t.atEof = true;
     }
 
+    /** A scan that finds {@code p}, then all of it read and acknowledged. */
+    private static TrackedFile trackAndShip(FileTracker files, Path p) throws IOException {
+        files.scan(System.nanoTime());
+        TrackedFile t = files.at(p.toString());
+        shipAll(files, t);
+        return t;
+    }
+
     private static long inode(Path p) throws IOException {
         return (Long) Files.getAttribute(p, "unix:ino");
     }
@@ -106,9 +114,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40)); // 3,000 bytes: a full fingerprint
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         Stream shipped = ta.stream;
 
         // logrotate's copytruncate: copy, then truncate the original, which the application writes on.
@@ -136,9 +142,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 20));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta); // 1,500 bytes shipped
+        TrackedFile ta = trackAndShip(files, a); // 1,500 bytes shipped
         Stream old = ta.stream;
         append(a, records("a", 21, 40)); // 1,500 more, not read yet
         Path copy = a.resolveSibling("app.log.1");
@@ -160,9 +164,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         Stream shipped = ta.stream;
         Path copy = a.resolveSibling("app.log.1");
         Files.copy(a, copy);
@@ -183,9 +185,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         // The original is truncated; the shipper dies before it has seen the copy (made just before).
         Path copy = a.resolveSibling("app.log.1");
         Files.copy(a, copy);
@@ -206,9 +206,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         Stream shipped = ta.stream;
         // cp has created the copy but not written it yet when the scan sees it: a new file, as far as anyone knows.
         Path copy = a.resolveSibling("app.log.1");
@@ -251,9 +249,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         Stream shipped = ta.stream;
         append(a, records("a", 41, 60)); // 1,500 bytes the original will not deliver
         byte[] all = Files.readAllBytes(a);
@@ -277,8 +273,7 @@ class FileTrackerTest {
         Path a = logs().resolve("one.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        shipAll(files, files.at(a.toString()));
+        trackAndShip(files, a);
         Path b = a.resolveSibling("two.log");
         append(b, records("a", 1, 40)); // the same lines, written to another file: not a rotation
         long now = System.nanoTime();
@@ -330,9 +325,7 @@ class FileTrackerTest {
         append(a, header);
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         long shipped = ta.readOffset();
         // Truncated and written again, header first, past the old offset before the shipper looked.
         truncate(a);
@@ -350,9 +343,7 @@ class FileTrackerTest {
         append(a, header);
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         truncate(a); // the content ends (no copy of it)
         files.observeSize(ta, 0, System.nanoTime());
         Path b = a.resolveSibling("other.log");
@@ -385,8 +376,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        shipAll(files, files.at(a.toString()));
+        trackAndShip(files, a);
         Path copy = a.resolveSibling("app.log.1");
         Files.copy(a, copy);
         files.scan(System.nanoTime());
@@ -408,8 +398,7 @@ class FileTrackerTest {
         append(a, header);
         append(a, records("a", 1, 10));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        shipAll(files, files.at(a.toString()));
+        trackAndShip(files, a);
         append(b, header);
         append(b, records("b", 1, 10));
         files.scan(System.nanoTime());
@@ -423,9 +412,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         Path copy = a.resolveSibling("app.log.bak");
         Files.copy(a, copy);
         files.scan(System.nanoTime());
@@ -502,9 +489,7 @@ class FileTrackerTest {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
-        files.scan(System.nanoTime());
-        TrackedFile ta = files.at(a.toString());
-        shipAll(files, ta);
+        TrackedFile ta = trackAndShip(files, a);
         // Renamed to a name no input matches, drained and let go...
         Path away = Files.move(a, tmp.resolve("logs").resolve("elsewhere"));
         files.scan(System.nanoTime());
