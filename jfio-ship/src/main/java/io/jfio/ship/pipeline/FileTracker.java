@@ -246,8 +246,15 @@ final class FileTracker {
             }
             observeSize(t, f.size(), now);
         }
-        fresh.sort((a, b) -> Boolean.compare(!known.containsKey(new TrackedFile.Id(a.device(), a.inode())),
-                !known.containsKey(new TrackedFile.Id(b.device(), b.inode()))));
+        if (!known.isEmpty()) {
+            List<Discovery.Found> first = new ArrayList<>(fresh.size());
+            List<Discovery.Found> then = new ArrayList<>();
+            for (Discovery.Found f : fresh) {
+                (known.containsKey(new TrackedFile.Id(f.device(), f.inode())) ? first : then).add(f);
+            }
+            first.addAll(then);
+            fresh = first;
+        }
         Set<TrackedFile.Id> seen = new HashSet<>();
         for (Discovery.Found f : fresh) {
             if (!seen.add(new TrackedFile.Id(f.device(), f.inode()))) continue;
@@ -358,7 +365,7 @@ final class FileTracker {
         if (left.removeIf(l -> now - l.leftNanos() > ENDED_KEEP_NANOS)) version++;
         for (Iterator<Stream> it = ended.iterator(); it.hasNext(); ) {
             Stream s = it.next();
-            if (s.files.isEmpty() && s.inFlight == 0 && now - s.endedNanos > ENDED_KEEP_NANOS) {
+            if (s.fileCount() == 0 && s.inFlight == 0 && now - s.endedNanos > ENDED_KEEP_NANOS) {
                 it.remove();
                 unindex(s);
             }
@@ -552,7 +559,7 @@ final class FileTracker {
 
     private void bind(TrackedFile t, Stream s) {
         t.stream = s;
-        s.files.add(t);
+        s.bind(t);
         if (s.endedNanos != 0) {
             s.endedNanos = 0;
             ended.remove(s);
@@ -564,8 +571,8 @@ final class FileTracker {
     private void leave(TrackedFile t, long now) {
         Stream s = t.stream;
         boolean wasPrimary = s.primary() == t;
-        s.files.remove(t);
-        if (s.files.isEmpty()) {
+        s.unbind(t);
+        if (s.fileCount() == 0) {
             s.endedNanos = now;
             ended.add(s);
         } else if (wasPrimary) {
@@ -637,11 +644,11 @@ final class FileTracker {
      */
     private boolean identified(TrackedFile t, long size, long now) {
         Stream s = t.stream;
-        if (!s.mayBeCopy || s.files.size() != 1 || s.inFlight > 0 || s.read > 0) return false;
+        if (!s.mayBeCopy || s.fileCount() != 1 || s.inFlight > 0 || s.read > 0) return false;
         Resume.Head head = new Heads(t.fd).known(s.fpLength, s.fpHash);
         Stream other = sameContent(t.fd, size, head, now);
         if (other != null && other != s) {
-            s.files.remove(t);
+            s.unbind(t);
             bind(t, other);
             if (!t.primary()) {
                 t.copySinceNanos = now;
@@ -717,7 +724,7 @@ final class FileTracker {
         t.stream = null;
         Stream s = new Stream(0, Fingerprint.of(t.fd, 0, scratch), 0);
         t.stream = s;
-        s.files.add(t);
+        s.bind(t);
         t.lastSize = size;
         t.lastGrowthNanos = now;
         fingerprint(t, size, now, true, null);
@@ -747,7 +754,7 @@ final class FileTracker {
         t.copyDeadlineNanos = 0;
         Stream s = new Stream(0, Fingerprint.of(t.fd, 0, scratch), 0);
         t.stream = s;
-        s.files.add(t);
+        s.bind(t);
         fingerprint(t, t.lastSize, now, false, null);
         markReadable(t);
         changed();
@@ -857,7 +864,7 @@ final class FileTracker {
         List<TrackedFile> idle = new ArrayList<>();
         for (TrackedFile t : tracked.values()) {
             if (t.fd >= 0 && t.state == TrackedFile.State.ACTIVE && t.atEof && !t.readable && t.stream.inFlight == 0
-                    && !t.stream.partialPending && t.stream.files.size() == 1) {
+                    && !t.stream.partialPending && t.stream.fileCount() == 1) {
                 idle.add(t);
             }
         }

@@ -1,8 +1,7 @@
 package io.jfio.ship.pipeline;
 
 import io.jfio.ship.harvest.Fingerprint;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 /**
  * Not thread-safe; owned by the pipeline thread.
@@ -45,8 +44,14 @@ final class Stream {
     boolean indexed;
     /** When the last file left it (System.nanoTime), or 0 while files are bound. */
     long endedNanos;
-    /** The bound files, primary first. */
-    final List<TrackedFile> files = new ArrayList<>(1);
+    /** The primary: the bound file that reads, or null when none is bound. */
+    private TrackedFile first;
+    /**
+     * The other bound files in the order they were bound (copies waiting), or null: almost every stream has one file,
+     * so the rest costs nothing until a second file binds.
+     */
+    private TrackedFile[] rest;
+    private int restCount;
 
     /** The most bytes an anchor covers. */
     static final int ANCHOR = 256;
@@ -60,7 +65,47 @@ final class Stream {
 
     /** The file that reads this stream, or null when none is bound. */
     TrackedFile primary() {
-        return files.isEmpty() ? null : files.get(0);
+        return first;
+    }
+
+    /** How many files are bound. */
+    int fileCount() {
+        return first == null ? 0 : 1 + restCount;
+    }
+
+    /** Binds {@code t} last: it becomes the primary only when no file is bound. */
+    void bind(TrackedFile t) {
+        if (first == null) {
+            first = t;
+            return;
+        }
+        if (rest == null) {
+            rest = new TrackedFile[2];
+        } else if (restCount == rest.length) {
+            rest = Arrays.copyOf(rest, restCount * 2);
+        }
+        rest[restCount++] = t;
+    }
+
+    /** Unbinds {@code t} if bound; when it was the primary, the next file bound becomes the primary. */
+    void unbind(TrackedFile t) {
+        if (first == t) {
+            first = restCount == 0 ? null : rest[0];
+            if (restCount > 0) removeRest(0);
+            return;
+        }
+        for (int i = 0; i < restCount; i++) {
+            if (rest[i] == t) {
+                removeRest(i);
+                return;
+            }
+        }
+    }
+
+    private void removeRest(int i) {
+        System.arraycopy(rest, i + 1, rest, i, restCount - i - 1);
+        rest[--restCount] = null;
+        if (restCount == 0) rest = null;
     }
 
     /** Whether the fingerprint covers {@link Fingerprint#SIZE} bytes: only then may another file be matched to it. */
@@ -90,6 +135,6 @@ final class Stream {
     @Override
     public String toString() {
         return "fp=" + fpLength + ":" + Long.toHexString(fpHash) + " read=" + read + " acked=" + acked + " inFlight="
-                + inFlight + " files=" + files.size();
+                + inFlight + " files=" + fileCount();
     }
 }

@@ -47,8 +47,6 @@ final class TrackedFile {
     boolean attended;
     /** This file's path, watched itself because no directory watch reports its writes (a symlink), or null. */
     java.nio.file.Path watchedLink;
-    /** The identity handed to the sink with each batch; made anew only when the fingerprint or path changes. */
-    private SourceId sourceId;
 
     TrackedFile(InputConfig input, String path, long device, long inode) {
         this.input = input;
@@ -87,13 +85,12 @@ final class TrackedFile {
         return primary() ? stream.acked : 0;
     }
 
+    /**
+     * The identity handed to the sink with a batch, made for each one like the batch itself: kept per file, it would
+     * cost every idle file its bytes.
+     */
     SourceId sourceId() {
-        SourceId s = sourceId;
-        if (s == null || s.fpLength() != stream.fpLength || s.fpHash() != stream.fpHash || !s.path().equals(path)) {
-            s = new SourceId(device, inode, stream.fpLength, stream.fpHash, path);
-            sourceId = s;
-        }
-        return s;
+        return new SourceId(device, inode, stream.fpLength, stream.fpHash, path);
     }
 
     @Override

@@ -41,10 +41,12 @@ import java.util.zip.CRC32C;
  * it, renames it over {@code ship.commit} and fsyncs the directory; it runs at every open, at a segment roll and
  * when the appended records outgrow the last snapshot (and 1 MiB), and drops entries not seen for 7 days.
  *
- * <p>Why a log and not a rewritten file: one pwrite and one fdatasync of a few dozen bytes per commit, where
- * rewriting every position (thousands of files) would cost a file's worth of writing and three device flushes per
- * commit. A torn tail (the record a crash interrupted) fails its CRC and is ignored, which is right: its futures
- * never completed, and recovery cuts the data back to the previous record's length.
+ * <p>Why a log and not a rewritten file: one pwrite and one fdatasync of a few dozen bytes per commit, where rewriting
+ * every position (thousands of files) would cost a file's worth of writing and three device flushes per commit. The
+ * positions are not kept in memory between commits: compaction replays the file as far as the last successful commit,
+ * so a shipper watching many files that rarely change holds nothing per file here. A torn tail (the record a crash
+ * interrupted) fails its CRC and is ignored, which is right: its futures never completed, and recovery cuts the data
+ * back to the previous record's length.
  */
 final class CommitLog implements AutoCloseable {
     static final String NAME = "ship.commit";
@@ -61,6 +63,8 @@ final class CommitLog implements AutoCloseable {
     static final int ENTRY_FIXED = 46;
     /** Entries whose source was not seen (committed a batch) for this long are dropped at compaction. */
     static final long EXPIRE_MS = TimeUnit.DAYS.toMillis(7);
+    /** The largest record buffers kept between commits. */
+    static final int KEEP_BUFFER = 64 * 1024;
     /** The legacy {@code ship.commit}: long segment, long length, int CRC32C of both, int 0. */
     static final int LEGACY_SIZE = 24;
 
@@ -78,8 +82,7 @@ final class CommitLog implements AutoCloseable {
     }
 
     /** A source's committed position; immutable once stored. */
-    record Entry(long device, long inode, int fpLength, long fpHash, long offset, long seenAt, String path,
-                 byte[] pathBytes) {
+    record Entry(long device, long inode, int fpLength, long fpHash, long offset, long seenAt, String path) {
         Checkpoint checkpoint() {
             return new Checkpoint(device, inode, fpLength, fpHash, offset, seenAt, path);
         }
@@ -109,8 +112,7 @@ final class CommitLog implements AutoCloseable {
     private final long compactMin;
     private final MemorySegment name;
     private final MemorySegment tempName;
-    private final Map<Key, Entry> entries;
-    /** The changes of the commit being made; moved into {@link #entries} only once it is durable. */
+    /** The changes of the commit being made; discarded when it fails. */
     private final Map<Key, Entry> staged = new HashMap<>();
     private final CRC32C crc = new CRC32C();
     private final Arena names = Arena.ofShared();
@@ -140,7 +142,6 @@ final class CommitLog implements AutoCloseable {
         this.compactMin = compactMin;
         this.name = names.allocateFrom(NAME);
         this.tempName = names.allocateFrom(TEMP);
-        this.entries = new HashMap<>(p.entries());
         try {
             if (p.problem() != null && p.exists()) {
                 String aside = NAME + ".corrupt-" + clock.getAsLong();
@@ -153,22 +154,20 @@ final class CommitLog implements AutoCloseable {
                 }
             }
             try {
-                writeSnapshot(segment, length, clock.getAsLong());
+                writeSnapshot(segment, length, clock.getAsLong(), p.entries());
             } catch (SnapshotNotTaken e) {
                 throw e.io;
             }
-            long now = clock.getAsLong();
-            entries.values().removeIf(e -> e.seenAt() < now - EXPIRE_MS);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
         }
     }
 
-    /** The positions, for {@link Sink#committed()}. */
-    List<Checkpoint> checkpoints() {
-        List<Checkpoint> out = new ArrayList<>(entries.size());
-        for (Entry e : entries.values()) out.add(e.checkpoint());
+    /** The positions of {@code p}, for {@link Sink#committed()}. */
+    static List<Checkpoint> checkpoints(Parsed p) {
+        List<Checkpoint> out = new ArrayList<>(p.entries().size());
+        for (Entry e : p.entries().values()) out.add(e.checkpoint());
         return out;
     }
 
@@ -180,10 +179,7 @@ final class CommitLog implements AutoCloseable {
     /** Stages the position {@code end} of {@code id} for the next {@link #commit}; a later stage replaces it. */
     void stage(SourceId id, long end, long now) {
         Key k = Key.of(id.device(), id.inode(), id.fpLength(), id.fpHash());
-        Entry old = staged.get(k);
-        if (old == null) old = entries.get(k);
-        byte[] pathBytes = old != null && old.path().equals(id.path()) ? old.pathBytes() : pathBytes(id.path());
-        staged.put(k, new Entry(id.device(), id.inode(), id.fpLength(), id.fpHash(), end, now, id.path(), pathBytes));
+        staged.put(k, new Entry(id.device(), id.inode(), id.fpLength(), id.fpHash(), end, now, id.path()));
     }
 
     /** Forgets the staged positions: their commit failed, so their batches are sent again. */
@@ -202,9 +198,7 @@ final class CommitLog implements AutoCloseable {
             boolean snapshot = !consistent || roll || size - snapshotSize > Math.max(compactMin, snapshotSize);
             if (snapshot) {
                 try {
-                    writeSnapshot(segment, length, now);
-                    entries.putAll(staged);
-                    entries.values().removeIf(e -> e.seenAt() < now - EXPIRE_MS);
+                    writeSnapshot(segment, length, now, replay());
                     return;
                 } catch (SnapshotNotTaken e) {
                     if (!consistent) throw e.io;
@@ -215,7 +209,6 @@ final class CommitLog implements AutoCloseable {
                 }
             }
             append(segment, length, now);
-            entries.putAll(staged);
         } finally {
             staged.clear();
         }
@@ -235,6 +228,7 @@ final class CommitLog implements AutoCloseable {
     private void append(long segment, long length, long now) throws IOException {
         int n = encodeRecord(segment, length, now, staged.values(), false);
         int r = writeFully(fd, n, size);
+        trimBuffers();
         if (r == 0) r = LibC.fdatasync(fd);
         if (r < 0) {
             // Take the record back: a record that survived would claim bytes that the sink cuts from a poisoned
@@ -249,12 +243,46 @@ final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * Writes the state with the staged positions (less expired entries) as one record to the temporary file and
+     * The positions as of the last successful commit: the file replayed up to {@link #size}, which ends at that
+     * commit's record (a record whose commit failed, left because taking it back failed too, lies beyond). Throws
+     * {@link SnapshotNotTaken} when the file cannot be read back or no longer holds what was written.
+     */
+    private Map<Key, Entry> replay() throws SnapshotNotTaken {
+        byte[] b = new byte[(int) size];
+        MemorySegment into = MemorySegment.ofArray(b);
+        long done = 0;
+        while (done < size) {
+            // A heap segment cannot go to a system call: read through the native buffer, one piece at a time.
+            if (nbuf == null) {
+                bufArena = Arena.ofShared();
+                nbuf = bufArena.allocate(KEEP_BUFFER);
+            }
+            long want = Math.min(nbuf.byteSize(), size - done);
+            long n = LibC.pread(fd, nbuf, want, done);
+            if (n == -Errno.EINTR) continue;
+            if (n <= 0) {
+                throw new SnapshotNotTaken(n < 0 ? new ErrnoException("pread", (int) -n, fd,
+                        dir.resolve(NAME).toString(), done, want) : new IOException(NAME + " is shorter than written: "
+                        + done + " of " + size + " bytes, dir=" + dir));
+            }
+            MemorySegment.copy(nbuf, 0, into, done, n);
+            done += n;
+        }
+        Parsed p = parse(b);
+        if (p.problem() != null || !p.found()) {
+            throw new SnapshotNotTaken(new IOException(NAME + " no longer holds what was written: "
+                    + (p.problem() != null ? p.problem() : "no commit") + ", dir=" + dir));
+        }
+        return p.entries();
+    }
+
+    /**
+     * Writes {@code state} with the staged positions (less expired entries) as one record to the temporary file and
      * renames it over the log. Throws {@link SnapshotNotTaken} when the old file was not replaced.
      */
-    private void writeSnapshot(long segment, long length, long now) throws IOException {
-        List<Entry> all = new ArrayList<>(entries.size() + staged.size());
-        for (Map.Entry<Key, Entry> e : entries.entrySet()) {
+    private void writeSnapshot(long segment, long length, long now, Map<Key, Entry> state) throws IOException {
+        List<Entry> all = new ArrayList<>(state.size() + staged.size());
+        for (Map.Entry<Key, Entry> e : state.entrySet()) {
             if (!staged.containsKey(e.getKey()) && e.getValue().seenAt() >= now - EXPIRE_MS) all.add(e.getValue());
         }
         all.addAll(staged.values());
@@ -268,6 +296,7 @@ final class CommitLog implements AutoCloseable {
                     + " dir=" + dir));
         }
         int r = writeFully(t, n, 0);
+        trimBuffers();
         if (r == 0) r = LibC.fdatasync(t);
         if (r == 0) r = LibC.renameat2(dirFd, tempName, dirFd, name, 0);
         if (r < 0) {
@@ -291,6 +320,19 @@ final class CommitLog implements AutoCloseable {
         consistent = true;
     }
 
+    /**
+     * Lets go of buffers a large record grew: a snapshot of thousands of positions needs a megabyte once in a while,
+     * the appends between snapshots a few hundred bytes.
+     */
+    private void trimBuffers() {
+        if (hbuf.capacity() > KEEP_BUFFER) hbuf = ByteBuffer.allocate(4096);
+        if (nbuf != null && nbuf.byteSize() > KEEP_BUFFER) {
+            bufArena.close();
+            bufArena = null;
+            nbuf = null;
+        }
+    }
+
     /** Writes {@code n} bytes of the native buffer at {@code offset}; 0 or -errno. */
     private int writeFully(int fd, int n, long offset) {
         long done = 0;
@@ -306,23 +348,20 @@ final class CommitLog implements AutoCloseable {
 
     /** Encodes one record (after the file header when {@code header}) into the native buffer; returns its size. */
     private int encodeRecord(long segment, long length, long now, Iterable<Entry> list, boolean header) {
-        int count = 0;
-        long body = BODY_HEADER;
-        for (Entry e : list) {
-            count++;
-            body += ENTRY_FIXED + e.pathBytes().length;
-        }
-        long total = (header ? HEADER : 0) + RECORD_OVERHEAD + body;
-        if (total > Integer.MAX_VALUE - 64) throw new IllegalStateException("commit record too large: " + total);
-        if (hbuf.capacity() < total) hbuf = ByteBuffer.allocate((int) Math.max(total, hbuf.capacity() * 2L));
-        ByteBuffer b = hbuf.clear();
+        // Paths are encoded here rather than kept encoded: an entry per tracked file lives as long as the run.
+        ByteBuffer b = room(hbuf.clear(), HEADER + RECORD_OVERHEAD + BODY_HEADER);
         if (header) b.put(MAGIC).putInt(VERSION).putInt(0);
         int start = b.position();
-        b.putInt(MARKER).putInt((int) body).putLong(segment).putLong(length).putLong(now).putInt(count);
+        b.putInt(MARKER).putInt(0).putLong(segment).putLong(length).putLong(now).putInt(0);
+        int count = 0;
         for (Entry e : list) {
+            byte[] path = pathBytes(e.path());
+            b = room(b, ENTRY_FIXED + path.length + 4);
             b.putLong(e.device()).putLong(e.inode()).putInt(e.fpLength()).putLong(e.fpHash()).putLong(e.offset())
-                    .putLong(e.seenAt()).putShort((short) e.pathBytes().length).put(e.pathBytes());
+                    .putLong(e.seenAt()).putShort((short) path.length).put(path);
+            count++;
         }
+        b.putInt(start + 4, b.position() - start - 8).putInt(start + 8 + BODY_HEADER - 4, count);
         crc.reset();
         crc.update(b.array(), start, b.position() - start);
         b.putInt((int) crc.getValue());
@@ -334,6 +373,17 @@ final class CommitLog implements AutoCloseable {
         }
         MemorySegment.copy(b.array(), 0, nbuf, ValueLayout.JAVA_BYTE, 0, n);
         return n;
+    }
+
+    /** {@code b}, or a copy of it twice as large, with at least {@code more} bytes after its position. */
+    private ByteBuffer room(ByteBuffer b, int more) {
+        if (b.remaining() >= more) return b;
+        long want = Math.max((long) b.position() + more, b.capacity() * 2L);
+        if (want > Integer.MAX_VALUE - 64) throw new IllegalStateException("commit record too large: " + want);
+        ByteBuffer bigger = ByteBuffer.allocate((int) want);
+        bigger.put(b.flip());
+        hbuf = bigger;
+        return bigger;
     }
 
     private static byte[] pathBytes(String path) {
@@ -509,7 +559,7 @@ final class CommitLog implements AutoCloseable {
             if (bodyEnd - buf.position() < pathLen) return -1;
             byte[] path = new byte[pathLen];
             buf.get(path);
-            list.add(new Entry(dev, ino, fpLen, fpHash, offset, seen, new String(path, StandardCharsets.UTF_8), path));
+            list.add(new Entry(dev, ino, fpLen, fpHash, offset, seen, new String(path, StandardCharsets.UTF_8)));
         }
         if (buf.position() != bodyEnd || count < 0 || segment < 0 || length < 0) return -1;
         if (entries != null) {

@@ -35,12 +35,12 @@ import java.util.stream.Stream;
  *
  * <p>Durability: {@link #send} writes (pwrite from the batch's native memory, no heap copy) and returns a pending
  * future; {@link #flush} hands a sync to the sink's sync thread, which fdatasyncs the segment and then appends a
- * commit record to {@code ship.commit} (see {@link CommitLog} for the format) and fdatasyncs it before it completes
- * the futures, in order. The record holds the segment, its committed length and, for every source ({@link SourceId}:
- * device, inode) whose batches the commit covers, the fingerprint, path and the end of its last batch in the
- * committed bytes. So the data and the source positions are committed by one write: {@link #committed()} (read at
- * open) is exactly where every source's bytes in the segments end, which makes shipping into this sink exactly once.
- * Tasks queued while an fdatasync runs share the next one (group commit).
+ * commit record to {@code ship.commit} (see {@link CommitLog} for the format) and fdatasyncs it before it completes the
+ * futures, in order. The record holds the segment, its committed length and, for every source ({@link SourceId}:
+ * device, inode) whose batches the commit covers, the fingerprint, path and the end of its last batch in the committed
+ * bytes. So the data and the source positions are committed by one write: {@link #committed()} (read from the file) is
+ * exactly where every source's bytes in the segments end, which makes shipping into this sink exactly once. Tasks
+ * queued while an fdatasync runs share the next one (group commit).
  *
  * <p>Recovery at open: {@code ship.commit} is replayed to its last good record (a torn last record is ignored: its
  * futures never completed); the committed segment is cut back to the committed length and newer segments (never
@@ -71,7 +71,6 @@ public final class DirSink implements Sink {
     private final StateLock lock;
     private final int dirFd;
     private final LongSupplier clock;
-    private final List<Checkpoint> committed;
     private final CommitLog commitLog;
     private final LinkedBlockingQueue<SyncTask> syncQueue = new LinkedBlockingQueue<>();
     private final Thread syncer;
@@ -161,7 +160,6 @@ public final class DirSink implements Sink {
                 LibC.unlinkat(dirFd, a.allocateFrom(CommitLog.TEMP), 0);
             }
             this.commitLog = new CommitLog(dirFd, this.dir, log, clock, compactMin, p, point[0], point[1]);
-            this.committed = List.copyOf(commitLog.checkpoints());
         } catch (IOException | RuntimeException e) {
             LibC.close(dirFd);
             lock.close();
@@ -175,10 +173,13 @@ public final class DirSink implements Sink {
         return SinkSpec.DIR + ":" + dir;
     }
 
-    /** The positions in {@code ship.commit} when the sink was opened: where every source's committed bytes end. */
+    /**
+     * The positions in {@code ship.commit}, read from it now (the sink keeps none in memory): where every source's
+     * committed bytes end.
+     */
     @Override
-    public List<Checkpoint> committed() {
-        return committed;
+    public List<Checkpoint> committed() throws IOException {
+        return CommitLog.checkpoints(CommitLog.read(dirFd, dir));
     }
 
     /**
@@ -191,10 +192,7 @@ public final class DirSink implements Sink {
         if (dirFd == -Errno.ENOENT) return List.of();
         ErrnoException.check(dirFd, "open", -1, dir.toString());
         try {
-            CommitLog.Parsed parsed = CommitLog.read(dirFd, dir);
-            List<Checkpoint> out = new ArrayList<>(parsed.entries().size());
-            for (CommitLog.Entry e : parsed.entries().values()) out.add(e.checkpoint());
-            return out;
+            return CommitLog.checkpoints(CommitLog.read(dirFd, dir));
         } finally {
             LibC.close(dirFd);
         }

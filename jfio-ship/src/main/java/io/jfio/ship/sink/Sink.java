@@ -38,15 +38,15 @@ public interface Sink extends AutoCloseable {
     void flush() throws IOException;
 
     /**
-     * The source positions this sink has durably committed together with the data, read when it was opened: for
-     * each source content ({@link SourceId}) the offset just past the last byte it holds. A sink that stores them
-     * atomically with the data (the directory sink's commit record) makes shipping to it exactly once: the pipeline
-     * resumes every file from here, and its own checkpoints are only a cache of it.
+     * The source positions this sink has durably committed together with the data: for each source content ({@link
+     * SourceId}) the offset just past the last byte it holds. A sink that stores them atomically with the data (the
+     * directory sink's commit record) makes shipping to it exactly once: the pipeline resumes every file from here, and
+     * its own checkpoints are only a cache of it.
      *
      * @return the committed positions (offset in {@link io.jfio.ship.state.Checkpoint#offset()}), or null when the
      *         sink cannot store positions with its data (at-least-once sinks)
      */
-    default java.util.List<io.jfio.ship.state.Checkpoint> committed() {
+    default java.util.List<io.jfio.ship.state.Checkpoint> committed() throws IOException {
         return null;
     }
 

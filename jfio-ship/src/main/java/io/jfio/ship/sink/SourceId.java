@@ -1,13 +1,11 @@
 package io.jfio.ship.sink;
 
 /**
- * Immutable; thread-safe. The pipeline keeps one per file and replaces it when the fingerprint or path changes, so
- * that handing it with every batch allocates nothing.
+ * Immutable; thread-safe. Made by the pipeline for each batch.
  *
  * <p>The identity of the content a batch comes from, for sinks that store the source position with the data: the
  * file's device and inode, the fingerprint of its first bytes (what tells one content from another on the same inode
  * after a truncation or an inode reuse) and the path it was read under (where to look for it after a rename).
- *
  *
  * @param device   {@code st_dev}
  * @param inode    {@code st_ino}

@@ -58,7 +58,7 @@ class BatchWindowTest {
         TrackedFile t = new TrackedFile(new InputConfig("in", List.of("/x"), List.of(), Framing.LINES,
                 Start.BEGINNING, null, "s"), "/x", 1, 2);
         t.stream = s;
-        s.files.add(t);
+        s.bind(t);
         return t;
     }
 
@@ -125,7 +125,7 @@ class BatchWindowTest {
         TrackedFile original = file(s);
         send(w, original, 50);
         // The original is truncated (it starts a new content) while its batch is in flight.
-        s.files.remove(original);
+        s.unbind(original);
         original.stream = new Stream(0, 0, 0);
         sink.futures.get(0).complete(null);
         assertNull(w.collect());

@@ -356,6 +356,10 @@ class DirSinkTest {
                 clock.addAndGet(DAY);
             }
             await(fs);
+            // Read from the file while the sink is open: the compactions replayed the log and lost nothing.
+            List<Checkpoint> open = sorted(sink.committed());
+            assertEquals(50, open.size());
+            for (Checkpoint c : open) assertEquals(200, c.offset(), c.toString());
         }
         try (DirSink sink = open(dir2)) {
             List<Checkpoint> got = sorted(sink.committed());
