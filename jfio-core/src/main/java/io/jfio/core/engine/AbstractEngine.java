@@ -24,7 +24,30 @@ abstract class AbstractEngine implements IoEngine {
         int n = 0;
         for (IoOp op = head; op != null; op = op.next) {
             if (++n > 64) throw new IllegalArgumentException("chain longer than 64 requests");
-            op.markSubmitted(this);
+            op.checkSubmittable();
+        }
+        for (IoOp op = head; op != null; op = op.next) {
+            try {
+                op.markSubmitted(this);
+            } catch (RuntimeException e) {
+                unpin(head);
+                throw e;
+            }
+        }
+    }
+
+    /** A chain that never reached the engine lets go of the IoArenas its requests hold. */
+    private static void unpin(IoOp head) {
+        for (IoOp o = head; o != null; o = o.next) o.unpin();
+    }
+
+    /** Hands the chain over; a chain the engine rejects (not a closed engine: a bad request) holds no arena. */
+    private void hand(IoOp head) throws EngineClosedException {
+        try {
+            enqueue(head);
+        } catch (RuntimeException e) {
+            unpin(head);
+            throw e;
         }
     }
 
@@ -42,7 +65,7 @@ abstract class AbstractEngine implements IoEngine {
         }
         markChain(op);
         try {
-            enqueue(op);
+            hand(op);
         } catch (EngineClosedException e) {
             refuse(op);
             throw e;
@@ -60,6 +83,7 @@ abstract class AbstractEngine implements IoEngine {
         // A request run inline by this thread (a platform thread's blocking call) saw the interrupt itself.
         if (!interrupted && me.isInterrupted()) interrupted = true;
         if (interrupted) me.interrupt();
+        for (IoOp o = op; o != null; o = o.next) o.finishPendingCopy();
         for (IoOp o = op; o != null; o = o.next) {
             if (o.closedByEngine) throw new EngineClosedException(name());
             if (o.result < 0) {
@@ -80,7 +104,7 @@ abstract class AbstractEngine implements IoEngine {
         for (IoOp o = op; o != null; o = o.next) o.future = new IoOp.OpFuture(o);
         try {
             markChain(op);
-            enqueue(op);
+            hand(op);
         } catch (EngineClosedException e) {
             refuse(op);
             for (IoOp o = op; o != null; o = o.next) o.future.completeExceptionally(e);
@@ -93,7 +117,7 @@ abstract class AbstractEngine implements IoEngine {
         for (IoOp o = op; o != null; o = o.next) o.callback = completion;
         markChain(op);
         try {
-            enqueue(op);
+            hand(op);
         } catch (EngineClosedException e) {
             refuse(op);
             throw new IllegalStateException(e.getMessage(), e);

@@ -37,13 +37,19 @@ import java.util.concurrent.CompletableFuture;
  * calls, so both engines give the same results, including {@code -errno} for failures.
  *
  * <p>Buffers: a request keeps a strong reference to its segments until it completes, so an automatic arena cannot
- * free them under the kernel. A caller who closes the arena of a buffer while a request on it is in flight breaks
- * the contract of {@link IoEngine}; the engines check liveness at submission and fail such requests with
- * {@link IllegalStateException}.
+ * free them under the kernel, and a request on the memory of an {@link IoArena} holds that arena open until it
+ * completes. A {@link #read} into memory that its owner may free at any time (a confined or shared
+ * {@link java.lang.foreign.Arena}) goes through a bounce buffer the request owns:
+ * the kernel writes only there, and the bytes are copied to the caller's segment at completion if its arena is
+ * still open; if it was closed meanwhile, the read fails with EFAULT and the bytes are dropped. Read-only
+ * destinations are refused with {@link IllegalArgumentException}. See {@link IoEngine} for the whole contract.
  */
 public final class IoOp {
     /** Largest byte count one read or write request carries (the kernel's MAX_RW_COUNT, INT_MAX rounded to pages). */
     public static final int MAX_RW = 0x7ffff000;
+
+    /** Alignment of bounce buffers: any O_DIRECT alignment up to 4 KiB. */
+    private static final long BOUNCE_ALIGN = 4096;
 
     static final int NEW = 0;
     static final int SUBMITTED = 1;
@@ -60,6 +66,13 @@ public final class IoOp {
     final long addr3;
     final MemorySegment buffer;
     final MemorySegment buffer2;
+    /** The open IoArena {@code buffer} belongs to, held from submission to completion; or null. */
+    final IoArena pin;
+    private boolean pinHeld;
+    /** The caller's destination of a bounced read ({@code buffer} is then the bounce buffer); or null. */
+    MemorySegment dest;
+    /** A bounced read completed on a thread that cannot access {@code dest}: the waiter copies. */
+    boolean copyPending;
     String path;
     int sqeFlags;
     long linkTimeoutNanos = -1;
@@ -90,6 +103,7 @@ public final class IoOp {
         this.addr3 = addr3;
         this.buffer = buffer;
         this.buffer2 = buffer2;
+        this.pin = buffer == null ? null : IoArena.of(buffer);
     }
 
     private static MemorySegment nativeSegment(MemorySegment s, String what) {
@@ -98,6 +112,13 @@ public final class IoOp {
                     + " buffer), not a heap segment: the kernel writes to it after the call returns");
         }
         if (!s.scope().isAlive()) throw new IllegalStateException(what + " belongs to a closed arena");
+        return s;
+    }
+
+    private static MemorySegment writable(MemorySegment s, String what) {
+        if (s.isReadOnly()) {
+            throw new IllegalArgumentException(what + " is a read-only segment: the kernel would write into it");
+        }
         return s;
     }
 
@@ -118,10 +139,28 @@ public final class IoOp {
     /**
      * Reads up to {@code buf.byteSize()} bytes (at most {@link #MAX_RW}) at {@code offset}, like pread(2): the
      * result is the number of bytes read, which may be short, and 0 at or past end of file.
+     *
+     * <p>The kernel writes into {@code buf} directly when it cannot be freed while this request holds it (an
+     * {@link IoArena}, {@link java.lang.foreign.Arena#ofAuto()}, {@link java.lang.foreign.Arena#global()}, a direct
+     * buffer). Memory of an arena its owner closes explicitly goes through a bounce buffer, copied to {@code buf} at
+     * completion (EFAULT if the arena was closed meanwhile). Such a bounced read cannot be followed by a linked
+     * request (the copy happens after the kernel is done with the chain), and when its memory is confined to a
+     * thread it can only be run by a blocking {@link IoEngine#execute} on that thread.
+     *
+     * @throws IllegalArgumentException if {@code buf} is read-only or a heap segment
      */
     public static IoOp read(int fd, MemorySegment buf, long offset) {
         nativeSegment(buf, "read buffer");
-        return new IoOp(IORING_OP_READ, fd, offset(offset), buf.address(), rwLength(buf), 0, 0, 0, 0, buf, null);
+        writable(buf, "read buffer");
+        long off = offset(offset);
+        int len = rwLength(buf);
+        if (IoArena.of(buf) != null || KernelMemory.freedOnlyWhenUnreachable(buf)) {
+            return new IoOp(IORING_OP_READ, fd, off, buf.address(), len, 0, 0, 0, 0, buf, null);
+        }
+        MemorySegment bounce = java.lang.foreign.Arena.ofAuto().allocate(Math.max(len, 1), BOUNCE_ALIGN);
+        IoOp op = new IoOp(IORING_OP_READ, fd, off, bounce.address(), len, 0, 0, 0, 0, bounce, null);
+        op.dest = buf;
+        return op;
     }
 
     /** Writes up to {@code buf.byteSize()} bytes at {@code offset}, like pwrite(2); may write fewer. */
@@ -156,6 +195,7 @@ public final class IoOp {
      */
     public static IoOp readFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
         nativeSegment(buf, "read buffer");
+        writable(buf, "read buffer");
         return new IoOp(IORING_OP_READ_FIXED, fd, offset(offset), buf.address(), rwLength(buf), 0, bufIndex, 0, 0,
                 buf, null);
     }
@@ -214,6 +254,7 @@ public final class IoOp {
     public static IoOp statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment statxBuf) {
         nativeSegment(path, "path");
         nativeSegment(statxBuf, "statx buffer");
+        writable(statxBuf, "statx buffer");
         return new IoOp(IORING_OP_STATX, dirfd, statxBuf.address(), path.address(), mask, flags, 0, 0, 0, path,
                 statxBuf);
     }
@@ -248,6 +289,7 @@ public final class IoOp {
      */
     public IoOp link(IoOp next) {
         if (this.next != null) throw new IllegalStateException("already linked");
+        if (dest != null) throw bouncedLink();
         if (next == this || next.state != NEW) throw new IllegalArgumentException("cannot link this request");
         this.next = next;
         return next;
@@ -347,17 +389,74 @@ public final class IoOp {
         return UringConstants.opName(opcode).toLowerCase(java.util.Locale.ROOT);
     }
 
+    private IllegalArgumentException bouncedLink() {
+        return new IllegalArgumentException("a read into memory of an explicitly closed arena goes through a bounce"
+                + " buffer copied at completion, so no request may be linked after it (it would see the buffer"
+                + " before the copy); allocate the buffer from an IoArena: " + this);
+    }
+
+    /**
+     * Checks that the request may be submitted as it is: a bounced read must end its chain, and a bounced read into
+     * memory confined to a thread must be a blocking call of that thread (only it can copy into the memory).
+     */
+    void checkSubmittable() {
+        if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
+        if (dest == null) return;
+        if (next != null) throw bouncedLink();
+        if (KernelMemory.confined(dest) && (waiter == null || !dest.isAccessibleBy(waiter))) {
+            throw new IllegalArgumentException("read buffer is confined to another thread, or the read is"
+                    + " asynchronous: the engine could not copy into it at completion; use a shared arena or an"
+                    + " IoArena: " + this);
+        }
+    }
+
     /** Marks submission; fails if the request was submitted before. */
     void markSubmitted(IoEngine by) {
         if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
+        if (dest != null && !dest.scope().isAlive()) {
+            throw new IllegalStateException("read buffer belongs to a closed arena: " + this);
+        }
         if (buffer != null && !buffer.scope().isAlive()) {
             throw new IllegalStateException("buffer belongs to a closed arena: " + this);
         }
         if (buffer2 != null && !buffer2.scope().isAlive()) {
             throw new IllegalStateException("buffer belongs to a closed arena: " + this);
         }
+        if (pin != null) {
+            if (!pin.acquire()) throw new IllegalStateException("buffer belongs to a closed IoArena: " + this);
+            pinHeld = true;
+        }
         engine = by;
         state = SUBMITTED;
+    }
+
+    /** Lets go of the request's IoArena, once: at completion, refusal, or a submission that failed. */
+    void unpin() {
+        if (pinHeld) {
+            pinHeld = false;
+            pin.release();
+        }
+    }
+
+    /**
+     * Copies {@code n} bytes of a bounced read from the bounce buffer to the caller's segment, on a thread that may
+     * access it. Returns {@code n}, or -EFAULT when the caller's arena was closed while the read was in flight.
+     */
+    private long copyToDest(long n) {
+        try {
+            if (!dest.scope().isAlive()) return -Errno.EFAULT;
+            MemorySegment.copy(buffer, 0, dest, 0, n);
+            return n;
+        } catch (IllegalStateException closedMeanwhile) {
+            return -Errno.EFAULT;
+        }
+    }
+
+    /** Run by the waiting thread after a bounced read completed on a thread that could not access its memory. */
+    void finishPendingCopy() {
+        if (!copyPending) return;
+        copyPending = false;
+        result = copyToDest(result);
     }
 
     /** True for requests whose result is normal on -ETIME (a plain timer). */
@@ -377,6 +476,14 @@ public final class IoOp {
     void complete(long res) {
         long r = res;
         if (opcode == IORING_OP_TIMEOUT && r == -Errno.ETIME) r = 0;
+        if (dest != null && r > 0) {
+            if (dest.isAccessibleBy(Thread.currentThread())) {
+                r = copyToDest(r);
+            } else {
+                copyPending = true;
+            }
+        }
+        unpin();
         result = r;
         Runnable done = whenDone;
         if (done != null) {
@@ -404,6 +511,7 @@ public final class IoOp {
      */
     void refuse() {
         closedByEngine = true;
+        unpin();
         result = -Errno.ECANCELED;
         Runnable done = whenDone;
         if (done != null) {

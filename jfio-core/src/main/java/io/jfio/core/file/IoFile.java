@@ -281,6 +281,12 @@ public final class IoFile implements AutoCloseable {
 
     // ------------------------------------------------------------------ reads
 
+    private static void checkDestination(MemorySegment dst) {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read into a read-only segment: the kernel would write into it");
+        }
+    }
+
     /**
      * Reads into {@code dst} at {@code position} with one request.
      *
@@ -288,6 +294,7 @@ public final class IoFile implements AutoCloseable {
      */
     public int read(MemorySegment dst, long position) throws IOException {
         checkReadable();
+        checkDestination(dst);
         checkPosition(position);
         checkDirect(dst, position, Math.min(dst.byteSize(), IoOp.MAX_RW));
         if (dst.byteSize() == 0) return 0;
@@ -296,6 +303,9 @@ public final class IoFile implements AutoCloseable {
 
     /** {@link #read(MemorySegment, long)} into the remaining bytes of a direct buffer; advances its position. */
     public int read(ByteBuffer dst, long position) throws IOException {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read into a read-only ByteBuffer: the kernel would write into it");
+        }
         int n = read(segment(dst), position);
         dst.position(dst.position() + n);
         return n;
@@ -322,6 +332,7 @@ public final class IoFile implements AutoCloseable {
     /** An asynchronous single read; completes with the bytes read (0 at end of file). */
     public CompletableFuture<Long> readAsync(MemorySegment dst, long position) {
         checkReadable();
+        checkDestination(dst);
         checkPosition(position);
         checkDirect(dst, position, Math.min(dst.byteSize(), IoOp.MAX_RW));
         return runAsync(IoOp.read(fd, dst, position));
