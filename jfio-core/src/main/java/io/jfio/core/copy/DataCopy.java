@@ -242,7 +242,7 @@ final class DataCopy {
         if (engine == null) return readWrite(srcFd, dstFd, pos, end, srcPath, dstPath);
         int depth = ctx.options.queueDepth();
         int block = ctx.options.blockSize();
-        if (uringSlab == null) uringSlab = s.arena().allocate((long) depth * block, 4096);
+        if (uringSlab == null) uringSlab = s.ioArena().allocate((long) depth * block, 4096);
         IoOp[] reads = new IoOp[depth];
         IoOp[] writes = new IoOp[depth];
         long[] starts = new long[depth];

@@ -1,5 +1,6 @@
 package io.jfio.core.copy;
 
+import io.jfio.core.engine.IoArena;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Statx;
@@ -40,6 +41,7 @@ final class Scratch implements AutoCloseable {
     final MemorySegment xattrName = arena.allocate(Fcntl.NAME_MAX + 1);
     private final int blockSize;
     private MemorySegment data;
+    private IoArena io;
     private MemorySegment verify;
 
     Scratch(int blockSize) {
@@ -63,8 +65,18 @@ final class Scratch implements AutoCloseable {
         return arena;
     }
 
+    /**
+     * Memory for asynchronous requests, which the engine fills directly (no bounce buffer) and which stays allocated
+     * until the last request on it completed, even past {@link #close()}.
+     */
+    IoArena ioArena() {
+        if (io == null) io = IoArena.ofShared();
+        return io;
+    }
+
     @Override
     public void close() {
         arena.close();
+        if (io != null) io.close();
     }
 }

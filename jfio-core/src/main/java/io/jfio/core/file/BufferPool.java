@@ -1,8 +1,8 @@
 package io.jfio.core.file;
 
+import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.IoEngine;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * {@link IllegalStateException}: the pool never frees memory a request may still be using.
  */
 public final class BufferPool implements AutoCloseable {
-    private final Arena arena = Arena.ofShared();
+    /** The engines read into this memory directly, and it outlives any request still on it. */
+    private final IoArena arena = IoArena.ofShared();
     private final MemorySegment slab;
     private final long bufferSize;
     private final int count;

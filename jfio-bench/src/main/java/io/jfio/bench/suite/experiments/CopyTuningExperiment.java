@@ -10,6 +10,7 @@ import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
+import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
@@ -164,7 +165,7 @@ public final class CopyTuningExperiment implements Experiment {
                         }
                         ctx.status(cell);
                         MemorySegment[] bufs = new MemorySegment[depth];
-                        try (Arena cellArena = Arena.ofConfined()) {
+                        try (IoArena cellArena = IoArena.ofShared()) {
                             for (int i = 0; i < depth; i++) bufs[i] = cellArena.allocate(block, 4096);
                             double[] residency = new double[1];
                             Stats.Summary s = Measure.repeat(reps, () -> {

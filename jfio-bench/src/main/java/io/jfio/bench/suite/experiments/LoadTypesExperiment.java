@@ -13,6 +13,7 @@ import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
+import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
@@ -103,7 +104,7 @@ public final class LoadTypesExperiment implements Experiment {
         List<String> cats = new ArrayList<>();
         // Ring only (no inline pread on the calling thread): these rows measure io_uring itself.
         try (UringEngine uring = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
-             Arena arena = Arena.ofShared()) {
+             IoArena arena = IoArena.ofShared()) {
             MemorySegment big = arena.allocate(1 << 20, 4096);
             MemorySegment small = arena.allocate(4096, 4096);
             MemorySegment[] seqBufs = new MemorySegment[SEQ_DEPTH];

@@ -18,11 +18,11 @@ import io.jfio.bench.uring.Method;
 import io.jfio.bench.uring.UringBench;
 import io.jfio.bench.uring.UringBenchOptions;
 import io.jfio.bench.uring.UringBenchResult;
+import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.uring.Ring;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -223,7 +223,7 @@ public final class UringExperiment implements Experiment {
         Path file = ctx.dataFile("uring-ext", size);
         try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
              FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-             Arena arena = Arena.ofShared()) {
+             IoArena arena = IoArena.ofShared()) {
             int fd = Native.open(file, Fcntl.O_RDWR);
             try {
                 LibC.posixFadvise(fd, 0, 0, Fcntl.POSIX_FADV_RANDOM);
