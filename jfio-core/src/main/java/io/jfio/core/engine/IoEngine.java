@@ -18,8 +18,25 @@ import java.util.concurrent.CompletableFuture;
  *   <li>{@link #submit(IoOp)}: returns a future.</li>
  *   <li>{@link #submit(IoOp, Completion)}: calls back on the engine's completion thread.</li>
  * </ul>
- * A request's buffers belong to the kernel from submission until completion: the caller must not free or reuse
- * them before then. Chains built with {@link IoOp#link} are submitted by submitting the head.
+ * Chains built with {@link IoOp#link} are submitted by submitting the head.
+ *
+ * <p>Memory during a request. A request's buffers belong to the kernel from submission until completion: the
+ * caller must not reuse them before then. What happens if the caller frees them anyway depends on their arena:
+ * <ul>
+ *   <li>{@link IoArena}: the request holds the arena; closing it while requests are in flight frees the memory only
+ *       when the last of them completes. Reads go straight into this memory: the zero-copy path, used by copy,
+ *       {@link io.jfio.core.file.BufferPool} and the benchmarks.</li>
+ *   <li>{@link java.lang.foreign.Arena#ofAuto()}, {@link java.lang.foreign.Arena#global()}, direct buffers: freed
+ *       only once unreachable, and the request keeps them reachable. Also zero-copy.</li>
+ *   <li>Any other arena ({@link java.lang.foreign.Arena#ofConfined()}, {@link java.lang.foreign.Arena#ofShared()}):
+ *       the JDK has no public API to hold it open, so a {@link IoOp#read} into it goes through a bounce buffer the
+ *       request owns, copied at completion; if the arena was closed meanwhile the read fails with EFAULT and the
+ *       bytes are dropped. Such a read must end its chain, and into confined memory it must be a blocking
+ *       {@link #execute} of the owning thread. Writes, {@link IoOp#readv} (the iovecs' targets),
+ *       {@link IoOp#readFixed} (registered buffers) and statx are not bounced: freeing their memory in flight
+ *       remains the caller's error.</li>
+ * </ul>
+ * Read-only destinations are refused with {@link IllegalArgumentException} before submission.
  */
 public interface IoEngine extends AutoCloseable {
 
