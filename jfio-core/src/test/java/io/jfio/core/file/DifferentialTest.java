@@ -140,7 +140,8 @@ class DifferentialTest {
         }
 
         void run() throws Exception {
-            try (Arena arena = Arena.ofConfined()) {
+            // Shared: an asynchronous read copies into the buffer on the engine's completion thread (IoEngine).
+            try (Arena arena = Arena.ofShared()) {
                 MemorySegment buf = arena.allocate(MAX_IO, 4096);
                 MemorySegment twinBuf = arena.allocate(MAX_IO, 4096);
                 for (int i = 0; i < ops; i++) {
