@@ -50,6 +50,19 @@ public final class ShipCommand implements Callable<Integer> {
             + "matches the file name); repeatable.")
     private List<String> exclude;
 
+    @Option(names = "--follow-symlinks", description = "Follow symlinks the globs find (files, and directories a glob "
+            + "walks into). A link is followed only when root, this user or the target's owner owns it. Default: "
+            + "symlinks are skipped.")
+    private Boolean followSymlinks;
+
+    @Option(names = "--owner", paramLabel = "USER", description = "Ship only files owned by USER (a name or a "
+            + "numeric ID); repeatable. Default: any owner.")
+    private List<String> owners;
+
+    @Option(names = "--output-mode", paramLabel = "MODE", description = "Permission bits of the files the sinks "
+            + "create, octal (default 0600; directories they create get x where r is set).")
+    private String outputMode;
+
     @Option(names = "--to", paramLabel = "SINK", description = "dir:PATH, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC or "
             + "stdout:.")
     private String to;
@@ -183,7 +196,8 @@ public final class ShipCommand implements Callable<Integer> {
             if (config != null) file = ConfigLoader.load(config);
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
-                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, kafkaCompression, null, null, null);
+                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, kafkaCompression, null, null, null, followSymlinks, owners,
+                    outputMode);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

@@ -15,6 +15,7 @@ import io.jfio.ship.sink.Sinks;
 import io.jfio.ship.state.CheckpointStore;
 import io.jfio.ship.state.StateLock;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,10 +55,11 @@ public final class Shipper implements AutoCloseable {
      * @throws IOException                when the state directory, a sink or the metrics port cannot be used
      */
     public static Shipper open(ShipConfig config, Pipeline.Mode mode, ShipLog log) throws IOException {
-        Files.createDirectories(config.state());
+        io.jfio.ship.sink.PrivateDirs.create(config.state(), 0700);
         StateLock lock = StateLock.acquire(config.state(), "lock", "state directory");
         Shipper s = new Shipper(config, log, mode, lock);
         try {
+            migrateCheckpointFiles(config.state(), config.sinks().keySet(), log);
             for (Map.Entry<String, SinkSpec> e : config.sinks().entrySet()) {
                 List<InputConfig> inputs = config.inputsOf(e.getKey());
                 if (inputs.isEmpty()) {
@@ -67,7 +69,7 @@ public final class Shipper implements AutoCloseable {
                 boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
                 Sink sink = Sinks.open(e.getValue(), new Sinks.Options(config.segmentSize(), config.maxInFlight(),
                         config.bufferCapacity(), config.tcpAck(), config.kafkaCompression(), raw,
-                        config.kafkaProperties(), log));
+                        config.kafkaProperties(), log, config.outputMode()));
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
                             log, s.metrics, mode));
@@ -94,7 +96,58 @@ public final class Shipper implements AutoCloseable {
 
     /** The checkpoint store of sink {@code sink} in {@code state}. */
     public static CheckpointStore store(Path state, String sink) {
-        return new CheckpointStore(state.resolve("checkpoints-" + sink.replaceAll("[^A-Za-z0-9_.-]", "_") + ".bin"));
+        return new CheckpointStore(state.resolve(checkpointFile(sink)));
+    }
+
+    /**
+     * The checkpoint file's name for sink {@code sink}: {@code checkpoints-NAME.bin} where NAME keeps ASCII letters,
+     * digits, '.' and '-' and writes every other byte of the name's UTF-8 as {@code _XX} (hex). Two sink names never
+     * share a file, and no name reaches outside the state directory.
+     */
+    public static String checkpointFile(String sink) {
+        StringBuilder b = new StringBuilder("checkpoints-");
+        for (byte c : sink.getBytes(StandardCharsets.UTF_8)) {
+            if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+                b.append((char) c);
+            } else {
+                b.append('_').append(HEX[(c >> 4) & 0xF]).append(HEX[c & 0xF]);
+            }
+        }
+        return b.append(".bin").toString();
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** The name earlier versions gave the file: not one-to-one (every other character became '_'). */
+    static String legacyCheckpointFile(String sink) {
+        return "checkpoints-" + sink.replaceAll("[^A-Za-z0-9_.-]", "_") + ".bin";
+    }
+
+    /**
+     * Renames checkpoint files written under the earlier naming to the current one, where that is unambiguous: only
+     * one configured sink maps to the old name and the new file does not exist yet. Where two do, neither gets it
+     * (which sink wrote it cannot be told) and both start from their sinks' committed positions or as a new run.
+     */
+    static void migrateCheckpointFiles(Path state, java.util.Collection<String> sinks, ShipLog log)
+            throws IOException {
+        Map<String, List<String>> byLegacy = new java.util.HashMap<>();
+        for (String sink : sinks) {
+            byLegacy.computeIfAbsent(legacyCheckpointFile(sink), k -> new ArrayList<>()).add(sink);
+        }
+        for (Map.Entry<String, List<String>> e : byLegacy.entrySet()) {
+            Path legacy = state.resolve(e.getKey());
+            if (!Files.isRegularFile(legacy, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue;
+            if (e.getValue().size() > 1) {
+                log.warn("checkpoint-file-ambiguous", "file", legacy, "sinks", e.getValue(),
+                        "consequence", "not used: it cannot be told which sink wrote it");
+                continue;
+            }
+            String sink = e.getValue().get(0);
+            Path now = state.resolve(checkpointFile(sink));
+            if (now.equals(legacy) || Files.exists(now, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue;
+            Files.move(legacy, now, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            log.info("checkpoint-file-renamed", "sink", sink, "from", legacy, "to", now);
+        }
     }
 
     /** The metrics of this run. */

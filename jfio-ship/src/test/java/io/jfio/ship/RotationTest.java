@@ -96,7 +96,7 @@ class RotationTest {
         Files.writeString(a, "g=1 n=1 x\ng=1 n=2 xx\n");
         Files.createSymbolicLink(link, a.getFileName());
         try (ShipRun run = ShipRun.start(ShipRun.config(List.of(link.toString()), out, tmp.resolve("state"),
-                Map.of()))) {
+                Map.of("follow-symlinks", "true")))) {
             waitFor(out, "n=2 ");
             Files.writeString(a, "g=1 n=3 xxx\n", java.nio.file.StandardOpenOption.APPEND);
             Files.writeString(b, "g=2 n=4 xxxx\n");

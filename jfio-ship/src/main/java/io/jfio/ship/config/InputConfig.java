@@ -2,6 +2,7 @@ package io.jfio.ship.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One input: the files it names and how their bytes become records.
@@ -15,12 +16,23 @@ import java.util.List;
  * @param start          where files never seen before start (files found by the first scan only)
  * @param partialTimeout after how long without growth an unterminated last line ships anyway; {@code null}: never
  * @param sink           the name of the sink this input ships to
+ * @param followSymlinks whether symlinks the globs find (files, and directories a glob walks into) are followed; a
+ *                       link is followed only when it is owned by root, by the shipper's user or by the owner of
+ *                       what it points to
+ * @param owners         the user IDs whose files may be shipped; empty: any owner
  */
 public record InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
-                          Duration partialTimeout, String sink) {
+                          Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners) {
 
     public InputConfig {
         paths = List.copyOf(paths);
         exclude = List.copyOf(exclude);
+        owners = Set.copyOf(owners);
+    }
+
+    /** An input that follows no symlinks and ships files of any owner (the defaults). */
+    public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
+                       Duration partialTimeout, String sink) {
+        this(name, paths, exclude, framing, start, partialTimeout, sink, false, Set.of());
     }
 }

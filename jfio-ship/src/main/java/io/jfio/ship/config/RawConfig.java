@@ -30,18 +30,22 @@ import java.util.Map;
  * @param kafkaProperties    further Kafka producer properties for kafka sinks ({@code security.protocol}, ...)
  * @param inputs             more inputs
  * @param sinks              named sinks, name to spec
+ * @param followSymlinks     whether inputs that do not say follow symlinks (default false)
+ * @param owners             user names or IDs whose files inputs that do not say may ship (default: any)
+ * @param outputMode         the mode of files and directories the sinks create, octal (default 0600: directories
+ *                           get x where r is given)
  */
 public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
                         String onOverlong, String checkpointInterval, Integer maxOpenFiles, String rotateWait,
                         String bufferSize, String segmentSize, String maxInFlight, Boolean tcpAck,
                         String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
-                        Map<String, String> sinks) {
+                        Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null);
     }
 
     /**
@@ -54,9 +58,11 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
      * @param start          {@code beginning} or {@code end}
      * @param partialTimeout when an unterminated last line ships anyway
      * @param sink           the sink's name (may be left out when there is one sink)
+     * @param followSymlinks whether symlinks are followed
+     * @param owners         user names or IDs whose files may be shipped
      */
     public record RawInput(String name, List<String> paths, List<String> exclude, String framing, String start,
-                           String partialTimeout, String sink) {
+                           String partialTimeout, String sink, Boolean followSymlinks, List<String> owners) {
     }
 
     /** This configuration with every field that {@code over} gives replaced by {@code over}'s. */
@@ -70,7 +76,8 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.segmentSize, segmentSize), pick(over.maxInFlight, maxInFlight), pick(over.tcpAck, tcpAck),
                 pick(over.kafkaCompression, kafkaCompression), pick(over.kafkaProperties, kafkaProperties),
                 pick(over.inputs, inputs),
-                pick(over.sinks, sinks));
+                pick(over.sinks, sinks), pick(over.followSymlinks, followSymlinks), pick(over.owners, owners),
+                pick(over.outputMode, outputMode));
     }
 
     private static <T> T pick(T over, T base) {

@@ -33,12 +33,16 @@ import java.util.Set;
  * @param tcpAck             whether tcp sinks wait for the receiver's acknowledgement of durable bytes
  * @param kafkaCompression   the kafka sinks' compression codec
  * @param kafkaProperties    further producer properties of kafka sinks, applied over the sink's own
+ * @param outputMode         permission bits of the files the sinks create (segments); their directories get the
+ *                           same bits plus x wherever r is set
  */
 public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
                          InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
                          Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
                          long segmentSize, long maxInFlight, boolean tcpAck, String kafkaCompression,
-                         Map<String, String> kafkaProperties) {
+                         Map<String, String> kafkaProperties, int outputMode) {
+    /** The default mode of files the sinks create: the shipper's user only. */
+    public static final int OUTPUT_MODE_DEFAULT = 0600;
     /** The default longest line. */
     public static final long MAX_RECORD_DEFAULT = 1L << 20;
     /**
@@ -107,11 +111,14 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         Framing framing = raw.framing() == null ? Framing.LINES : enumValue(Framing.class, "framing", raw.framing());
         Start start = raw.start() == null ? Start.BEGINNING : enumValue(Start.class, "start", raw.start());
         Duration partial = raw.partialTimeout() == null ? null : duration("partial-timeout", raw.partialTimeout());
+        boolean follow = raw.followSymlinks() != null && raw.followSymlinks();
+        Set<Integer> owners = owners(raw.owners());
 
         List<InputConfig> inputs = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         if (raw.from() != null && !raw.from().isEmpty()) {
-            inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base));
+            inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base, follow,
+                    owners));
             names.add(MAIN);
         } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
             throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
@@ -126,7 +133,9 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 Framing f = in.framing() == null ? framing : enumValue(Framing.class, "framing", in.framing());
                 Start s = in.start() == null ? start : enumValue(Start.class, "start", in.start());
                 Duration p = in.partialTimeout() == null ? partial : duration("partial-timeout", in.partialTimeout());
-                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base));
+                boolean fl = in.followSymlinks() == null ? follow : in.followSymlinks();
+                Set<Integer> ow = in.owners() == null ? owners : owners(in.owners());
+                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow));
             }
         }
         if (inputs.isEmpty()) {
@@ -165,14 +174,53 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             throw new ConfigException("invalid kafka-compression: value='" + raw.kafkaCompression()
                     + "' (one of [none, gzip, snappy, lz4, zstd])");
         }
+        int outputMode = raw.outputMode() == null ? OUTPUT_MODE_DEFAULT : mode(raw.outputMode());
         return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
                 overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, compression,
-                raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties());
+                raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode);
+    }
+
+    /** The permission bits of directories the sinks create: {@link #outputMode()} plus x wherever r is set. */
+    public int outputDirMode() {
+        return outputMode | (outputMode & 0444) >> 2;
+    }
+
+    private static int mode(String text) throws ConfigException {
+        String t = text.trim();
+        if (!t.matches("0?[0-7]{3}")) {
+            throw new ConfigException("invalid output-mode: value='" + text + "' (octal permission bits, e.g. 0600 "
+                    + "or 0640)");
+        }
+        int m = Integer.parseInt(t, 8);
+        if ((m & 0600) != 0600) {
+            throw new ConfigException("invalid output-mode: value='" + text + "' (the shipper must be able to read "
+                    + "and write what it creates: 0600 at least)");
+        }
+        return m;
+    }
+
+    /** User names or numeric IDs to user IDs; a name no user has is an error. */
+    private static Set<Integer> owners(List<String> names) throws ConfigException {
+        if (names == null) return Set.of();
+        Set<Integer> out = new LinkedHashSet<>();
+        for (String n : names) {
+            String t = n == null ? "" : n.trim();
+            if (t.matches("[0-9]{1,10}")) {
+                long uid = Long.parseLong(t);
+                if (uid > 0xFFFF_FFFEL) throw new ConfigException("invalid owners: user id out of range: " + t);
+                out.add((int) uid);
+                continue;
+            }
+            java.util.OptionalInt uid = io.jfio.core.sys.Users.uid(t);
+            if (uid.isEmpty()) throw new ConfigException("invalid owners: no such user: '" + t + "'");
+            out.add(uid.getAsInt());
+        }
+        return out;
     }
 
     private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,
                                      Start start, Duration partial, String sink, Map<String, SinkSpec> sinks,
-                                     Path base) throws ConfigException {
+                                     Path base, boolean follow, Set<Integer> owners) throws ConfigException {
         if (paths == null || paths.isEmpty()) throw new ConfigException("input without paths: input=" + name);
         List<String> abs = new ArrayList<>();
         for (String p : paths) {
@@ -190,7 +238,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             throw new ConfigException("input names an unknown sink: input=" + name + " sink=" + target
                     + " sinks=" + sinks.keySet());
         }
-        return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target);
+        return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
+                follow, owners);
     }
 
     private static SinkSpec sink(String name, String spec) throws ConfigException {

@@ -19,9 +19,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Finds the files an input's globs name: walks each glob's base directory (one statx per entry, following symlinks,
- * so a symlinked path names its target; symlink loops are cut by remembering directories by identity), matches
- * whole paths, applies the excludes. Files that match but are not regular files (a FIFO, a directory, a device) are
+ * Finds the files an input's globs name: walks each glob's base directory (one statx per entry), matches whole
+ * paths, applies the excludes. Symlinks below the base are skipped unless the input follows them; then a link is
+ * followed only when root, the shipper's user or the owner of its target owns it (a user's link to a file that user
+ * cannot read is not shipped), and symlink loops are cut by remembering directories by identity. An input with
+ * owners ships only their files. Files that match but are not regular files (a FIFO, a directory, a device) are
  * reported too, so that the pipeline can say why it skips them; it never opens them.
  *
  * <p>Not thread-safe; owned by the pipeline thread.
@@ -90,10 +92,11 @@ final class Discovery {
         int r = stx.ofPath(dir.toString());
         if (r < 0 || !stx.isDirectory()) return;
         if (!dirs.add(new TrackedFile.Id(stx.dev(), stx.ino()))) return; // a symlink loop
+        InputConfig in = inputs.get(input);
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
-                int s = stx.ofPath(p.toString());
-                if (s < 0) continue; // gone meanwhile, or a dangling symlink
+                int s = look(in, p);
+                if (s < 0) continue; // gone meanwhile, a dangling symlink, or one not to follow
                 if (stx.isDirectory()) {
                     // Reported before the lstat and the walk below reuse the statx buffer.
                     if (g.matches(p) && !excluded(input, p)) report(input, p, out, seen);
@@ -139,7 +142,8 @@ final class Discovery {
 
     private void consider(int input, Path p, List<Found> out, Set<String> seen) {
         if (excluded(input, p)) return;
-        int s = stx.ofPath(p.toString());
+        int s = look(inputs.get(input), p);
+        if (s == REFUSED) return;
         if (s == -Errno.ENOENT || s == -Errno.ENOTDIR) return;
         if (s < 0) {
             warnOnce("stat:" + p, "cannot-stat", "path", p, "errno", Errno.name(-s));
@@ -148,8 +152,61 @@ final class Discovery {
         report(input, p, out, seen);
     }
 
-    /** Adds what the last statx said about {@code p}. */
+    /** What {@link #look} returns for a symlink not to follow. */
+    private static final int REFUSED = Integer.MIN_VALUE;
+
+    /**
+     * statx of {@code p} into the buffer: of the file itself, or of a symlink's target when the input follows it and
+     * the link's owner may point there; 0, -errno, or {@link #REFUSED} (said once per path in the log).
+     */
+    private int look(InputConfig in, Path p) {
+        int r = stx.ofPathNoFollow(p.toString());
+        if (r < 0 || !stx.isSymlink()) return r;
+        if (!in.followSymlinks()) {
+            warnOnce("link:" + p, "symlink-skipped", "input", in.name(), "path", p,
+                    "why", "follow-symlinks is off for this input");
+            return REFUSED;
+        }
+        int linkOwner = stx.uid();
+        r = stx.ofPath(p.toString());
+        if (r < 0) return r;
+        String why = SourceAccess.linkRefused(linkOwner, stx.uid());
+        if (why == null) return 0;
+        warnOnce("link:" + p, "symlink-skipped", "input", in.name(), "path", p, "why", why);
+        return REFUSED;
+    }
+
+    /**
+     * Whether a file opened under {@code path} whose real path (all symlinks resolved) is {@code real} lies where
+     * that name says, below the base directory of one of the input's globs: no directory between the base and the
+     * file is a symlink. What an input that follows no symlinks checks on the open descriptor, so that a directory
+     * swapped for a symlink after the scan cannot lead it elsewhere. Only the directory is compared: the file may
+     * have been renamed (rotated) since it was opened.
+     */
+    boolean liesWhereNamed(InputConfig input, String path, Path real) {
+        int i = inputs.indexOf(input);
+        Path dir = Path.of(path).getParent();
+        if (i < 0 || dir == null || real.getParent() == null) return false;
+        for (Glob g : globs.get(i)) {
+            Path base = g.literal ? g.base.getParent() : g.base;
+            if (base == null || !dir.startsWith(base)) continue;
+            try {
+                if (real.getParent().equals(base.toRealPath().resolve(base.relativize(dir)))) return true;
+            } catch (IOException e) {
+                // The base is gone: nothing below it is read.
+            }
+        }
+        return false;
+    }
+
+    /** Adds what the last statx said about {@code p}, unless an owner check refuses it. */
     private void report(int input, Path p, List<Found> out, Set<String> seen) {
+        InputConfig in = inputs.get(input);
+        if (!in.owners().isEmpty() && stx.isRegular() && !in.owners().contains(stx.uid())) {
+            warnOnce("owner:" + p, "owner-skipped", "input", in.name(), "path", p, "owner-uid",
+                    Integer.toUnsignedString(stx.uid()), "why", "not one of the input's owners");
+            return;
+        }
         String path = p.toString();
         if (!seen.add(path)) return;
         out.add(new Found(inputs.get(input), path, stx.dev(), stx.ino(), stx.size(), stx.isRegular(),

@@ -10,7 +10,9 @@ import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.state.Checkpoint;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -376,10 +378,27 @@ final class FileTracker {
         return Path.of(path).getParent();
     }
 
-    /** Opens a source file without waiting (should the path have become a FIFO since the scan); fd or -errno. */
+    /**
+     * Opens a source file without waiting (should the path have become a FIFO since the scan), and without following
+     * a symlink unless the input does; then checks on the descriptor what the scan checked on the name (see
+     * {@link #refusal}). fd or -errno.
+     */
     int open(String path, InputConfig input, boolean report) {
-        int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK, 0);
-        if (fd >= 0 || fd == -Errno.ENOENT) return fd;
+        int flags = Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK
+                | (input.followSymlinks() ? 0 : Fcntl.O_NOFOLLOW);
+        int fd = LibC.openat(Fcntl.AT_FDCWD, path, flags, 0);
+        if (fd == -Errno.ELOOP && !input.followSymlinks()) return fd; // a symlink now: the next scan says so
+        if (fd >= 0) {
+            String why = refusal(fd, path, input);
+            if (why == null) return fd;
+            LibC.close(fd);
+            if (warned.add(path + "|refused|" + why)) {
+                log.warn("source-refused", "sink", name, "input", input.name(), "path", path, "why", why,
+                        "action", "not read");
+            }
+            return -Errno.EACCES;
+        }
+        if (fd == -Errno.ENOENT) return fd;
         fileErrors++;
         if (report && warned.add(path + "|open|" + (-fd))) {
             log.warn("cannot-open", "sink", name, "input", input.name(), "path", path, "errno", Errno.name(-fd),
@@ -387,6 +406,32 @@ final class FileTracker {
             metrics.error(name, "open");
         }
         return fd;
+    }
+
+    /**
+     * Why the file open as {@code fd} under {@code path} may not be read, or null: its owner is not one of the
+     * input's; or, for an input that follows no symlinks, its real path is not one the input's globs name (a
+     * directory on the way was swapped for a symlink after the scan); or, for one that does, {@code path} is now a
+     * symlink whose owner may not point at it.
+     */
+    private String refusal(int fd, String path, InputConfig input) {
+        if (stx.ofFd(fd) != 0) return null; // adoption looks again and says what is wrong
+        int owner = stx.uid();
+        if (!input.owners().isEmpty() && !input.owners().contains(owner)) {
+            return "owned by uid " + Integer.toUnsignedString(owner) + ", not one of the input's owners";
+        }
+        if (!input.followSymlinks()) {
+            Path real;
+            try {
+                real = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd));
+            } catch (IOException | RuntimeException e) {
+                return "its real path cannot be read from /proc/self/fd: " + e.getMessage();
+            }
+            return discovery.liesWhereNamed(input, path, real) ? null : "it is really " + real + ": a directory on "
+                    + "the way is a symlink, and follow-symlinks is off";
+        }
+        if (stx.ofPathNoFollow(path) == 0 && stx.isSymlink()) return SourceAccess.linkRefused(stx.uid(), owner);
+        return null;
     }
 
     // ---------------------------------------------------------------- adoption

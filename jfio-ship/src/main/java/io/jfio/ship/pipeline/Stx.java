@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class Stx {
     private static final int MASK = Statx.STATX_TYPE | Statx.STATX_MODE | Statx.STATX_NLINK | Statx.STATX_INO
-            | Statx.STATX_SIZE;
+            | Statx.STATX_SIZE | Statx.STATX_UID;
     private final MemorySegment buf;
     private final MemorySegment pathBuf;
     private final MemorySegment empty;
@@ -60,6 +60,10 @@ final class Stx {
 
     long size() {
         return Statx.size(buf);
+    }
+
+    int uid() {
+        return Statx.uid(buf);
     }
 
     long nlink() {

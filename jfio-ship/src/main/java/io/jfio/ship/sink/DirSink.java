@@ -65,6 +65,8 @@ public final class DirSink implements Sink {
     /** The log is compacted when its appended records pass this and the last snapshot's size. */
     static final long COMPACT_MIN = 1 << 20;
 
+    /** Mode of the segments it creates. */
+    private final int fileMode;
     private final Path dir;
     private final long segmentSize;
     private final ShipLog log;
@@ -131,16 +133,30 @@ public final class DirSink implements Sink {
      * @param log         where repairs and failures are logged
      */
     public DirSink(Path dir, long segmentSize, ShipLog log) throws IOException {
-        this(dir, segmentSize, log, System::currentTimeMillis, COMPACT_MIN);
+        this(dir, segmentSize, 0600, log);
+    }
+
+    /**
+     * Opens (creating it, mode {@code fileMode} plus x where r is set, if it does not exist) the sink directory
+     * {@code dir}, whose segments are created with mode {@code fileMode}.
+     */
+    public DirSink(Path dir, long segmentSize, int fileMode, ShipLog log) throws IOException {
+        this(dir, segmentSize, fileMode, log, System::currentTimeMillis, COMPACT_MIN);
     }
 
     /** As above with the clock (epoch ms, for seen-at times) and the compaction bound given: for tests. */
     DirSink(Path dir, long segmentSize, ShipLog log, LongSupplier clock, long compactMin) throws IOException {
+        this(dir, segmentSize, 0600, log, clock, compactMin);
+    }
+
+    private DirSink(Path dir, long segmentSize, int fileMode, ShipLog log, LongSupplier clock, long compactMin)
+            throws IOException {
+        this.fileMode = fileMode;
         this.dir = dir.toAbsolutePath().normalize();
         this.segmentSize = segmentSize;
         this.log = log;
         this.clock = clock;
-        Files.createDirectories(this.dir);
+        PrivateDirs.create(this.dir, fileMode | (fileMode & 0444) >> 2);
         this.lock = StateLock.acquire(this.dir, ".jfio-sink.lock", "sink directory");
         this.dirFd = LibC.openat(Fcntl.AT_FDCWD, this.dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY
                 | Fcntl.O_CLOEXEC, 0);
@@ -345,7 +361,7 @@ public final class DirSink implements Sink {
         int fd;
         try (Arena a = Arena.ofConfined()) {
             fd = LibC.openat(dirFd, a.allocateFrom(segmentName(seq)),
-                    Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0644);
+                    Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, fileMode);
         }
         ErrnoException.check(fd, "open", -1, p.toString());
         nextSeq = seq + 1;

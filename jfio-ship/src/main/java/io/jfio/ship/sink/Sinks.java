@@ -30,7 +30,7 @@ public final class Sinks {
      */
     public record Options(long segmentSize, long maxInFlight, long bufferSize, boolean tcpAck,
                           String kafkaCompression, boolean kafkaRaw, java.util.Map<String, String> kafkaProperties,
-                          ShipLog log) {
+                          ShipLog log, int outputMode) {
     }
 
     /**
@@ -43,7 +43,7 @@ public final class Sinks {
      */
     public static Sink open(SinkSpec spec, Options options) throws IOException {
         return switch (spec.scheme()) {
-            case SinkSpec.DIR -> new DirSink(spec.dir(), options.segmentSize(), options.log());
+            case SinkSpec.DIR -> new DirSink(spec.dir(), options.segmentSize(), options.outputMode(), options.log());
             case SinkSpec.STDOUT -> new StdoutSink();
             // The window is above the pipeline's own bound by one batch, so that the pipeline's bound is the one
             // that acts: a send that blocks in the sink would also hold off stop requests.

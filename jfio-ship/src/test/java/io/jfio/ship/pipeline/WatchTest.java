@@ -130,7 +130,8 @@ class WatchTest {
         Files.writeString(elsewhere.resolve("a.log"), lines(1, 10));
         Files.createSymbolicLink(logs.resolve("linked"), elsewhere);
         Path out = tmp.resolve("out");
-        ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log"), out, tmp.resolve("state"), Map.of());
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log"), out, tmp.resolve("state"),
+                Map.of("follow-symlinks", "true"));
         try (ShipRun run = ShipRun.start(cfg)) {
             waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
             // The tree's watches do not follow the symlink: the file's own watch must report this write.
@@ -170,7 +171,7 @@ class WatchTest {
         Path out = tmp.resolve("out");
         // waiting/later does not exist yet: waiting is watched to hear when it is made.
         ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log", waiting + "/later/*.log"), out,
-                tmp.resolve("state"), Map.of());
+                tmp.resolve("state"), Map.of("follow-symlinks", "true"));
         try (ShipRun run = ShipRun.start(cfg)) {
             waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log); // through the link: its target is watched too
             int mark = mark(run);
@@ -202,7 +203,7 @@ class WatchTest {
         Path base = tmp.resolve("base"); // missing at the start: its ancestor is watched to hear when it is made
         Path out = tmp.resolve("out");
         ShipConfig cfg = ShipRun.config(List.of(logs + "/**/*.log", base + "/**/*.log"), out, tmp.resolve("state"),
-                Map.of());
+                Map.of("follow-symlinks", "true"));
         try (ShipRun run = ShipRun.start(cfg)) {
             waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
             waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + sub.toRealPath()));
@@ -247,7 +248,8 @@ class WatchTest {
         Files.writeString(deeper.resolve("x.log"), "not matched\n");
         Files.createSymbolicLink(logs.resolve("app"), srv);
         Path out = tmp.resolve("out");
-        ShipConfig cfg = ShipRun.config(List.of(logs + "/*/*.log"), out, tmp.resolve("state"), Map.of());
+        ShipConfig cfg = ShipRun.config(List.of(logs + "/*/*.log"), out, tmp.resolve("state"),
+                Map.of("follow-symlinks", "true"));
         try (ShipRun run = ShipRun.start(cfg)) {
             waitFor(out, "n=10 ", Duration.ofSeconds(10), run::log);
             waitForQuietScan(run, waitForLog(run, 0, "event=watch-link", "dir=" + srv.toRealPath(), "tree=false"));

@@ -85,7 +85,9 @@ public final class ShipRun implements AutoCloseable {
                         ? Integer.parseInt(e.get("max-open-files")) : null, e.get("rotate-wait"),
                 e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"),
                 e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, e.get("kafka-compression"),
-                kafkaProperties(e), null, null);
+                kafkaProperties(e), null, null,
+                e.containsKey("follow-symlinks") ? Boolean.valueOf(e.get("follow-symlinks")) : null,
+                e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"));
         return ShipConfig.resolve(raw, Path.of("/"));
     }
 

@@ -1,0 +1,32 @@
+package io.jfio.ship.sink;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
+/**
+ * Creates the directories the shipper writes to with narrow permissions. Thread-safe; stateless.
+ *
+ * <p>Directories that exist are left as they are (an administrator chose them); the ones created get {@code mode}
+ * (less the umask), so that state, segments and received data are not readable by every local user by default.
+ */
+public final class PrivateDirs {
+    private PrivateDirs() {
+    }
+
+    /** Creates {@code dir} and its missing parents with permission bits {@code mode}. */
+    public static void create(Path dir, int mode) throws IOException {
+        if (Files.isDirectory(dir)) return;
+        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(perms(mode)));
+    }
+
+    static Set<PosixFilePermission> perms(int mode) {
+        StringBuilder b = new StringBuilder(9);
+        String rwx = "rwxrwxrwx";
+        for (int i = 0; i < 9; i++) b.append((mode & (0400 >> i)) != 0 ? rwx.charAt(i) : '-');
+        return PosixFilePermissions.fromString(b.toString());
+    }
+}
