@@ -196,8 +196,8 @@ public final class ShipCommand implements Callable<Integer> {
             if (config != null) file = ConfigLoader.load(config);
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
-                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, kafkaCompression, null, null, null, followSymlinks, owners,
-                    outputMode);
+                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, kafkaCompression, null, null, null, followSymlinks,
+                    owners, outputMode);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());
