@@ -192,6 +192,27 @@ class HostileSourcesTest {
     }
 
     @Test
+    void plantedSymlinksAtTheLockFilesAreRefusedAndTheirTargetsUntouched() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Files.writeString(logs.resolve("a.log"), "a\n");
+        Path victim = tmp.resolve("victim");
+        Files.writeString(victim, "precious\n");
+        Path out = Files.createDirectories(tmp.resolve("out"));
+        Files.createSymbolicLink(out.resolve(".jfio-sink.lock"), victim);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> ShipRun.once(ShipRun.config(List.of(logs + "/*.log"), out, tmp.resolve("state"), Map.of()), log));
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+        Path state = Files.createDirectories(tmp.resolve("state2"));
+        Files.createSymbolicLink(state.resolve("lock"), victim);
+        e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> ShipRun.once(ShipRun.config(List.of(logs + "/*.log"), tmp.resolve("out2"), state, Map.of()),
+                        log));
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+        assertEquals("precious\n", Files.readString(victim));
+    }
+
+    @Test
     void everySinkNameHasItsOwnCheckpointFile() {
         Set<String> files = new HashSet<>();
         for (String name : List.of("ä", "ö", "_", "-", "a_b", "a-b", "a b", "a/b", "..", "main", "_5F")) {
