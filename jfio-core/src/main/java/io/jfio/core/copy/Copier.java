@@ -250,13 +250,17 @@ final class Copier implements AutoCloseable {
             return false;
         }
         // Between mkdir and open another user who may write the parent could have put their own directory there.
-        if (Statx.uid(s.statx2) != ctx.euid) {
+        // The parent's owner is accepted too: a file system that maps our uid (root_squash) gives new directories
+        // the parent's owner, and that owner controls the parent anyway.
+        int uid = Statx.uid(s.statx2);
+        if (uid != ctx.euid && uid != p.dstUid) {
             dirs.replaced(d, d.dst, "the target directory was replaced by another user's directory while copying");
             return false;
         }
         d.fresh = true;
         d.dstDev = Statx.dev(s.statx2);
         d.dstIno = Statx.ino(s.statx2);
+        d.dstUid = uid;
         d.setgid = p.setgid;
         d.newGid = p.setgid ? p.newGid : ctx.egid;
         d.defaultAcl = p.defaultAcl;
@@ -289,6 +293,7 @@ final class Copier implements AutoCloseable {
         d.fresh = false;
         d.dstDev = Statx.dev(s.statx2);
         d.dstIno = Statx.ino(s.statx2);
+        d.dstUid = Statx.uid(s.statx2);
         d.setgid = (mode & Fcntl.S_ISGID) != 0;
         d.newGid = d.setgid ? Statx.gid(s.statx2) : ctx.egid;
         PathBytes.put(s.xattrName, DEFAULT_ACL);

@@ -32,6 +32,8 @@ final class DirNode {
      * must be this one, or another user replaced it.
      */
     long dstIno;
+    /** The target directory's owner: a directory created in it that another user owns was not made by us. */
+    int dstUid;
     /** For a stand-in: the target directory, opened when the copy starts ({@code O_PATH}); -1 for others. */
     int rootFd = -1;
     /** Group a new entry in the target gets (the directory's if it is setgid, else ours). */

@@ -426,6 +426,7 @@ public final class TreeCopy {
         }
         n.rootFd = fd;
         n.dstIno = Statx.ino(sx);
+        n.dstUid = Statx.uid(sx);
         n.fresh = false;
         n.dstDev = Statx.dev(sx);
         n.setgid = (Statx.mode(sx) & Fcntl.S_ISGID) != 0;

@@ -95,8 +95,9 @@ class CopySafetyTest {
         assumeTrue(python.startsWith("/") || onPath(python),
                 "the attacker is a python3 script, and python3 is not installed");
         boolean root = LibC.geteuid() == 0;
-        if (root && !onPath("setpriv")) abort("running as root, the attacker needs setpriv (util-linux) to drop to "
-                + "an unprivileged user");
+        if (root && !onPath("setpriv")) {
+            abort("running as root, the attacker needs setpriv (util-linux) to drop to an unprivileged user");
+        }
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path src = dir.resolve("src");
         List<Path> sources = new ArrayList<>();
