@@ -83,7 +83,10 @@ final class Copier implements AutoCloseable {
         return true;
     }
 
-    /** Closes what {@link #enter} opened: at the end of every task, so a worker holds no directory between tasks. */
+    /**
+     * Closes what {@link #enter} opened. A worker keeps its last directory open between tasks (the next batch is
+     * often of the same directory) and closes it when it moves to another one, or leaves.
+     */
     void leave() {
         if (cur == null) return;
         LibC.close(curDst);

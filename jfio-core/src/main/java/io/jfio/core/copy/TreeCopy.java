@@ -141,10 +141,7 @@ public final class TreeCopy {
             List<Work.Task> left = ctx.work.drain();
             if (!left.isEmpty()) {
                 try (Copier c = new Copier(ctx)) {
-                    for (Work.Task t : left) {
-                        t.abandon(c);
-                        c.leave();
-                    }
+                    for (Work.Task t : left) t.abandon(c);
                 }
             }
             if (ctx.options.fsync() && !ctx.cancelled) syncRoots();
@@ -244,7 +241,6 @@ public final class TreeCopy {
                 } catch (RuntimeException | Error e) {
                     ctx.fail(null, null, "internal error: " + e, 0);
                 } finally {
-                    c.leave();
                     ctx.work.done();
                 }
             }
