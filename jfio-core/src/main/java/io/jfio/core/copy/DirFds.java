@@ -23,7 +23,10 @@ import java.lang.foreign.MemorySegment;
  * copied into or out of it any more.
  */
 final class DirFds {
-    /** Set once the kernel said it has no openat2 (ENOSYS): the component-by-component walk is used from then. */
+    /**
+     * Set once the kernel said it has no openat2 (ENOSYS, or EPERM from a seccomp filter where the walk then
+     * worked): the component-by-component walk is used from then.
+     */
     private static volatile boolean noOpenat2;
 
     private final CopyContext ctx;
@@ -52,9 +55,10 @@ final class DirFds {
             fd = -Errno.ENAMETOOLONG;
         } else {
             fd = noOpenat2 ? -Errno.ENOSYS : openBeneath(rootFd, flags);
-            if (fd == -Errno.ENOSYS) {
-                noOpenat2 = true;
+            if (fd == -Errno.ENOSYS || fd == -Errno.EPERM) {
+                boolean denied = fd == -Errno.EPERM;
                 fd = walk(rootFd, d.dstRel, flags);
+                if (!denied || fd >= 0) noOpenat2 = true;
             }
         }
         if (fd < 0) {
