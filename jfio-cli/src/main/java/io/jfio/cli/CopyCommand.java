@@ -88,7 +88,8 @@ public final class CopyCommand implements Callable<Integer> {
             + "then never gets its final name.")
     private boolean verify;
 
-    @Option(names = "--fsync", description = "fsync each file before it gets its name, and each directory.")
+    @Option(names = "--fsync", description = "fsync each file before it gets its name, each directory, and the "
+            + "directory that receives the new names.")
     private boolean fsync;
 
     @Option(names = {"-j", "--jobs"}, paramLabel = "N", description = "Worker threads (default: one per CPU, more "

@@ -6,6 +6,7 @@ import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.PathBytes;
+import io.jfio.core.sys.Statx;
 import io.jfio.core.sys.Timespec;
 import java.lang.foreign.MemorySegment;
 
@@ -71,32 +72,73 @@ final class Attributes {
         return null;
     }
 
-    // ------------------------------------------------------------------ paths (symlinks, FIFOs, devices, dirs)
+    // ------------------------------------------------------------------ directories
 
     /**
-     * Applies what the options ask for to the entry at {@code dst} (NUL-terminated in {@code dstSeg}) without
-     * following a symlink, the source being at {@code srcSeg}.
+     * Applies what the options ask for to a target directory open as {@code dstFd} ({@code O_RDONLY}), the source
+     * directory being open as {@code srcFd} (-1 when extended attributes are not kept).
      *
-     * @param dir         the directory the entry is in (whose rules gave it its group)
-     * @param mustChmod   set the mode even where it should be right already (a directory created 0700 so that
-     *                    we could fill it)
-     * @param createdMode the permission bits the entry was created with (before the umask)
+     * @param dir       the directory it is in (whose rules gave it its group)
+     * @param mustChmod set the mode even where it should be right already (created 0700 so that we could fill it)
      */
-    Failure applyToPath(MemorySegment srcSeg, MemorySegment dstSeg, Meta m, DirNode dir, boolean mustChmod,
-                        int createdMode) {
+    Failure applyToDir(int srcFd, int dstFd, Meta m, DirNode dir, boolean mustChmod) {
         CopyOptions o = ctx.options;
-        boolean symlink = m.isSymlink();
         boolean chmod = mustChmod;
         if (o.preserveOwnership() && (m.uid() != ctx.euid || m.gid() != dir.newGid)) {
-            int r = LibC.fchownat(Fcntl.AT_FDCWD, dstSeg, m.uid(), m.gid(), Fcntl.AT_SYMLINK_NOFOLLOW);
+            int r = LibC.fchown(dstFd, m.uid(), m.gid());
+            if (r == -Errno.EPERM) r = ownershipDenied(LibC.fchown(dstFd, -1, m.gid()));
+            if (r < 0) return new Failure("fchown", r);
+            chmod |= (m.mode() & (Fcntl.S_ISUID | Fcntl.S_ISGID)) != 0;
+        }
+        if (o.preserveXattrs() && srcFd >= 0) {
+            int n = copyXattrs(srcFd, dstFd, null, null);
+            if (n < 0) return new Failure("fsetxattr", n);
+            if (n > 0) chmod = true;
+        }
+        int perms = o.preserveMode() ? m.permissions() : m.permissions() & 0777 & ~ctx.umask;
+        chmod |= o.preserveMode() && ((perms & 07000) != 0 || (0700 & ctx.umask) != 0 || dir.defaultAcl
+                || (perms & 0777) != 0700);
+        if (chmod) {
+            int r = LibC.fchmod(dstFd, perms);
+            if (r < 0) return new Failure("fchmod", r);
+        }
+        if (o.preserveTimestamps()) {
+            Timespec.setNanos(s.times, 0, m.atime());
+            Timespec.setNanos(s.times, 1, m.mtime());
+            int r = LibC.futimens(dstFd, s.times);
+            if (r < 0) return new Failure("futimens", r);
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------ symlinks, FIFOs, sockets, devices
+
+    /**
+     * Applies what the options ask for to the entry {@code dstName} in the target directory open as
+     * {@code dstDirFd}, without following a symlink, the source being {@code srcName} in {@code srcDirFd}. The
+     * permission bits go through a descriptor of the entry itself ({@code fchmodat} would follow a symlink that
+     * replaced it), extended attributes through {@code /proc/self/fd/DIR/name} (the directory by descriptor).
+     *
+     * @param dir         the directory it is in (whose rules gave it its group)
+     * @param createdMode the permission bits the entry was created with (before the umask)
+     */
+    Failure applyToEntry(int srcDirFd, MemorySegment srcName, int dstDirFd, MemorySegment dstName, Meta m,
+                         DirNode dir, int createdMode) {
+        CopyOptions o = ctx.options;
+        boolean symlink = m.isSymlink();
+        boolean chmod = false;
+        if (o.preserveOwnership() && (m.uid() != ctx.euid || m.gid() != dir.newGid)) {
+            int r = LibC.fchownat(dstDirFd, dstName, m.uid(), m.gid(), Fcntl.AT_SYMLINK_NOFOLLOW);
             if (r == -Errno.EPERM) {
-                r = ownershipDenied(LibC.fchownat(Fcntl.AT_FDCWD, dstSeg, -1, m.gid(), Fcntl.AT_SYMLINK_NOFOLLOW));
+                r = ownershipDenied(LibC.fchownat(dstDirFd, dstName, -1, m.gid(), Fcntl.AT_SYMLINK_NOFOLLOW));
             }
             if (r < 0) return new Failure("lchown", r);
             chmod |= (m.mode() & (Fcntl.S_ISUID | Fcntl.S_ISGID)) != 0;
         }
         if (o.preserveXattrs()) {
-            int n = copyXattrs(-1, -1, srcSeg, dstSeg);
+            procPath(s.procSrc, srcDirFd, srcName);
+            procPath(s.procDst, dstDirFd, dstName);
+            int n = copyXattrs(-1, -1, s.procSrc, s.procDst);
             if (n < 0) return new Failure("lsetxattr", n);
             if (n > 0) chmod = true;
         }
@@ -105,17 +147,41 @@ final class Attributes {
             chmod |= o.preserveMode() && ((perms & 07000) != 0 || (createdMode & ctx.umask) != 0 || dir.defaultAcl
                     || createdMode != (perms & 0777));
             if (chmod) {
-                int r = LibC.fchmodat(Fcntl.AT_FDCWD, dstSeg, perms);
-                if (r < 0) return new Failure("fchmodat", r);
+                int r = chmodEntry(dstDirFd, dstName, m.type(), perms);
+                if (r < 0) return new Failure("chmod", r);
             }
         }
         if (o.preserveTimestamps()) {
             Timespec.setNanos(s.times, 0, m.atime());
             Timespec.setNanos(s.times, 1, m.mtime());
-            int r = LibC.utimensat(Fcntl.AT_FDCWD, dstSeg, s.times, Fcntl.AT_SYMLINK_NOFOLLOW);
+            int r = LibC.utimensat(dstDirFd, dstName, s.times, Fcntl.AT_SYMLINK_NOFOLLOW);
             if (r < 0) return new Failure("utimensat", r);
         }
         return null;
+    }
+
+    /**
+     * Sets the permission bits of a FIFO, socket or device node through an {@code O_PATH} descriptor of it (what
+     * glibc's fchmodat does for AT_SYMLINK_NOFOLLOW): the entry must still be of {@code type}, not a symlink.
+     */
+    private int chmodEntry(int dirFd, MemorySegment name, int type, int perms) {
+        int fd = LibC.openat(dirFd, name, Fcntl.O_PATH | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0);
+        if (fd < 0) return fd;
+        try {
+            int r = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Statx.STATX_TYPE, s.statx2);
+            if (r < 0) return r;
+            if ((Statx.mode(s.statx2) & Fcntl.S_IFMT) != type) return -Errno.ELOOP;
+            Names.putAscii(s.procDst, "/proc/self/fd/" + fd);
+            return LibC.fchmodat(Fcntl.AT_FDCWD, s.procDst, perms);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    /** Writes {@code /proc/self/fd/DIRFD/NAME} into {@code seg}. */
+    private static void procPath(MemorySegment seg, int dirFd, MemorySegment name) {
+        byte[] n = PathBytes.cString(name, 0, Fcntl.NAME_MAX + 1);
+        Names.put(seg, ("/proc/self/fd/" + dirFd).getBytes(java.nio.charset.StandardCharsets.US_ASCII), n);
     }
 
     /** As non-root we may not give files away, and may only set groups we are in: cp -a ignores that. */

@@ -40,6 +40,11 @@ final class Copier implements AutoCloseable {
     private final Scratch s;
     private final DataCopy data;
     private final Attributes attrs;
+    private final DirFds dirs;
+    /** The directory whose source and target are open (see {@link #enter}), or null. */
+    private DirNode cur;
+    private int curSrc = -1;
+    private int curDst = -1;
 
     Copier(CopyContext ctx) {
         this.ctx = ctx;
@@ -47,11 +52,48 @@ final class Copier implements AutoCloseable {
         this.s = new Scratch(ctx.options.blockSize());
         this.data = new DataCopy(ctx, s);
         this.attrs = new Attributes(ctx, s);
+        this.dirs = new DirFds(ctx, s);
     }
 
     @Override
     public void close() {
+        leave();
         s.close();
+    }
+
+    /**
+     * Opens {@code d}'s source and target directories ({@code O_PATH}, verified by {@link DirFds}) for the entries
+     * about to be copied, unless they are open already.
+     *
+     * @return false when they cannot be used (reported once, {@code d} marked broken)
+     */
+    boolean enter(DirNode d) {
+        if (cur == d) return true;
+        leave();
+        int df = dirs.openTarget(d, false);
+        if (df < 0) return false;
+        int sf = dirs.openSource(d, false);
+        if (sf < 0) {
+            LibC.close(df);
+            return false;
+        }
+        cur = d;
+        curDst = df;
+        curSrc = sf;
+        return true;
+    }
+
+    /**
+     * Closes what {@link #enter} opened. A worker keeps its last directory open between tasks (the next batch is
+     * often of the same directory) and closes it when it moves to another one, or leaves.
+     */
+    void leave() {
+        if (cur == null) return;
+        LibC.close(curDst);
+        LibC.close(curSrc);
+        cur = null;
+        curDst = -1;
+        curSrc = -1;
     }
 
     // ================================================================== tasks
@@ -124,6 +166,10 @@ final class Copier implements AutoCloseable {
             return;
         }
         try {
+            if (!dirs.sameAsListed(fd, d)) {
+                dirs.replaced(d, d.src, "the source directory was replaced while copying");
+                return;
+            }
             boolean otherMount = d.parent.isStandIn() || d.parent.meta == null
                     || d.meta.mntId() != d.parent.meta.mntId();
             if (otherMount && refusePseudo(fd, d.src, d.dst)) {
@@ -157,42 +203,91 @@ final class Copier implements AutoCloseable {
         }
     }
 
-    /** Creates (or adopts) the target directory; s.dst holds its path. Returns false after reporting a failure. */
+    /**
+     * Creates (or adopts) the target directory, by name in its parent's target directory (opened by descriptor),
+     * and records which directory it is. Returns false after reporting a failure.
+     */
     private boolean makeTarget(DirNode d) {
-        int r = LibC.mkdirat(Fcntl.AT_FDCWD, s.dst, 0700);
-        DirNode p = d.parent;
-        if (r == 0) {
-            d.fresh = true;
-            d.dstDev = p.dstDev;
-            d.setgid = p.setgid;
-            d.newGid = p.setgid ? p.newGid : ctx.egid;
-            d.defaultAcl = p.defaultAcl;
-            if ((ctx.umask & 0700) != 0) LibC.fchmodat(Fcntl.AT_FDCWD, s.dst, 0700);
-            if (p.isStandIn()) {
-                int w = ResumeMarker.write(d.dst, d.meta);
-                if (w < 0) {
-                    ctx.noticeOnce("marker", "resume marker not written: errno=" + Errno.name(w) + " dir="
-                            + Names.show(d.dst) + "; rerunning after an interruption would copy into it");
-                } else {
-                    d.marked = true;
-                }
+        int pfd = dirs.openTarget(d.parent, false);
+        if (pfd < 0) return false;
+        try {
+            PathBytes.put(s.dst, PathBytes.lastComponent(d.dst));
+            int r = LibC.mkdirat(pfd, s.dst, 0700);
+            if (r < 0 && r != -Errno.EEXIST) {
+                ctx.fail(d.src, d.dst, "mkdir", r, d.dst);
+                return false;
             }
-            return true;
+            boolean fresh = r == 0;
+            int flags = Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC;
+            int fd = LibC.openat(pfd, s.dst, Fcntl.O_RDONLY | flags, 0);
+            if (fd == -Errno.EACCES) fd = LibC.openat(pfd, s.dst, Fcntl.O_PATH | flags, 0);
+            if (fd == -Errno.ELOOP || fd == -Errno.ENOTDIR) {
+                if (fresh) {
+                    dirs.replaced(d, d.dst, "the target directory was replaced while copying");
+                } else {
+                    ctx.fail(d.src, d.dst, "cannot overwrite non-directory with directory: target="
+                            + Names.show(d.dst), 0);
+                }
+                return false;
+            }
+            if (fd < 0) {
+                ctx.fail(d.src, d.dst, "open", fd, d.dst);
+                return false;
+            }
+            try {
+                return fresh ? madeTarget(d, fd) : adoptTarget(d, fd);
+            } finally {
+                LibC.close(fd);
+            }
+        } finally {
+            LibC.close(pfd);
         }
-        if (r != -Errno.EEXIST) {
-            ctx.fail(d.src, d.dst, "mkdir", r, d.dst);
+    }
+
+    /** The directory this run created, open as {@code fd}: checks it is still ours and prepares it. */
+    private boolean madeTarget(DirNode d, int fd) {
+        DirNode p = d.parent;
+        int st = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Meta.MASK, s.statx2);
+        if (st < 0) {
+            ctx.fail(d.src, d.dst, "statx", st, d.dst);
             return false;
         }
-        int st = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
+        // Between mkdir and open another user who may write the parent could have put their own directory there.
+        // The parent's owner is accepted too: a file system that maps our uid (root_squash) gives new directories
+        // the parent's owner, and that owner controls the parent anyway.
+        int uid = Statx.uid(s.statx2);
+        if (uid != ctx.euid && uid != p.dstUid) {
+            dirs.replaced(d, d.dst, "the target directory was replaced by another user's directory while copying");
+            return false;
+        }
+        d.fresh = true;
+        d.dstDev = Statx.dev(s.statx2);
+        d.dstIno = Statx.ino(s.statx2);
+        d.dstUid = uid;
+        d.setgid = p.setgid;
+        d.newGid = p.setgid ? p.newGid : ctx.egid;
+        d.defaultAcl = p.defaultAcl;
+        if ((ctx.umask & 0700) != 0) LibC.fchmod(fd, 0700);
+        if (p.isStandIn()) {
+            int w = ResumeMarker.write(fd, d.meta);
+            if (w < 0) {
+                ctx.noticeOnce("marker", "resume marker not written: errno=" + Errno.name(w) + " dir="
+                        + Names.show(d.dst) + "; rerunning after an interruption would copy into it");
+            } else {
+                d.marked = true;
+            }
+        }
+        return true;
+    }
+
+    /** An existing target directory, open as {@code fd}: copied into, as cp does. */
+    private boolean adoptTarget(DirNode d, int fd) {
+        int st = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Meta.MASK, s.statx2);
         if (st < 0) {
             ctx.fail(d.src, d.dst, "statx", st, d.dst);
             return false;
         }
         int mode = Statx.mode(s.statx2);
-        if ((mode & Fcntl.S_IFMT) != Fcntl.S_IFDIR) {
-            ctx.fail(d.src, d.dst, "cannot overwrite non-directory with directory: target=" + Names.show(d.dst), 0);
-            return false;
-        }
         if (Statx.dev(s.statx2) == d.meta.dev() && Statx.ino(s.statx2) == d.meta.ino()) {
             ctx.fail(d.src, d.dst, "source and target are the same directory: source=" + Names.show(d.src)
                     + " target=" + Names.show(d.dst), 0);
@@ -200,40 +295,32 @@ final class Copier implements AutoCloseable {
         }
         d.fresh = false;
         d.dstDev = Statx.dev(s.statx2);
+        d.dstIno = Statx.ino(s.statx2);
+        d.dstUid = Statx.uid(s.statx2);
         d.setgid = (mode & Fcntl.S_ISGID) != 0;
         d.newGid = d.setgid ? Statx.gid(s.statx2) : ctx.egid;
-        d.defaultAcl = hasDefaultAcl(s.dst);
-        d.marked = p.isStandIn() && ResumeMarker.matches(d.dst, d.meta);
-        removeStaleTemps(d);
+        PathBytes.put(s.xattrName, DEFAULT_ACL);
+        d.defaultAcl = LibC.fgetxattr(fd, s.xattrName, MemorySegment.NULL, 0) > 0;
+        d.marked = d.parent.isStandIn() && ResumeMarker.matches(fd, d.meta);
+        removeStaleTemps(fd);
         return true;
     }
 
-    private boolean hasDefaultAcl(MemorySegment path) {
-        PathBytes.put(s.xattrName, DEFAULT_ACL);
-        return LibC.lgetxattr(path, s.xattrName, MemorySegment.NULL, 0) > 0;
-    }
-
-    /** Removes temporary files an interrupted earlier run left in an existing target directory. */
-    private void removeStaleTemps(DirNode d) {
-        int fd = LibC.openat(Fcntl.AT_FDCWD, s.dst, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC, 0);
-        if (fd < 0) return;
-        try {
-            while (true) {
-                long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
-                if (n <= 0) return;
-                for (long rec = 0; rec < n; rec += Dirent64.reclen(s.dents, rec)) {
-                    if (Dirent64.type(s.dents, rec) != Dirent64.DT_REG
-                            && Dirent64.type(s.dents, rec) != Dirent64.DT_UNKNOWN) {
-                        continue;
-                    }
-                    byte[] name = Dirent64.nameBytes(s.dents, rec);
-                    if (CopyContext.isStaleTemp(name, ctx.pid)) {
-                        LibC.unlinkat(fd, s.dents.asSlice(rec + Dirent64.OFF_NAME), 0);
-                    }
+    /** Removes temporary files an interrupted earlier run left in an existing target directory (open as fd). */
+    private void removeStaleTemps(int fd) {
+        while (true) {
+            long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
+            if (n <= 0) return;
+            for (long rec = 0; rec < n; rec += Dirent64.reclen(s.dents, rec)) {
+                if (Dirent64.type(s.dents, rec) != Dirent64.DT_REG
+                        && Dirent64.type(s.dents, rec) != Dirent64.DT_UNKNOWN) {
+                    continue;
+                }
+                byte[] name = Dirent64.nameBytes(s.dents, rec);
+                if (CopyContext.isStaleTemp(name, ctx.pid)) {
+                    LibC.unlinkat(fd, s.dents.asSlice(rec + Dirent64.OFF_NAME), 0);
                 }
             }
-        } finally {
-            LibC.close(fd);
         }
     }
 
@@ -318,26 +405,35 @@ final class Copier implements AutoCloseable {
     }
 
     private void finishDir(DirNode d) {
-        // The resume marker goes first (removing it changes the directory's mtime), and only when all went well:
-        // after failures or a cancel, the same command must still resume here.
-        if (d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled) {
-            int r = ResumeMarker.remove(d.dst, s.tmp);
-            if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
-        }
-        if (PathBytes.put(s.src, d.src) < 0 || PathBytes.put(s.dst, d.dst) < 0) return;
-        Attributes.Failure f = attrs.applyToPath(s.src, s.dst, d.meta, d.parent, d.fresh || o.preserveMode(), 0700);
-        if (f != null) {
-            ctx.fail(d.src, d.dst, f.call(), f.errno(), d.dst);
-            return;
-        }
-        if (o.fsync()) {
-            int fd = LibC.openat(Fcntl.AT_FDCWD, s.dst, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC, 0);
-            int r = fd < 0 ? fd : LibC.fsync(fd);
-            if (fd >= 0) LibC.close(fd);
-            if (r < 0) {
-                ctx.fail(d.src, d.dst, "fsync", r, d.dst);
+        int fd = dirs.openTarget(d, true);
+        if (fd < 0) return;
+        int srcFd = -1;
+        try {
+            // The resume marker goes first (removing it changes the directory's mtime), and only when all went
+            // well: after failures or a cancel, the same command must still resume here.
+            if (d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled) {
+                int r = ResumeMarker.remove(fd, s.tmp);
+                if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
+            }
+            if (o.preserveXattrs()) {
+                srcFd = dirs.openSource(d, true);
+                if (srcFd < 0) return;
+            }
+            Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent, d.fresh || o.preserveMode());
+            if (f != null) {
+                ctx.fail(d.src, d.dst, f.call(), f.errno(), d.dst);
                 return;
             }
+            if (o.fsync()) {
+                int r = LibC.fsync(fd);
+                if (r < 0) {
+                    ctx.fail(d.src, d.dst, "fsync", r, d.dst);
+                    return;
+                }
+            }
+        } finally {
+            LibC.close(fd);
+            if (srcFd >= 0) LibC.close(srcFd);
         }
         ctx.directories.increment();
         if (ctx.events) {
@@ -363,9 +459,9 @@ final class Copier implements AutoCloseable {
             if (prev == null) {
                 group = mine;
             } else {
-                byte[] leader = prev.join(e);
+                Entry leader = prev.join(e);
                 if (leader == null) return; // queued: the leader's completion hands it back
-                if (leader.length > 0) {
+                if (leader != e) {
                     boolean ok = false;
                     try {
                         ok = linkTo(e, leader);
@@ -387,6 +483,15 @@ final class Copier implements AutoCloseable {
             switch (m.type()) {
                 case Fcntl.S_IFREG -> copyFile(e, done);
                 case Fcntl.S_IFLNK -> done.accept(this, copySymlink(e));
+                case Fcntl.S_IFIFO, Fcntl.S_IFCHR, Fcntl.S_IFBLK -> {
+                    // cp without -r copies what a FIFO or device named on the command line reads; with -r (and
+                    // -a) it makes the node.
+                    if (dir.isStandIn() && !o.recursive()) {
+                        copyFile(e, done);
+                    } else {
+                        done.accept(this, copySpecial(e));
+                    }
+                }
                 default -> done.accept(this, copySpecial(e));
             }
         } catch (RuntimeException | Error t) {
@@ -404,7 +509,7 @@ final class Copier implements AutoCloseable {
 
     private void entryDone(Entry e, LinkGroup group, boolean ok) {
         if (group != null) {
-            for (Entry f : group.complete(ok ? e.dstPath() : null)) ctx.work.submitUrgent(new One(f));
+            for (Entry f : group.complete(ok ? e : null)) ctx.work.submitUrgent(new One(f));
         }
         ctx.entriesDone.increment();
         childDone(e.dir());
@@ -413,10 +518,10 @@ final class Copier implements AutoCloseable {
     /** What to do about a target: decided from its statx (in s.statx2) against the source. */
     private enum Decision { ABSENT, REPLACE, SKIP_COMPLETE, SKIP_EXISTS, SKIP_NOT_NEWER, FAIL }
 
-    /** Looks at the target in s.dst; reports a failure itself. */
+    /** Looks at the target named in s.dst (in the entered directory); reports a failure itself. */
     private Decision decide(Entry e) {
         Meta m = e.meta();
-        int r = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
+        int r = LibC.statx(curDst, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
         if (r == -Errno.ENOENT) return Decision.ABSENT;
         if (r < 0) {
             ctx.fail(e.srcPath(), e.dstPath(), "statx", r, e.dstPath());
@@ -455,12 +560,14 @@ final class Copier implements AutoCloseable {
         return true;
     }
 
-    /** Puts the entry's source and target paths into s.src and s.dst; false after reporting a failure. */
-    private boolean paths(Entry e) {
-        if (Names.put(s.src, e.dir().src, e.srcName()) < 0 || Names.put(s.dst, e.dir().dst, e.dstName()) < 0) {
-            ctx.fail(e.srcPath(), e.dstPath(), new ErrnoException("open", Errno.ENAMETOOLONG, e.showSrc()));
-            return false;
-        }
+    /**
+     * Opens the entry's directories ({@link #enter}) and puts its source and target names into s.src and s.dst;
+     * false when its directory cannot be used (reported once for the directory).
+     */
+    private boolean names(Entry e) {
+        if (!enter(e.dir())) return false;
+        PathBytes.put(s.src, e.srcName());
+        PathBytes.put(s.dst, e.dstName());
         return true;
     }
 
@@ -474,7 +581,7 @@ final class Copier implements AutoCloseable {
     }
 
     private void copyFile(Entry e, Done done) {
-        if (!paths(e)) {
+        if (!names(e)) {
             done.accept(this, false);
             return;
         }
@@ -497,8 +604,8 @@ final class Copier implements AutoCloseable {
                 || (dir.isStandIn() && o.dereference() == CopyOptions.Dereference.COMMAND_LINE);
         int flags = Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | (follow ? 0 : Fcntl.O_NOFOLLOW);
         boolean noatime = ctx.euid == 0 || ctx.euid == m.uid();
-        int srcFd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags | (noatime ? Fcntl.O_NOATIME : 0), 0);
-        if (srcFd == -Errno.EPERM && noatime) srcFd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags, 0);
+        int srcFd = LibC.openat(curSrc, s.src, flags | (noatime ? Fcntl.O_NOATIME : 0), 0);
+        if (srcFd == -Errno.EPERM && noatime) srcFd = LibC.openat(curSrc, s.src, flags, 0);
         if (srcFd < 0) {
             String call = srcFd == -Errno.ENOENT ? "open (the source vanished)" : srcFd == -Errno.ELOOP
                     ? "open (the source became a symlink)" : "open";
@@ -520,7 +627,11 @@ final class Copier implements AutoCloseable {
         boolean handedOver = false;
         try {
             DataCopy.Result r;
-            if (m.size() > 0 && data.tryReflink(srcFd, t.fd, pair, e.dstPath())) {
+            if (!m.isRegular()) {
+                // A FIFO or device: its size says nothing; read it to the end.
+                long n = data.copyStream(srcFd, t.fd, e.srcPath(), e.dstPath());
+                r = new DataCopy.Result(CopyMethod.READ_WRITE, n, false, false);
+            } else if (m.size() > 0 && data.tryReflink(srcFd, t.fd, pair, e.dstPath())) {
                 r = new DataCopy.Result(CopyMethod.REFLINK, 0, false, false);
             } else {
                 // The data is read and copied: only now are the read-ahead advice and the residency worth a call.
@@ -600,10 +711,8 @@ final class Copier implements AutoCloseable {
     Target createTarget(DirNode dir, int mode) throws ErrnoException {
         int access = o.verify() ? Fcntl.O_RDWR : Fcntl.O_WRONLY;
         if (ctx.tmpfileLinkMode != 2 && !ctx.noTmpfile.contains(dir.dstDev)) {
-            if (PathBytes.put(s.tmp, dir.dst) < 0) {
-                throw new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(dir.dst));
-            }
-            int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_TMPFILE | access | Fcntl.O_CLOEXEC, mode);
+            Names.putAscii(s.tmp, ".");
+            int fd = LibC.openat(curDst, s.tmp, Fcntl.O_TMPFILE | access | Fcntl.O_CLOEXEC, mode);
             if (fd >= 0) return new Target(fd, null, mode);
             if (fd == -Errno.EOPNOTSUPP || fd == -Errno.EISDIR || fd == -Errno.EINVAL) {
                 if (ctx.noTmpfile.add(dir.dstDev)) {
@@ -616,11 +725,9 @@ final class Copier implements AutoCloseable {
         }
         while (true) {
             byte[] name = ctx.tempName();
-            if (Names.put(s.tmp, dir.dst, name) < 0) {
-                throw new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(dir.dst));
-            }
-            int fd = LibC.openat(Fcntl.AT_FDCWD, s.tmp, Fcntl.O_CREAT | Fcntl.O_EXCL | access | Fcntl.O_CLOEXEC,
-                    mode);
+            PathBytes.put(s.tmp, name);
+            int fd = LibC.openat(curDst, s.tmp, Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW | access
+                    | Fcntl.O_CLOEXEC, mode);
             if (fd >= 0) return new Target(fd, name, mode);
             if (fd != -Errno.EEXIST) throw new ErrnoException("open", -fd, Names.show(PathBytes.join(dir.dst, name)));
         }
@@ -628,8 +735,9 @@ final class Copier implements AutoCloseable {
 
     /** Removes the temporary name of a target that never got its final name. */
     void discardIfUnpublished(Target t, DirNode dir) {
-        if (t.published || t.tempName == null) return;
-        if (Names.put(s.tmp, dir.dst, t.tempName) == 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
+        if (t.published || t.tempName == null || !enter(dir)) return;
+        PathBytes.put(s.tmp, t.tempName);
+        LibC.unlinkat(curDst, s.tmp, 0);
     }
 
     /**
@@ -668,7 +776,7 @@ final class Copier implements AutoCloseable {
         Meta m = e.meta();
         DirNode dir = e.dir();
         ctx.bytesAccounted.add(Math.max(0, m.size() - r.written()));
-        if (o.verify()) {
+        if (o.verify() && m.isRegular()) {
             // Before the attributes: reading the copy would otherwise move the atime just set. After an fsync the
             // pages can be dropped, so the comparison reads what the device stored.
             if (o.fsync()) {
@@ -692,10 +800,10 @@ final class Copier implements AutoCloseable {
             if (rr < 0) throw new ErrnoException("fsync", -rr, t.fd, e.showDst(), ErrnoException.NONE,
                     ErrnoException.NONE);
         }
-        if (Names.put(s.dst, dir.dst, e.dstName()) < 0) {
-            throw new ErrnoException("link", Errno.ENAMETOOLONG, e.showDst());
-        }
-        Decision published = publish(t, dir, replace);
+        // A split file's last part may finish on any worker: its directory is opened here.
+        if (!enter(dir)) return false;
+        PathBytes.put(s.dst, e.dstName());
+        Decision published = publish(t, replace, e);
         if (published == Decision.SKIP_EXISTS) return skipped(e, Decision.SKIP_EXISTS);
         ctx.files.increment();
         ctx.event(CopyEvent.Kind.FILE, CopyEvent.Outcome.COPIED, e, r.method(), r.written(), r.sparse(), chunks);
@@ -703,12 +811,12 @@ final class Copier implements AutoCloseable {
     }
 
     /**
-     * Gives the finished target its final name (in s.dst): links the unnamed file, or renames the temporary one.
-     * Never replaces with {@code -n}; otherwise replaces atomically.
+     * Gives the finished target its final name (in s.dst, in the entered directory): links the unnamed file, or
+     * renames the temporary one. Never replaces with {@code -n}; otherwise replaces atomically.
      *
      * @return {@link Decision#ABSENT} when in place, {@link Decision#SKIP_EXISTS} when {@code -n} found a target
      */
-    private Decision publish(Target t, DirNode dir, boolean replace) throws ErrnoException {
+    private Decision publish(Target t, boolean replace, Entry e) throws ErrnoException {
         boolean noClobber = o.overwrite() == CopyOptions.Overwrite.NEVER;
         if (t.tempName == null) {
             if (!replace) {
@@ -717,69 +825,74 @@ final class Copier implements AutoCloseable {
                     t.published = true;
                     return Decision.ABSENT;
                 }
-                if (r != -Errno.EEXIST) throw new ErrnoException("linkat", -r, Names.show(pathOf(s.dst)));
+                if (r != -Errno.EEXIST) throw new ErrnoException("linkat", -r, e.showDst());
                 if (noClobber) return Decision.SKIP_EXISTS;
             }
             // Replace: name it temporarily, then rename over the target (one atomic step for readers).
             while (true) {
-                byte[] name = ctx.tempName();
-                if (Names.put(s.tmp, dir.dst, name) < 0) throw new ErrnoException("linkat", Errno.ENAMETOOLONG, null);
+                PathBytes.put(s.tmp, ctx.tempName());
                 int r = linkUnnamed(t.fd, s.tmp);
                 if (r == -Errno.EEXIST) continue;
-                if (r < 0) throw new ErrnoException("linkat", -r, Names.show(pathOf(s.tmp)));
-                int rr = LibC.renameat2(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, 0);
+                if (r < 0) throw new ErrnoException("linkat", -r, e.showDst());
+                int rr = LibC.renameat2(curDst, s.tmp, curDst, s.dst, 0);
                 if (rr < 0) {
-                    LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
-                    throw new ErrnoException("rename", -rr, Names.show(pathOf(s.dst)));
+                    LibC.unlinkat(curDst, s.tmp, 0);
+                    throw new ErrnoException("rename", -rr, e.showDst());
                 }
                 t.published = true;
                 return Decision.ABSENT;
             }
         }
-        if (Names.put(s.tmp, dir.dst, t.tempName) < 0) throw new ErrnoException("rename", Errno.ENAMETOOLONG, null);
-        int r = LibC.renameat2(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, noClobber ? Fcntl.RENAME_NOREPLACE : 0);
+        PathBytes.put(s.tmp, t.tempName);
+        int r = LibC.renameat2(curDst, s.tmp, curDst, s.dst, noClobber ? Fcntl.RENAME_NOREPLACE : 0);
         if (r == -Errno.EINVAL && noClobber) {
             // No RENAME_NOREPLACE on this file system: link (which never replaces), then drop the temporary name.
-            r = LibC.linkat(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, 0);
-            if (r == 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
+            r = LibC.linkat(curDst, s.tmp, curDst, s.dst, 0);
+            if (r == 0) LibC.unlinkat(curDst, s.tmp, 0);
         }
         if (r == -Errno.EEXIST && noClobber) return Decision.SKIP_EXISTS;
-        if (r < 0) throw new ErrnoException("rename", -r, Names.show(pathOf(s.dst)));
+        if (r < 0) throw new ErrnoException("rename", -r, e.showDst());
         t.published = true;
         return Decision.ABSENT;
     }
 
-    /** linkat of an unnamed (O_TMPFILE) file to {@code path}. */
-    private int linkUnnamed(int fd, MemorySegment path) {
+    /** linkat of an unnamed (O_TMPFILE) file to {@code name} in the entered directory. */
+    private int linkUnnamed(int fd, MemorySegment name) {
         if (ctx.tmpfileLinkMode == 0) {
             Names.putAscii(s.aux, "/proc/self/fd/" + fd);
-            return LibC.linkat(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_FDCWD, path, Fcntl.AT_SYMLINK_FOLLOW);
+            return LibC.linkat(Fcntl.AT_FDCWD, s.aux, curDst, name, Fcntl.AT_SYMLINK_FOLLOW);
         }
-        s.empty.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 0);
-        int r = LibC.linkat(fd, s.empty, Fcntl.AT_FDCWD, path, Fcntl.AT_EMPTY_PATH);
+        int r = LibC.linkat(fd, s.empty, curDst, name, Fcntl.AT_EMPTY_PATH);
         if ((r == -Errno.ENOENT || r == -Errno.EPERM) && Files.isDirectory(Path.of("/proc/self/fd"))) {
             // Without CAP_DAC_READ_SEARCH (root in a user namespace, say) AT_EMPTY_PATH says ENOENT: use /proc.
             ctx.tmpfileLinkMode = 0;
-            return linkUnnamed(fd, path);
+            return linkUnnamed(fd, name);
         }
         return r;
     }
 
-    private static byte[] pathOf(MemorySegment seg) {
-        return PathBytes.cString(seg, 0, Fcntl.PATH_MAX + 1);
-    }
-
     // ------------------------------------------------------------------ hard links
 
-    /** Makes {@code e}'s target a hard link to {@code leaderTarget}, the copy of the same source inode. */
-    private boolean linkTo(Entry e, byte[] leaderTarget) {
-        if (!paths(e)) return false;
-        if (PathBytes.put(s.aux, leaderTarget) < 0) return false;
+    /** Makes {@code e}'s target a hard link to the copy of {@code leader}, the first name of the same inode. */
+    private boolean linkTo(Entry e, Entry leader) {
+        if (!names(e)) return false;
+        int lfd = leader.dir() == e.dir() ? curDst : dirs.openTarget(leader.dir(), false);
+        if (lfd < 0) return false; // reported for the leader's directory
+        try {
+            PathBytes.put(s.aux, leader.dstName());
+            return linkAt(e, lfd);
+        } finally {
+            if (lfd != curDst) LibC.close(lfd);
+        }
+    }
+
+    /** Links s.aux in {@code lfd} as s.dst in the entered directory, replacing what is there as the options say. */
+    private boolean linkAt(Entry e, int lfd) {
         boolean replace = false;
         if (!e.dir().fresh) {
-            int r = LibC.statx(Fcntl.AT_FDCWD, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
+            int r = LibC.statx(curDst, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
             if (r == 0) {
-                int lr = LibC.statx(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx);
+                int lr = LibC.statx(lfd, s.aux, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx);
                 if (lr == 0 && Statx.dev(s.statx) == Statx.dev(s.statx2) && Statx.ino(s.statx) == Statx.ino(s.statx2)) {
                     return skipped(e, Decision.SKIP_COMPLETE);
                 }
@@ -798,10 +911,10 @@ final class Copier implements AutoCloseable {
                 return false;
             }
         }
-        int r = replace ? -Errno.EEXIST : LibC.linkat(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_FDCWD, s.dst, 0);
+        int r = replace ? -Errno.EEXIST : LibC.linkat(lfd, s.aux, curDst, s.dst, 0);
         if (r == -Errno.EEXIST) {
             if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
-            r = replaceWith(e, () -> LibC.linkat(Fcntl.AT_FDCWD, s.aux, Fcntl.AT_FDCWD, s.tmp, 0));
+            r = replaceWith(() -> LibC.linkat(lfd, s.aux, curDst, s.tmp, 0));
         }
         if (r < 0) {
             ctx.fail(e.srcPath(), e.dstPath(), "link", r, e.dstPath());
@@ -812,15 +925,18 @@ final class Copier implements AutoCloseable {
         return true;
     }
 
-    /** Creates something under a temporary name in s.tmp with {@code create}, then renames it over s.dst. */
-    private int replaceWith(Entry e, java.util.function.IntSupplier create) {
+    /**
+     * Creates something under a temporary name (s.tmp) in the entered directory with {@code create}, then renames
+     * it over s.dst.
+     */
+    private int replaceWith(java.util.function.IntSupplier create) {
         while (true) {
-            if (Names.put(s.tmp, e.dir().dst, ctx.tempName()) < 0) return -Errno.ENAMETOOLONG;
+            PathBytes.put(s.tmp, ctx.tempName());
             int r = create.getAsInt();
             if (r == -Errno.EEXIST) continue;
             if (r < 0) return r;
-            r = LibC.renameat2(Fcntl.AT_FDCWD, s.tmp, Fcntl.AT_FDCWD, s.dst, 0);
-            if (r < 0) LibC.unlinkat(Fcntl.AT_FDCWD, s.tmp, 0);
+            r = LibC.renameat2(curDst, s.tmp, curDst, s.dst, 0);
+            if (r < 0) LibC.unlinkat(curDst, s.tmp, 0);
             return r;
         }
     }
@@ -828,8 +944,8 @@ final class Copier implements AutoCloseable {
     // ------------------------------------------------------------------ symlinks and special files
 
     private boolean copySymlink(Entry e) {
-        if (!paths(e)) return false;
-        long n = LibC.readlinkat(Fcntl.AT_FDCWD, s.src, s.aux, Fcntl.PATH_MAX);
+        if (!names(e)) return false;
+        long n = LibC.readlinkat(curSrc, s.src, s.aux, Fcntl.PATH_MAX);
         if (n < 0) {
             ctx.fail(e.srcPath(), e.dstPath(), "readlink", (int) n, e.srcPath());
             return false;
@@ -839,16 +955,16 @@ final class Copier implements AutoCloseable {
         if (d == Decision.SKIP_COMPLETE && !sameLinkTarget(n)) d = Decision.REPLACE;
         if (d == Decision.FAIL) return false;
         if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
-        int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.symlinkat(s.aux, Fcntl.AT_FDCWD, s.dst);
+        int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.symlinkat(s.aux, curDst, s.dst);
         if (r == -Errno.EEXIST) {
             if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
-            r = replaceWith(e, () -> LibC.symlinkat(s.aux, Fcntl.AT_FDCWD, s.tmp));
+            r = replaceWith(() -> LibC.symlinkat(s.aux, curDst, s.tmp));
         }
         if (r < 0) {
             ctx.fail(e.srcPath(), e.dstPath(), "symlink", r, e.dstPath());
             return false;
         }
-        Attributes.Failure f = attrs.applyToPath(s.src, s.dst, e.meta(), e.dir(), false, 0777);
+        Attributes.Failure f = attrs.applyToEntry(curSrc, s.src, curDst, s.dst, e.meta(), e.dir(), 0777);
         if (f != null) {
             ctx.fail(e.srcPath(), e.dstPath(), f.call(), f.errno(), e.dstPath());
             return false;
@@ -860,27 +976,27 @@ final class Copier implements AutoCloseable {
 
     /** True when the existing target symlink (s.dst) holds the {@code n} bytes now in s.aux. */
     private boolean sameLinkTarget(long n) {
-        long m = LibC.readlinkat(Fcntl.AT_FDCWD, s.dst, s.tmp, Fcntl.PATH_MAX);
+        long m = LibC.readlinkat(curDst, s.dst, s.tmp, Fcntl.PATH_MAX);
         return m == n && MemorySegment.mismatch(s.aux, 0, n, s.tmp, 0, n) < 0;
     }
 
     private boolean copySpecial(Entry e) {
-        if (!paths(e)) return false;
+        if (!names(e)) return false;
         Meta m = e.meta();
         Decision d = e.dir().fresh ? Decision.ABSENT : decide(e);
         if (d == Decision.FAIL) return false;
         if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
         int mode = createMode(m);
-        int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.mknodat(Fcntl.AT_FDCWD, s.dst, m.type() | mode, m.rdev());
+        int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.mknodat(curDst, s.dst, m.type() | mode, m.rdev());
         if (r == -Errno.EEXIST) {
             if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
-            r = replaceWith(e, () -> LibC.mknodat(Fcntl.AT_FDCWD, s.tmp, m.type() | mode, m.rdev()));
+            r = replaceWith(() -> LibC.mknodat(curDst, s.tmp, m.type() | mode, m.rdev()));
         }
         if (r < 0) {
             ctx.fail(e.srcPath(), e.dstPath(), "mknod", r, e.dstPath());
             return false;
         }
-        Attributes.Failure f = attrs.applyToPath(s.src, s.dst, m, e.dir(), false, mode);
+        Attributes.Failure f = attrs.applyToEntry(curSrc, s.src, curDst, s.dst, m, e.dir(), mode);
         if (f != null) {
             ctx.fail(e.srcPath(), e.dstPath(), f.call(), f.errno(), e.dstPath());
             return false;

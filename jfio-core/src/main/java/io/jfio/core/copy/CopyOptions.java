@@ -17,7 +17,8 @@ package io.jfio.core.copy;
  *                           meaningful with preserved timestamps: it is how a rerun finishes an interrupted copy)
  * @param verify             read both sides back after copying and compare them byte for byte; a mismatch fails the
  *                           file, which is then never put under its final name
- * @param fsync              fsync each file before it gets its final name, and each directory after its entries
+ * @param fsync              fsync each file before it gets its final name, each directory after its entries, and the
+ *                           directories that receive the top-level names
  * @param jobs               worker threads; 0 chooses (see {@link TreeCopy})
  * @param reflink            whether to try {@code FICLONE}
  * @param method             force one data method (for tests and measurements); null chooses per file

@@ -217,6 +217,25 @@ final class DataCopy {
         return pos;
     }
 
+    /**
+     * Copies what {@code srcFd} reads until its end (a FIFO, a character device): read(2), which has no offset,
+     * and pwrite at the running offset. Returns the bytes copied.
+     */
+    long copyStream(int srcFd, int dstFd, byte[] srcPath, byte[] dstPath) throws IOException {
+        MemorySegment buf = s.data();
+        long pos = 0;
+        while (true) {
+            checkCancelled(srcPath);
+            long n = LibC.read(srcFd, buf, buf.byteSize());
+            if (n == -Errno.EINTR) continue;
+            if (n < 0) throw new ErrnoException("read", (int) -n, srcFd, Names.show(srcPath), pos, buf.byteSize());
+            if (n == 0) return pos;
+            writeAll(dstFd, buf, n, pos, dstPath);
+            pos += n;
+            ctx.bytesWritten.add(n);
+        }
+    }
+
     private static void writeAll(int fd, MemorySegment buf, long n, long pos, byte[] dstPath) throws ErrnoException {
         long done = 0;
         while (done < n) {

@@ -1,5 +1,6 @@
 package io.jfio.core.copy;
 
+import io.jfio.core.sys.PathBytes;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -11,8 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class DirNode {
     final DirNode parent;
+    /** The stand-in this directory descends from (itself for a stand-in): the directory {@link #dstRel} is under. */
+    final DirNode root;
     final byte[] src;
     final byte[] dst;
+    /** The target's path below {@link #root}'s target directory ("name/sub"); empty for a stand-in. */
+    final byte[] dstRel;
     /** The source directory's metadata; null for the stand-in parent of a top-level entry. */
     final Meta meta;
     /** Entries not yet finished, plus one for the listing itself (or for the top-level entry of a stand-in). */
@@ -22,6 +27,15 @@ final class DirNode {
     boolean fresh;
     /** The target directory's device: where new files go. */
     long dstDev;
+    /**
+     * The target directory's inode, recorded when it was created or adopted: a directory opened later by its path
+     * must be this one, or another user replaced it.
+     */
+    long dstIno;
+    /** The target directory's owner: a directory created in it that another user owns was not made by us. */
+    int dstUid;
+    /** For a stand-in: the target directory, opened when the copy starts ({@code O_PATH}); -1 for others. */
+    int rootFd = -1;
     /** Group a new entry in the target gets (the directory's if it is setgid, else ours). */
     int newGid;
     /** Whether new subdirectories inherit setgid. */
@@ -33,10 +47,20 @@ final class DirNode {
     /** The target directory could not be created or used: nothing inside is attempted, nothing finalized. */
     volatile boolean broken;
 
+    /** Marks the directory unusable; true for the one caller that marked it first (and reports why). */
+    synchronized boolean breakOnce() {
+        if (broken) return false;
+        broken = true;
+        return true;
+    }
+
     DirNode(DirNode parent, byte[] src, byte[] dst, Meta meta) {
         this.parent = parent;
+        this.root = parent == null ? this : parent.root;
         this.src = src;
         this.dst = dst;
+        this.dstRel = parent == null ? new byte[0] : parent.dstRel.length == 0 ? PathBytes.lastComponent(dst)
+                : PathBytes.join(parent.dstRel, PathBytes.lastComponent(dst));
         this.meta = meta;
     }
 

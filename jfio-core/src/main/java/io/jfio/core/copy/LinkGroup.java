@@ -11,27 +11,27 @@ import java.util.List;
  * directory's pending count, so no directory is finished before its links exist.
  */
 final class LinkGroup {
-    private byte[] target;
+    private Entry leader;
     private boolean failed;
     private boolean done;
     private List<Entry> waiting = new ArrayList<>();
 
     /**
-     * A follower arrives: returns the leader's target path when the leader is done, or null after queueing
-     * {@code e} to be handed back by {@link #complete}. When the leader failed, returns an empty array: copy it on
-     * its own.
+     * A follower arrives: returns the leader (whose copy is in place) when the leader is done, or null after
+     * queueing {@code e} to be handed back by {@link #complete}. When the leader failed, returns {@code e} itself:
+     * copy it on its own.
      */
-    synchronized byte[] join(Entry e) {
-        if (done) return failed ? new byte[0] : target;
+    synchronized Entry join(Entry e) {
+        if (done) return failed ? e : leader;
         waiting.add(e);
         return null;
     }
 
-    /** The leader finished (target is its final path) or failed (null); returns the followers that waited. */
-    synchronized List<Entry> complete(byte[] leaderTarget) {
+    /** The leader finished (its copy is in place) or failed (null); returns the followers that waited. */
+    synchronized List<Entry> complete(Entry finished) {
         done = true;
-        failed = leaderTarget == null;
-        target = leaderTarget;
+        failed = finished == null;
+        leader = finished;
         List<Entry> w = waiting;
         waiting = List.of();
         return w;

@@ -31,12 +31,11 @@ final class ResumeMarker {
         return ("jfio-copy dev=" + source.dev() + " ino=" + source.ino() + "\n").getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Writes the marker into the target directory {@code dir}; returns 0 or -errno. */
-    static int write(byte[] dir, Meta source) {
+    /** Writes the marker into the target directory open as {@code dirFd}; returns 0 or -errno. */
+    static int write(int dirFd, Meta source) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
-            if (Names.put(path, dir, NAME_BYTES) < 0) return -Errno.ENAMETOOLONG;
-            int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_TRUNC
+            MemorySegment path = a.allocateFrom(NAME);
+            int fd = LibC.openat(dirFd, path, Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_TRUNC
                     | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW, 0600);
             if (fd < 0) return fd;
             try {
@@ -51,31 +50,42 @@ final class ResumeMarker {
         }
     }
 
-    /** True when the directory {@code dir} holds a marker for {@code source}. */
+    /** True when the directory {@code dir} holds a marker for {@code source} (the target, as cp names it). */
     static boolean matches(byte[] dir, Meta source) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
             if (Names.put(path, dir, NAME_BYTES) < 0) return false;
-            int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW, 0);
-            if (fd < 0) return false;
-            try {
-                byte[] want = content(source);
-                MemorySegment buf = a.allocate(want.length + 1);
-                long n = LibC.read(fd, buf, want.length + 1);
-                if (n != want.length) return false;
-                byte[] got = new byte[(int) n];
-                MemorySegment.copy(buf, JAVA_BYTE, 0, got, 0, got.length);
-                return Arrays.equals(got, want);
-            } finally {
-                LibC.close(fd);
-            }
+            return matches(Fcntl.AT_FDCWD, path, source, a);
         }
     }
 
-    /** Removes the marker from {@code dir} (in {@code pathBuf}, a scratch path buffer); returns 0 or -errno. */
-    static int remove(byte[] dir, MemorySegment pathBuf) {
-        if (Names.put(pathBuf, dir, NAME_BYTES) < 0) return -Errno.ENAMETOOLONG;
-        int r = LibC.unlinkat(Fcntl.AT_FDCWD, pathBuf, 0);
+    /** True when the target directory open as {@code dirFd} holds a marker for {@code source}. */
+    static boolean matches(int dirFd, Meta source) {
+        try (Arena a = Arena.ofConfined()) {
+            return matches(dirFd, a.allocateFrom(NAME), source, a);
+        }
+    }
+
+    private static boolean matches(int dirFd, MemorySegment path, Meta source, Arena a) {
+        int fd = LibC.openat(dirFd, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW, 0);
+        if (fd < 0) return false;
+        try {
+            byte[] want = content(source);
+            MemorySegment buf = a.allocate(want.length + 1);
+            long n = LibC.read(fd, buf, want.length + 1);
+            if (n != want.length) return false;
+            byte[] got = new byte[(int) n];
+            MemorySegment.copy(buf, JAVA_BYTE, 0, got, 0, got.length);
+            return Arrays.equals(got, want);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    /** Removes the marker from the directory open as {@code dirFd} ({@code pathBuf}: a scratch buffer). */
+    static int remove(int dirFd, MemorySegment pathBuf) {
+        Names.putAscii(pathBuf, NAME);
+        int r = LibC.unlinkat(dirFd, pathBuf, 0);
         return r == -Errno.ENOENT ? 0 : r;
     }
 }

@@ -26,7 +26,14 @@ final class Scratch implements AutoCloseable {
     final MemorySegment aux = arena.allocate(Fcntl.PATH_MAX + 1);
     /** A temporary name's path in the target directory. */
     final MemorySegment tmp = arena.allocate(Fcntl.PATH_MAX + 1);
-    /** The empty string, for AT_EMPTY_PATH. */
+    /** A directory's path below its root, or one component of it (see {@link DirFds}). */
+    final MemorySegment dirPath = arena.allocate(Fcntl.PATH_MAX + 1);
+    /** /proc/self/fd/N/name of a source entry and of its copy, for the xattr calls that take only a path. */
+    final MemorySegment procSrc = arena.allocate(Fcntl.PATH_MAX + 1);
+    final MemorySegment procDst = arena.allocate(Fcntl.PATH_MAX + 1);
+    /** struct open_how for openat2. */
+    final MemorySegment openHow = arena.allocate(Fcntl.OPEN_HOW_SIZE, 8);
+    /** The empty string, for AT_EMPTY_PATH (the arena zeroes it; nothing writes it). */
     final MemorySegment empty = arena.allocate(1);
     final MemorySegment statx = arena.allocate(Statx.LAYOUT);
     final MemorySegment statx2 = arena.allocate(Statx.LAYOUT);

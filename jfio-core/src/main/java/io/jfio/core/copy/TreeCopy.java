@@ -11,13 +11,16 @@ import io.jfio.core.sys.Statx;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -76,13 +79,21 @@ public final class TreeCopy {
     static final int ADAPT_MILLIS = 40;
     /** Idle (or waiting for I/O) CPU share from which adaptive parallelism adds workers. */
     static final int ADAPT_IDLE_PERCENT = 25;
-    /** Descriptors one worker may hold at once: source, target, a directory being listed, a spare. */
-    static final int FDS_PER_WORKER = 4;
+    /**
+     * Descriptors one worker may hold at once: the source and target directories of the entries it copies, the
+     * source and target files, a spare (a directory being listed or finished, a hard link's first name's directory).
+     */
+    static final int FDS_PER_WORKER = 5;
 
     private final List<Path> sources;
     private final Path target;
     private final CopyContext ctx;
     private final AtomicBoolean started = new AtomicBoolean();
+    /**
+     * The directories the top-level targets go into, open ({@code O_PATH}) for the whole run, by path (ISO-8859-1,
+     * one char per byte): every target below is opened beneath one of them.
+     */
+    private final Map<String, Integer> rootFds = new LinkedHashMap<>();
 
     private TreeCopy(List<Path> sources, Path target, CopyOptions options, CopyListener listener) {
         this.sources = List.copyOf(sources);
@@ -133,7 +144,9 @@ public final class TreeCopy {
                     for (Work.Task t : left) t.abandon(c);
                 }
             }
+            if (ctx.options.fsync() && !ctx.cancelled) syncRoots();
         } finally {
+            for (int fd : rootFds.values()) LibC.close(fd);
             ctx.closeEngine();
         }
         return result();
@@ -260,6 +273,22 @@ public final class TreeCopy {
 
     // ================================================================== the sources and the target
 
+    /** With --fsync: the directories that got the new top-level names are synced too, so the names survive. */
+    private void syncRoots() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment dot = a.allocateFrom(".");
+            for (Map.Entry<String, Integer> root : rootFds.entrySet()) {
+                int fd = LibC.openat(root.getValue(), dot, Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC, 0);
+                int r = fd < 0 ? fd : LibC.fsync(fd);
+                if (fd >= 0) LibC.close(fd);
+                if (r < 0) {
+                    byte[] path = root.getKey().getBytes(StandardCharsets.ISO_8859_1);
+                    ctx.fail(null, path, "fsync (target directory)", r, path);
+                }
+            }
+        }
+    }
+
     private void prepare(List<Work.Task> roots, List<Long> devices) {
         CopyOptions o = ctx.options;
         boolean tmpfile = Boolean.parseBoolean(System.getProperty(TMPFILE_PROP, Boolean.toString(TMPFILE_DEFAULT)));
@@ -373,7 +402,16 @@ public final class TreeCopy {
             ctx.fail(src, dst, new ErrnoException("statx", Errno.ENAMETOOLONG, Names.show(dstDir)));
             return null;
         }
-        int r = LibC.statx(Fcntl.AT_FDCWD, path, 0, Meta.MASK, sx);
+        // The directory the user named is followed, like cp; nothing below it will be.
+        String key = new String(dstDir, StandardCharsets.ISO_8859_1);
+        Integer known = rootFds.get(key);
+        int fd = known != null ? known : LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_PATH | Fcntl.O_CLOEXEC, 0);
+        if (fd < 0) {
+            ctx.fail(src, dst, "open (target directory)", fd, dstDir);
+            return null;
+        }
+        if (known == null) rootFds.put(key, fd);
+        int r = LibC.statx(fd, a.allocateFrom(""), Fcntl.AT_EMPTY_PATH, Meta.MASK, sx);
         if (r < 0) {
             ctx.fail(src, dst, "statx (target directory)", r, dstDir);
             return null;
@@ -382,6 +420,9 @@ public final class TreeCopy {
             ctx.fail(src, dst, new ErrnoException("statx (target directory)", Errno.ENOTDIR, Names.show(dstDir)));
             return null;
         }
+        n.rootFd = fd;
+        n.dstIno = Statx.ino(sx);
+        n.dstUid = Statx.uid(sx);
         n.fresh = false;
         n.dstDev = Statx.dev(sx);
         n.setgid = (Statx.mode(sx) & Fcntl.S_ISGID) != 0;

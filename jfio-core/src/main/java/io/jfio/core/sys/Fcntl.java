@@ -29,6 +29,10 @@ public final class Fcntl {
     public static final int O_PATH = 010000000;                            // O_PATH
     public static final int O_TMPFILE = 020000000 | O_DIRECTORY;           // __O_TMPFILE | O_DIRECTORY
 
+    public static final int RESOLVE_NO_SYMLINKS = 0x04;                    // RESOLVE_NO_SYMLINKS
+    public static final int RESOLVE_BENEATH = 0x08;                        // RESOLVE_BENEATH
+    public static final int OPEN_HOW_SIZE = 24;                            // sizeof(struct open_how)
+
     public static final int AT_FDCWD = -100;                               // AT_FDCWD in linux/fcntl.h
     public static final int AT_SYMLINK_NOFOLLOW = 0x100;                   // AT_SYMLINK_NOFOLLOW
     public static final int AT_REMOVEDIR = 0x200;                          // AT_REMOVEDIR

@@ -211,6 +211,8 @@ public final class LibC {
     private static final long NR_GETEGID = X86 ? 108 : 177;          // gid_t getegid(void), cannot fail
     private static final long NR_PRLIMIT64 = X86 ? 302 : 261;        // int prlimit64(pid_t, int resource,
                                                                      //     const rlimit64 *new, rlimit64 *old)
+    private static final long NR_OPENAT2 = 437;                      // int openat2(int, path, open_how *, size_t),
+                                                                      // same number on x86_64 and aarch64 (5.6)
     private static final long NR_CACHESTAT = 451;                    // int cachestat(int, range *, cachestat *,
                                                                      //     unsigned int); Linux 6.5, 451 everywhere
 
@@ -340,6 +342,14 @@ public final class LibC {
     public static int openat(int dirfd, MemorySegment path, int flags, int mode) {
         return (int) sys(NR_OPENAT, n(dirfd), path, u(flags), u(mode), NO_ARG,
                 NO_ARG);
+    }
+
+    /**
+     * openat2(2) (Linux 5.6) with an {@code open_how} of {@link Fcntl#OPEN_HOW_SIZE} bytes (u64 flags, u64 mode,
+     * u64 resolve) in {@code how}; returns the descriptor or -errno (-ENOSYS on older kernels).
+     */
+    public static int openat2(int dirfd, MemorySegment path, MemorySegment how) {
+        return (int) sys(NR_OPENAT2, n(dirfd), path, how, n(Fcntl.OPEN_HOW_SIZE), NO_ARG, NO_ARG);
     }
 
     /** close(2); returns 0 or -errno. The descriptor is released even when this reports EINTR or EIO. */

@@ -1,0 +1,162 @@
+package io.jfio.core.copy;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.PathBytes;
+import io.jfio.core.sys.Statx;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Opens the copy's directories as descriptors that are known to be the right ones, so that every later call works
+ * relative to a directory this copy verified rather than to a path another user could redirect.
+ *
+ * <p>Not thread-safe; one per worker, using its {@link Scratch}. A target directory is opened beneath the target
+ * directory the copy started from (its stand-in's {@link DirNode#rootFd}) with {@code openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS)}, or, on kernels without openat2, one component at a time with {@code O_NOFOLLOW}; either
+ * way no symlink below the given target is followed, and the directory found must have the device and inode
+ * recorded when the copy created or adopted it. A source directory is opened by its path and must have the device
+ * and inode its listing saw. When a directory fails these checks it is reported once and marked broken: nothing is
+ * copied into or out of it any more.
+ */
+final class DirFds {
+    /**
+     * Set once the kernel said it has no openat2 (ENOSYS, or EPERM from a seccomp filter where the walk then
+     * worked): the component-by-component walk is used from then.
+     */
+    private static volatile boolean noOpenat2;
+
+    private final CopyContext ctx;
+    private final Scratch s;
+
+    DirFds(CopyContext ctx, Scratch s) {
+        this.ctx = ctx;
+        this.s = s;
+    }
+
+    /**
+     * Opens {@code d}'s target directory: {@code O_PATH} when {@code readable} is false (enough to create, link,
+     * rename and stat entries in it), else {@code O_RDONLY} (for fchmod, fsetxattr, fsync on it).
+     *
+     * @return the descriptor, or -1 after reporting and marking {@code d} broken
+     */
+    int openTarget(DirNode d, boolean readable) {
+        int flags = (readable ? Fcntl.O_RDONLY : Fcntl.O_PATH) | Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW
+                | Fcntl.O_CLOEXEC;
+        int rootFd = d.root.rootFd;
+        int fd;
+        if (d.dstRel.length == 0) {
+            Names.putAscii(s.dirPath, ".");
+            fd = LibC.openat(rootFd, s.dirPath, flags, 0);
+        } else if (PathBytes.put(s.dirPath, d.dstRel) < 0) {
+            fd = -Errno.ENAMETOOLONG;
+        } else {
+            fd = noOpenat2 ? -Errno.ENOSYS : openBeneath(rootFd, flags);
+            if (fd == -Errno.ENOSYS || fd == -Errno.EPERM) {
+                boolean denied = fd == -Errno.EPERM;
+                fd = walk(rootFd, d.dstRel, flags);
+                if (!denied || fd >= 0) noOpenat2 = true;
+            }
+        }
+        if (fd < 0) {
+            if (fd == -Errno.ELOOP || fd == -Errno.EXDEV || fd == -Errno.ENOTDIR) {
+                replaced(d, d.dst, "a directory of the target was replaced by a symlink or a file while copying");
+            } else if (d.breakOnce()) {
+                ctx.fail(d.src, d.dst, "open (target directory)", fd, d.dst);
+            }
+            return -1;
+        }
+        if (d.isStandIn()) return fd;
+        int r = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Statx.STATX_INO, s.statx2);
+        if (r < 0 || Statx.dev(s.statx2) != d.dstDev || Statx.ino(s.statx2) != d.dstIno) {
+            LibC.close(fd);
+            replaced(d, d.dst, "the target directory was replaced by another directory while copying");
+            return -1;
+        }
+        return fd;
+    }
+
+    /**
+     * Opens {@code d}'s source directory ({@code O_PATH} unless {@code readable}), following a symlink only where
+     * the options say so, and checks it is the directory that was listed.
+     *
+     * @return the descriptor, or -1 after reporting and marking {@code d} broken
+     */
+    int openSource(DirNode d, boolean readable) {
+        boolean follow = d.isStandIn() || followSource(d);
+        int flags = (readable ? Fcntl.O_RDONLY : Fcntl.O_PATH) | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC
+                | (follow ? 0 : Fcntl.O_NOFOLLOW);
+        int fd = PathBytes.put(s.dirPath, d.src) < 0 ? -Errno.ENAMETOOLONG : LibC.openat(Fcntl.AT_FDCWD, s.dirPath,
+                flags, 0);
+        if (fd < 0) {
+            if (d.breakOnce()) ctx.fail(d.src, d.dst, "open (source directory)", fd, d.src);
+            return -1;
+        }
+        if (d.isStandIn() || sameAsListed(fd, d)) return fd;
+        LibC.close(fd);
+        replaced(d, d.src, "the source directory was replaced while copying");
+        return -1;
+    }
+
+    /** True when the directory open as {@code fd} is the source directory {@code d} the listing found. */
+    boolean sameAsListed(int fd, DirNode d) {
+        int r = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Statx.STATX_INO, s.statx2);
+        return r == 0 && Statx.dev(s.statx2) == d.meta.dev() && Statx.ino(s.statx2) == d.meta.ino();
+    }
+
+    /** Whether {@code d}'s source is opened following a symlink (-L everywhere, -H for a top-level source). */
+    boolean followSource(DirNode d) {
+        CopyOptions.Dereference deref = ctx.options.dereference();
+        return deref == CopyOptions.Dereference.ALWAYS
+                || (d.parent != null && d.parent.isStandIn() && deref == CopyOptions.Dereference.COMMAND_LINE);
+    }
+
+    /** Reports, once per directory, that {@code d} cannot be trusted any more, and marks it broken. */
+    void replaced(DirNode d, byte[] path, String what) {
+        if (d.breakOnce()) {
+            ctx.fail(d.src, d.dst, what + ": path=" + Names.show(path) + "; nothing more is copied into it",
+                    Errno.ELOOP);
+        }
+    }
+
+    private int openBeneath(int rootFd, int flags) {
+        MemorySegment how = s.openHow;
+        how.set(JAVA_LONG, 0, flags & 0xffffffffL);
+        how.set(JAVA_LONG, 8, 0);
+        how.set(JAVA_LONG, 16, Fcntl.RESOLVE_BENEATH | Fcntl.RESOLVE_NO_SYMLINKS);
+        return LibC.openat2(rootFd, s.dirPath, how);
+    }
+
+    /** Opens {@code rel} below {@code rootFd} one component at a time, following no symlink. */
+    private int walk(int rootFd, byte[] rel, int flags) {
+        int cur = rootFd;
+        int start = 0;
+        while (true) {
+            int end = start;
+            while (end < rel.length && rel[end] != '/') end++;
+            boolean last = end >= rel.length;
+            int len = end - start;
+            if (len == 2 && rel[start] == '.' && rel[start + 1] == '.') {
+                if (cur != rootFd) LibC.close(cur);
+                return -Errno.EXDEV;
+            }
+            MemorySegment.copy(rel, start, s.dirPath, JAVA_BYTE, 0, len);
+            s.dirPath.set(JAVA_BYTE, len, (byte) 0);
+            int next = LibC.openat(cur, s.dirPath, last ? flags : Fcntl.O_PATH | Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW
+                    | Fcntl.O_CLOEXEC, 0);
+            if (cur != rootFd) LibC.close(cur);
+            if (next < 0 || last) return next;
+            cur = next;
+            start = end + 1;
+            while (start < rel.length && rel[start] == '/') start++;
+        }
+    }
+
+    /** For tests: makes the copy use the component-by-component walk, as on a kernel without openat2. */
+    static void forceWalk(boolean walk) {
+        noOpenat2 = walk;
+    }
+}
