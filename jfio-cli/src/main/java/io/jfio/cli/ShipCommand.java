@@ -64,7 +64,8 @@ public final class ShipCommand implements Callable<Integer> {
             + "(default) or end (files found at start only; later files start at their beginning).")
     private String start;
 
-    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics at /metrics.")
+    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics at /metrics "
+            + "(default host 127.0.0.1: this machine only; 0.0.0.0:PORT for every interface).")
     private String metrics;
 
     @Option(names = "--poll", paramLabel = "DURATION", description = "Poll for changes at this interval (e.g. 250ms) "

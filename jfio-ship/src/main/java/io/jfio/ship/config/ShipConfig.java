@@ -204,7 +204,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     private static InetSocketAddress metrics(String text) throws ConfigException {
         String t = text.trim();
         int colon = t.lastIndexOf(':');
-        String host = colon < 0 ? "0.0.0.0" : t.substring(0, colon);
+        // Only this machine by default: the metrics name files and hosts; 0.0.0.0:PORT opens them to the network.
+        String host = colon < 0 ? "127.0.0.1" : t.substring(0, colon);
         String port = colon < 0 ? t : t.substring(colon + 1);
         try {
             int p = Integer.parseInt(port);

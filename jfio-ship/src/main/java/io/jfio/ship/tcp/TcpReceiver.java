@@ -11,7 +11,9 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -28,10 +31,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * The receiving end of {@link TcpSink}: accepts connections, writes what arrives to files and, for senders that open
  * with the acknowledgement handshake ({@link TcpProtocol}), acknowledges what it has made durable.
  *
- * <p>Thread-safe. One acceptor thread; per connection a reader thread (socket to file, 1 MiB direct buffer, no
- * per-record work) and, with acknowledgements, a syncer thread that fdatasyncs the file at most every
- * {@link Options#syncInterval()} or every {@link Options#syncBytes()} and then sends the synced count. Syncing on its
- * own thread keeps the socket read while the disk flushes.
+ * <p>Thread-safe. One acceptor thread (it closes connections beyond {@link Options#maxConnections()} at once, and
+ * backs off from 10 ms to 1 s while accepting fails, e.g. at the descriptor limit); per connection a reader thread
+ * (socket to file, 1 MiB direct buffer, no per-record work) and, with acknowledgements, a syncer thread that
+ * fdatasyncs the file at most every {@link Options#syncInterval()} or every {@link Options#syncBytes()} and then
+ * sends the synced count. Syncing on its own thread keeps the socket read while the disk flushes.
  *
  * <p>Each connection writes its own file in the output directory, {@code receive-<epoch-millis>-<n>.log}, created
  * new: a stream is never mixed with another one or cut between connections, and what a sender resends after a
@@ -40,24 +44,63 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class TcpReceiver implements AutoCloseable {
     private static final int BUFFER = 1 << 20;
+    /** Accept failures (descriptor limit, out of memory) wait this long first, doubling up to the maximum. */
+    private static final long FIRST_ACCEPT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_ACCEPT_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** A kind of error line (accept failures, refused connections) is printed at most once per this interval. */
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
      * How the receiver behaves.
      *
-     * @param syncInterval the longest time received data waits for its fsync and acknowledgement (default 10 ms)
-     * @param syncBytes    sync early once this much data is unsynced (default 4 MiB)
+     * @param syncInterval   the longest time received data waits for its fsync and acknowledgement (default 10 ms)
+     * @param syncBytes      sync early once this much data is unsynced (default 4 MiB)
+     * @param maxConnections most connections served at once; more are closed as soon as they are accepted
+     *                       (default {@link #MAX_CONNECTIONS_DEFAULT})
      */
-    public record Options(Duration syncInterval, long syncBytes) {
+    public record Options(Duration syncInterval, long syncBytes, int maxConnections) {
+        /** The default connection limit: each connection holds a 1 MiB buffer, a file and one or two threads. */
+        public static final int MAX_CONNECTIONS_DEFAULT = 64;
+
         public Options {
-            if (syncInterval.isNegative() || syncInterval.isZero() || syncBytes <= 0) {
+            if (syncInterval.isNegative() || syncInterval.isZero() || syncBytes <= 0 || maxConnections <= 0) {
                 throw new IllegalArgumentException("receiver options: syncInterval=" + syncInterval
-                        + " syncBytes=" + syncBytes);
+                        + " syncBytes=" + syncBytes + " maxConnections=" + maxConnections);
             }
         }
 
-        /** 10 ms, 4 MiB. */
+        /** 10 ms, 4 MiB, 64 connections. */
         public static Options defaults() {
-            return new Options(Duration.ofMillis(10), 4L << 20);
+            return new Options(Duration.ofMillis(10), 4L << 20, MAX_CONNECTIONS_DEFAULT);
+        }
+
+        public Options withSyncInterval(Duration value) {
+            return new Options(value, syncBytes, maxConnections);
+        }
+
+        public Options withMaxConnections(int value) {
+            return new Options(syncInterval, syncBytes, value);
+        }
+    }
+
+    /** What a {@link StartException} is about: the address to listen on, or the output directory. */
+    public enum StartPart {
+        LISTEN, DIRECTORY
+    }
+
+    /** The receiver could not start; the message says why, in one line, for the user. */
+    public static final class StartException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final StartPart part;
+
+        StartException(StartPart part, String message) {
+            super(message);
+            this.part = part;
+        }
+
+        /** Which part of the setup failed. */
+        public StartPart part() {
+            return part;
         }
     }
 
@@ -71,6 +114,9 @@ public final class TcpReceiver implements AutoCloseable {
     private final AtomicLong durable = new AtomicLong();
     private final AtomicLong fileSeq = new AtomicLong();
     private final List<Path> files = new ArrayList<>();
+    private final RateLimitedLog acceptErrors;
+    private final RateLimitedLog refusals;
+    private final RateLimitedLog connectionErrors;
     private volatile boolean closed;
 
     private TcpReceiver(ServerSocketChannel server, Path dir, Options options, PrintStream log) {
@@ -78,30 +124,75 @@ public final class TcpReceiver implements AutoCloseable {
         this.dir = dir;
         this.options = options;
         this.log = log;
+        this.acceptErrors = new RateLimitedLog(log, LOG_INTERVAL_NANOS);
+        this.refusals = new RateLimitedLog(log, LOG_INTERVAL_NANOS);
+        this.connectionErrors = new RateLimitedLog(log, LOG_INTERVAL_NANOS);
         this.acceptor = Thread.ofPlatform().daemon().name("jfio-receive-accept").start(this::acceptLoop);
     }
 
     /**
-     * Starts listening on {@code bind} (port 0: any free port).
+     * Starts listening on {@code bind} (port 0: any free port). The output directory is created only once the
+     * address is listened on, so a bad address leaves nothing behind.
      *
      * @param dir where the connections' files go (created if missing); null: discard the data
-     * @param log where connection errors are reported (one line each)
+     * @param log where connection errors are reported (one line each, the same kind at most once a second)
+     * @throws StartException when the address cannot be listened on or the directory cannot be made or written
      */
     public static TcpReceiver start(InetSocketAddress bind, Path dir, Options options, PrintStream log)
             throws IOException {
-        if (dir != null) {
-            Files.createDirectories(dir);
+        String where = bind.getHostString() + ":" + bind.getPort();
+        if (bind.isUnresolved()) {
+            throw new StartException(StartPart.LISTEN, "cannot resolve host " + bind.getHostString());
         }
         ServerSocketChannel s = ServerSocketChannel.open();
+        boolean ok = false;
         try {
             // Restarting on the same port right after a stop must not wait for TIME_WAIT.
             s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            s.bind(bind, 128);
-        } catch (IOException e) {
-            s.close();
-            throw new IOException("cannot listen on " + bind + ": " + e.getMessage(), e);
+            try {
+                s.bind(bind, 128);
+            } catch (IOException | UnresolvedAddressException e) {
+                throw new StartException(StartPart.LISTEN, "cannot listen on " + where + ": " + e.getMessage());
+            }
+            if (dir != null) {
+                prepareDirectory(dir);
+            }
+            TcpReceiver r = new TcpReceiver(s, dir, options, log);
+            ok = true;
+            return r;
+        } finally {
+            if (!ok) {
+                s.close();
+            }
         }
-        return new TcpReceiver(s, dir, options, log);
+    }
+
+    /** Creates the output directory if missing and checks that files can be created in it. */
+    private static void prepareDirectory(Path dir) throws StartException {
+        try {
+            Files.createDirectories(dir);
+        } catch (FileAlreadyExistsException e) {
+            throw new StartException(StartPart.DIRECTORY, "cannot create output directory " + dir + ": "
+                    + e.getFile() + " exists and is not a directory");
+        } catch (FileSystemException e) {
+            throw new StartException(StartPart.DIRECTORY, "cannot create output directory " + dir + ": "
+                    + (e.getReason() != null ? e.getReason() : e.getClass().getSimpleName()));
+        } catch (IOException e) {
+            throw new StartException(StartPart.DIRECTORY, "cannot create output directory " + dir + ": "
+                    + e.getMessage());
+        }
+        if (!Files.isWritable(dir)) {
+            throw new StartException(StartPart.DIRECTORY, "output directory " + dir + " is not writable");
+        }
+    }
+
+    /** The address listened on. */
+    public InetSocketAddress localAddress() {
+        try {
+            return (InetSocketAddress) server.getLocalAddress();
+        } catch (IOException e) {
+            throw new IllegalStateException("receiver closed", e);
+        }
     }
 
     /** The port listened on. */
@@ -139,6 +230,7 @@ public final class TcpReceiver implements AutoCloseable {
     }
 
     private void acceptLoop() {
+        long backoff = 0;
         while (!closed) {
             SocketChannel ch;
             try {
@@ -146,9 +238,26 @@ public final class TcpReceiver implements AutoCloseable {
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                if (!closed) {
-                    log.println("receive: accept failed: " + e.getMessage());
+                // Out of descriptors the pending connection stays queued and accept fails again at once: back off,
+                // so the loop neither spins nor floods the log, and retry when connections have ended.
+                if (closed) {
+                    return;
                 }
+                acceptErrors.report("receive: accept failed: " + e.getMessage() + "; retrying");
+                backoff = backoff == 0 ? FIRST_ACCEPT_BACKOFF_NANOS : Math.min(backoff * 2, MAX_ACCEPT_BACKOFF_NANOS);
+                try {
+                    TimeUnit.NANOSECONDS.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                continue;
+            }
+            backoff = 0;
+            if (conns.size() >= options.maxConnections()) {
+                String peer = peerOf(ch);
+                closeQuietly(ch);
+                refusals.report("receive: refused connection from " + peer + ": " + options.maxConnections()
+                        + " connections already open (the connection limit)");
                 continue;
             }
             Conn c = new Conn(ch);
@@ -156,8 +265,32 @@ public final class TcpReceiver implements AutoCloseable {
             if (closed) {
                 c.abort();
             }
-            c.reader = Thread.ofPlatform().daemon().name("jfio-receive " + c.peer).unstarted(c::run);
-            c.reader.start();
+            try {
+                c.reader = Thread.ofPlatform().daemon().name("jfio-receive " + c.peer).unstarted(c::run);
+                c.reader.start();
+            } catch (OutOfMemoryError e) {
+                // No thread for this connection (too many threads or no memory): drop it, keep accepting.
+                c.reader = null;
+                c.abort();
+                conns.remove(c);
+                connectionErrors.report("receive: dropped connection from " + c.peer + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static String peerOf(SocketChannel ch) {
+        try {
+            return String.valueOf(ch.getRemoteAddress());
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // closing a socket that is already broken: nothing left to release
         }
     }
 
@@ -271,18 +404,13 @@ public final class TcpReceiver implements AutoCloseable {
 
         Conn(SocketChannel ch) {
             this.ch = ch;
-            String p;
-            try {
-                p = String.valueOf(ch.getRemoteAddress());
-            } catch (IOException e) {
-                p = "?";
-            }
-            this.peer = p;
+            this.peer = peerOf(ch);
         }
 
         void run() {
-            ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
             try {
+                // Allocated inside the try: when direct memory is exhausted the connection is closed, not leaked.
+                ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER);
                 // A sender that vanishes without a reset (host down, cable pulled) must not hold the connection, its
                 // file and its threads forever; TcpSink does the same on its side.
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
@@ -367,6 +495,11 @@ public final class TcpReceiver implements AutoCloseable {
             } catch (IOException e) {
                 if (!closed) {
                     log.println("receive: connection from " + peer + " failed: " + e.getMessage());
+                }
+            } catch (OutOfMemoryError e) {
+                // No direct memory for the buffer, or no thread for the syncer: drop this connection, keep serving.
+                if (!closed) {
+                    connectionErrors.report("receive: dropped connection from " + peer + ": " + e.getMessage());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -527,11 +660,7 @@ public final class TcpReceiver implements AutoCloseable {
         }
 
         void abort() {
-            try {
-                ch.close();
-            } catch (IOException e) {
-                // closing a socket that is already broken: nothing left to release
-            }
+            closeQuietly(ch);
             lock.lock();
             try {
                 aborted = true;
