@@ -58,6 +58,23 @@ public final class ReceiveCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}); more are closed at once, logged at most once a second.")
     private int maxConnections = TcpReceiver.Options.MAX_CONNECTIONS_DEFAULT;
 
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "Speak TLS 1.3 with this certificate (chain, "
+            + "PEM); with --tls-key.")
+    private Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "The certificate's private key (PEM, unencrypted "
+            + "PKCS#8: BEGIN PRIVATE KEY).")
+    private Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "PEM", description = "Require a client certificate that chains "
+            + "to these CA certificates (PEM); needs --tls-cert.")
+    private Path tlsClientCa;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "Require senders to present the token in "
+            + "this file (16-200 visible ASCII characters, e.g. 'openssl rand -hex 32'; mode 600). Compared in "
+            + "constant time; a mismatch is logged and the connection closed.")
+    private Path tokenFile;
+
     @Override
     public Integer call() {
         CliException.requireSupportedPlatform();
@@ -75,7 +92,7 @@ public final class ReceiveCommand implements Callable<Integer> {
             throw new CliException(ExitCodes.USAGE, "invalid --max-connections: value=" + maxConnections
                     + " (at least 1)");
         }
-        options = options.withMaxConnections(maxConnections);
+        options = options.withMaxConnections(maxConnections).withSecurity(security());
         ShipLog log = ShipLog.stderr();
         TcpReceiver receiver;
         try {
@@ -93,7 +110,9 @@ public final class ReceiveCommand implements Callable<Integer> {
             stop.countDown();
         });
         log.info("listening", "address", bind.getHostString() + ":" + receiver.port(), "dir", to.toAbsolutePath(),
-                "sync-interval", Units.formatDuration(options.syncInterval()));
+                "sync-interval", Units.formatDuration(options.syncInterval()), "max-connections", maxConnections,
+                "tls", tlsCert == null ? "off" : tlsClientCa == null ? "on" : "on, client certificate required",
+                "token", tokenFile == null ? "off" : "required");
         try {
             stop.await();
         } catch (InterruptedException e) {
@@ -109,6 +128,21 @@ public final class ReceiveCommand implements Callable<Integer> {
         log.info("stop", "received-bytes", receiver.received(), "durable-bytes", receiver.durable(), "files",
                 receiver.files().size());
         return ExitCodes.OK;
+    }
+
+    /** TLS and token from the options; a file that cannot be used is a usage error naming its option. */
+    private io.jfio.ship.tcp.TcpSecurity security() {
+        try {
+            return io.jfio.ship.tcp.TcpSecurity.receiver(tlsCert, tlsKey, tlsClientCa, tokenFile);
+        } catch (IllegalArgumentException e) {
+            String m = e.getMessage();
+            String option = tokenFile != null && m.contains(tokenFile.toString()) ? "--token-file"
+                    : tlsClientCa != null && m.contains(tlsClientCa.toString()) ? "--tls-client-ca"
+                    : tlsKey != null && m.contains(tlsKey.toString()) ? "--tls-key"
+                    : tlsCert != null && m.contains(tlsCert.toString()) ? "--tls-cert"
+                    : "--tls-cert/--tls-key/--tls-client-ca";
+            throw new CliException(ExitCodes.USAGE, "invalid " + option + ": " + m);
+        }
     }
 
     /** {@code PORT}, {@code HOST:PORT} or {@code [V6]:PORT}. */

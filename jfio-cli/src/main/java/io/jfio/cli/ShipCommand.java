@@ -115,6 +115,26 @@ public final class ShipCommand implements Callable<Integer> {
             + "send a plain newline stream (works with nc -l; what is in flight when the receiver dies is lost).")
     private boolean tcpNoAck;
 
+    @Option(names = "--tcp-tls", description = "tcp sinks: speak TLS 1.3; the receiver's certificate must name the "
+            + "host of tcp:HOST:PORT and chain to --tcp-tls-ca (default: the JDK's trusted CAs).")
+    private Boolean tcpTls;
+
+    @Option(names = "--tcp-tls-ca", paramLabel = "PEM", description = "tcp sinks: CA certificates the receiver's "
+            + "certificate must chain to.")
+    private String tcpTlsCa;
+
+    @Option(names = "--tcp-tls-cert", paramLabel = "PEM", description = "tcp sinks: client certificate (chain) for a "
+            + "receiver that checks clients; with --tcp-tls-key.")
+    private String tcpTlsCert;
+
+    @Option(names = "--tcp-tls-key", paramLabel = "PEM", description = "tcp sinks: the client certificate's private "
+            + "key (unencrypted PKCS#8, BEGIN PRIVATE KEY).")
+    private String tcpTlsKey;
+
+    @Option(names = "--tcp-token-file", paramLabel = "FILE", description = "tcp sinks: send the token in this file "
+            + "(mode 600) to a receiver that requires one.")
+    private String tcpTokenFile;
+
     @Option(names = "--kafka-compression", paramLabel = "CODEC", description = "kafka sinks: none, gzip, snappy, "
             + "lz4 (default) or zstd.")
     private String kafkaCompression;
@@ -176,6 +196,14 @@ public final class ShipCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
+    /** The command line's tcp settings, or null when it gives none. */
+    private RawConfig.RawTcp tcp() {
+        if (tcpTls == null && tcpTlsCa == null && tcpTlsCert == null && tcpTlsKey == null && tcpTokenFile == null) {
+            return null;
+        }
+        return new RawConfig.RawTcp(tcpTls, tcpTlsCa, tcpTlsCert, tcpTlsKey, tcpTokenFile);
+    }
+
     /** The configuration: the file's, with the command line's options over it. */
     ShipConfig config() {
         RawConfig file = RawConfig.empty();
@@ -184,7 +212,7 @@ public final class ShipCommand implements Callable<Integer> {
             if (config != null) file = ConfigLoader.load(config);
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
-                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, kafkaCompression, null, null, null);
+                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, tcp(), kafkaCompression, null, null, null);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

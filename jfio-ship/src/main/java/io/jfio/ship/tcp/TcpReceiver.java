@@ -17,8 +17,12 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +30,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 
 /**
  * The receiving end of {@link TcpSink}: accepts connections, writes what arrives to files and, for senders that open
@@ -49,6 +56,8 @@ public final class TcpReceiver implements AutoCloseable {
     private static final long MAX_ACCEPT_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A kind of error line (accept failures, refused connections) is printed at most once per this interval. */
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** With TLS or a token, a connection that has not completed its handshakes by then is closed. */
+    static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
     /**
      * How the receiver behaves.
@@ -57,13 +66,15 @@ public final class TcpReceiver implements AutoCloseable {
      * @param syncBytes      sync early once this much data is unsynced (default 4 MiB)
      * @param maxConnections most connections served at once; more are closed as soon as they are accepted
      *                       (default {@link #MAX_CONNECTIONS_DEFAULT})
+     * @param security       TLS and the token senders must present (default none: plain TCP, no token)
      */
-    public record Options(Duration syncInterval, long syncBytes, int maxConnections) {
+    public record Options(Duration syncInterval, long syncBytes, int maxConnections, TcpSecurity security) {
         /** The default connection limit: each connection holds a 1 MiB buffer, a file and one or two threads. */
         public static final int MAX_CONNECTIONS_DEFAULT = 64;
 
         public Options {
-            if (syncInterval.isNegative() || syncInterval.isZero() || syncBytes <= 0 || maxConnections <= 0) {
+            if (syncInterval.isNegative() || syncInterval.isZero() || syncBytes <= 0 || maxConnections <= 0
+                    || security == null) {
                 throw new IllegalArgumentException("receiver options: syncInterval=" + syncInterval
                         + " syncBytes=" + syncBytes + " maxConnections=" + maxConnections);
             }
@@ -71,15 +82,24 @@ public final class TcpReceiver implements AutoCloseable {
 
         /** 10 ms, 4 MiB, 64 connections. */
         public static Options defaults() {
-            return new Options(Duration.ofMillis(10), 4L << 20, MAX_CONNECTIONS_DEFAULT);
+            return new Options(Duration.ofMillis(10), 4L << 20, MAX_CONNECTIONS_DEFAULT, TcpSecurity.none());
         }
 
         public Options withSyncInterval(Duration value) {
-            return new Options(value, syncBytes, maxConnections);
+            return new Options(value, syncBytes, maxConnections, security);
         }
 
         public Options withMaxConnections(int value) {
-            return new Options(syncInterval, syncBytes, value);
+            return new Options(syncInterval, syncBytes, value, security);
+        }
+
+        public Options withSecurity(TcpSecurity value) {
+            return new Options(syncInterval, syncBytes, maxConnections, value);
+        }
+
+        /** Whether a connection must pass a check (TLS or token) before anything it sends is kept. */
+        boolean secured() {
+            return security.tls() != null || security.token() != null;
         }
     }
 
@@ -117,6 +137,7 @@ public final class TcpReceiver implements AutoCloseable {
     private final RateLimitedLog acceptErrors;
     private final RateLimitedLog refusals;
     private final RateLimitedLog connectionErrors;
+    private final RateLimitedLog authFailures;
     private volatile boolean closed;
 
     private TcpReceiver(ServerSocketChannel server, Path dir, Options options, PrintStream log) {
@@ -127,6 +148,7 @@ public final class TcpReceiver implements AutoCloseable {
         this.acceptErrors = new RateLimitedLog(log, LOG_INTERVAL_NANOS);
         this.refusals = new RateLimitedLog(log, LOG_INTERVAL_NANOS);
         this.connectionErrors = new RateLimitedLog(log, LOG_INTERVAL_NANOS);
+        this.authFailures = new RateLimitedLog(log, LOG_INTERVAL_NANOS);
         this.acceptor = Thread.ofPlatform().daemon().name("jfio-receive-accept").start(this::acceptLoop);
     }
 
@@ -278,6 +300,19 @@ public final class TcpReceiver implements AutoCloseable {
         }
     }
 
+    /**
+     * Compares tokens in constant time: the digests have one length whatever the tokens', and
+     * {@link MessageDigest#isEqual} does not stop at the first difference.
+     */
+    static boolean sameToken(byte[] expected, byte[] given) {
+        try {
+            return MessageDigest.isEqual(MessageDigest.getInstance("SHA-256").digest(expected),
+                    MessageDigest.getInstance("SHA-256").digest(given));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
     private static String peerOf(SocketChannel ch) {
         try {
             return String.valueOf(ch.getRemoteAddress());
@@ -401,6 +436,12 @@ public final class TcpReceiver implements AutoCloseable {
         boolean aborted;
         volatile Thread syncer;
         volatile Thread reader;
+        /** Closes the connection if its handshakes take too long; null without TLS and token. */
+        Thread watchdog;
+        /** The connection's stream, plain or TLS; set by the reader before {@code opened}. */
+        volatile Wire wire;
+        /** The handshake did not complete within {@link #HANDSHAKE_TIMEOUT}; guarded by {@code lock}. */
+        boolean handshakeTimedOut;
 
         Conn(SocketChannel ch) {
             this.ch = ch;
@@ -414,6 +455,12 @@ public final class TcpReceiver implements AutoCloseable {
                 // A sender that vanishes without a reset (host down, cable pulled) must not hold the connection, its
                 // file and its threads forever; TcpSink does the same on its side.
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+                if (options.secured()) {
+                    // A peer that connects and stays silent must not hold a connection slot: it has to pass its
+                    // checks in time.
+                    watchdog = Thread.ofVirtual().name("jfio-receive-handshake " + peer).start(this::watchHandshake);
+                }
+                wire = options.security().tls() != null ? tls() : Wire.plain(ch);
                 boolean ack = handshake(buf);
                 if (dir != null) {
                     file = newFile();
@@ -430,6 +477,9 @@ public final class TcpReceiver implements AutoCloseable {
                     }
                 } finally {
                     lock.unlock();
+                }
+                if (watchdog != null) {
+                    watchdog.interrupt();
                 }
                 while (true) {
                     if (buf.position() > 0) {
@@ -474,7 +524,7 @@ public final class TcpReceiver implements AutoCloseable {
                         }
                         buf.clear();
                     }
-                    if (ch.read(buf) < 0) {
+                    if (wire.read(buf) < 0) {
                         break;
                     }
                 }
@@ -492,8 +542,13 @@ public final class TcpReceiver implements AutoCloseable {
                     file.force(false);
                     durable.addAndGet(written);
                 }
+            } catch (Refused e) {
+                // logged where it was refused
             } catch (IOException e) {
-                if (!closed) {
+                if (timedOut()) {
+                    authFailures.report("receive: refused connection from " + peer + ": no handshake within "
+                            + HANDSHAKE_TIMEOUT.toSeconds() + " s");
+                } else if (!closed) {
                     log.println("receive: connection from " + peer + " failed: " + e.getMessage());
                 }
             } catch (OutOfMemoryError e) {
@@ -504,6 +559,9 @@ public final class TcpReceiver implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
+                if (watchdog != null) {
+                    watchdog.interrupt();
+                }
                 abort();
                 if (syncer != null) {
                     try {
@@ -523,7 +581,59 @@ public final class TcpReceiver implements AutoCloseable {
             }
         }
 
-        /** Reads the first line if it is the handshake; returns true for an acknowledging sender. */
+        /** Closes the connection when its handshakes are not done in time (TLS or token configured). */
+        private void watchHandshake() {
+            try {
+                Thread.sleep(HANDSHAKE_TIMEOUT);
+            } catch (InterruptedException e) {
+                return; // the handshake completed or the connection ended
+            }
+            lock.lock();
+            try {
+                if (opened) {
+                    return;
+                }
+                handshakeTimedOut = true;
+            } finally {
+                lock.unlock();
+            }
+            abort();
+        }
+
+        private boolean timedOut() {
+            lock.lock();
+            try {
+                return handshakeTimedOut;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** The TLS handshake, as the server; a peer that fails it (no or a wrong certificate, no TLS) is refused. */
+        private Wire tls() throws IOException {
+            TcpSecurity sec = options.security();
+            SSLSocket s = (SSLSocket) sec.tls().getSocketFactory().createSocket(ch.socket(), peer,
+                    ch.socket().getPort(), true);
+            s.setUseClientMode(false);
+            SSLParameters p = s.getSSLParameters();
+            p.setProtocols(new String[] {TcpSecurity.TLS_VERSION});
+            p.setNeedClientAuth(sec.requireClientCert());
+            s.setSSLParameters(p);
+            try {
+                s.startHandshake();
+            } catch (SSLException e) {
+                if (timedOut()) {
+                    throw e;
+                }
+                throw refuse("TLS handshake failed: " + e.getMessage(), false);
+            }
+            return Wire.tls(s);
+        }
+
+        /**
+         * Reads the first line if it is the handshake and checks its token; returns true for an acknowledging
+         * sender, false for a plain stream (whose first bytes are in {@code buf}).
+         */
         private boolean handshake(ByteBuffer buf) throws IOException {
             byte[] magic = TcpProtocol.MAGIC;
             while (true) {
@@ -531,7 +641,7 @@ public final class TcpReceiver implements AutoCloseable {
                 int check = Math.min(have, magic.length);
                 for (int i = 0; i < check; i++) {
                     if (buf.get(i) != magic[i]) {
-                        return false; // plain stream: everything read so far is data
+                        return plain(); // everything read so far is data
                     }
                 }
                 if (have >= magic.length) {
@@ -539,29 +649,68 @@ public final class TcpReceiver implements AutoCloseable {
                         if (buf.get(i) == '\n') {
                             byte[] line = new byte[i + 1];
                             buf.get(0, line);
-                            if (!java.util.Arrays.equals(line, TcpProtocol.HANDSHAKE_BYTES)) {
-                                ch.write(ByteBuffer.wrap(("JFIO-SHIP error unsupported handshake\n")
-                                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
-                                throw new IOException("unsupported handshake "
-                                        + new String(line, java.nio.charset.StandardCharsets.US_ASCII).strip());
-                            }
+                            boolean v2 = accept(line);
                             buf.flip().position(i + 1);
                             buf.compact();
-                            ByteBuffer reply = ByteBuffer.wrap(TcpProtocol.HANDSHAKE_BYTES);
-                            while (reply.hasRemaining()) {
-                                ch.write(reply);
-                            }
+                            wire.write(ByteBuffer.wrap(TcpProtocol.reply(v2)));
                             return true;
                         }
                     }
-                    if (have > 256) {
-                        return false; // no line end: not a handshake after all
+                    if (have > TcpProtocol.MAX_LINE) {
+                        return plain(); // no line end: not a handshake after all
                     }
                 }
-                if (ch.read(buf) < 0) {
-                    return false;
+                if (wire.read(buf) < 0) {
+                    return plain();
                 }
             }
+        }
+
+        /** A stream without the handshake: kept, unless a token is required (it cannot carry one). */
+        private boolean plain() throws IOException {
+            if (options.security().token() != null) {
+                throw refuse("no handshake, and this receiver requires a token", false);
+            }
+            return false;
+        }
+
+        /** Checks a handshake line; returns whether it is version 2. A wrong or missing token is refused. */
+        private boolean accept(byte[] line) throws IOException {
+            byte[] token = options.security().token();
+            if (Arrays.equals(line, TcpProtocol.HANDSHAKE_BYTES)) {
+                if (token != null) {
+                    throw refuse("token required; the sender sent none", true);
+                }
+                return false;
+            }
+            byte[] prefix = TcpProtocol.TOKEN_HANDSHAKE_PREFIX.getBytes(StandardCharsets.US_ASCII);
+            if (line.length > prefix.length + 1 && Arrays.equals(line, 0, prefix.length, prefix, 0, prefix.length)) {
+                if (token != null && !sameToken(token, Arrays.copyOfRange(line, prefix.length, line.length - 1))) {
+                    throw refuse("wrong token", true);
+                }
+                return true;
+            }
+            // The line may hold a secret of a later version: name only its version.
+            String text = new String(line, StandardCharsets.US_ASCII).strip();
+            String[] words = text.split(" ", 3);
+            throw refuse("unsupported handshake (version " + (words.length > 1 ? words[1] : "?") + ")", true);
+        }
+
+        /**
+         * Logs the refusal (at most once a second), tells an acknowledging sender why ({@code JFIO-SHIP error
+         * REASON}) and returns the exception that ends the connection.
+         */
+        private Refused refuse(String reason, boolean answer) {
+            if (answer) {
+                try {
+                    wire.write(ByteBuffer.wrap((TcpProtocol.ERROR_PREFIX + reason + "\n")
+                            .getBytes(StandardCharsets.US_ASCII)));
+                } catch (IOException e) {
+                    // the sender is gone: nobody to tell
+                }
+            }
+            authFailures.report("receive: refused connection from " + peer + ": " + reason);
+            return new Refused(reason);
         }
 
         /** Syncs and acknowledges; every syncInterval, or sooner when syncBytes are waiting, or at the end. */
@@ -609,14 +758,12 @@ public final class TcpReceiver implements AutoCloseable {
                         }
                         ackBuf.clear();
                         ackBuf.putLong(0, target);
-                        while (ackBuf.hasRemaining()) {
-                            ch.write(ackBuf);
-                        }
+                        wire.write(ackBuf);
                     }
                     if (last) {
                         if (stop) {
                             // FIN after the last acknowledgement: the sender sees the end and closes its side.
-                            ch.shutdownOutput();
+                            wire.shutdownOutput();
                         }
                         return;
                     }
@@ -653,7 +800,7 @@ public final class TcpReceiver implements AutoCloseable {
                 return;
             }
             try {
-                ch.shutdownInput();
+                wire.shutdownInput();
             } catch (IOException e) {
                 // already closed or broken: the reader is ending anyway
             }
@@ -675,6 +822,15 @@ public final class TcpReceiver implements AutoCloseable {
             if (r != null) {
                 r.join();
             }
+        }
+    }
+
+    /** A connection refused by a check; already logged. */
+    private static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String reason) {
+            super(reason);
         }
     }
 }
