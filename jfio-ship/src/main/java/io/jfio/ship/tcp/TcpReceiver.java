@@ -56,8 +56,6 @@ public final class TcpReceiver implements AutoCloseable {
     private static final long MAX_ACCEPT_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A kind of error line (accept failures, refused connections) is printed at most once per this interval. */
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** With TLS or a token, a connection that has not completed its handshakes by then is closed. */
-    static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
     /**
      * How the receiver behaves.
@@ -67,34 +65,42 @@ public final class TcpReceiver implements AutoCloseable {
      * @param maxConnections most connections served at once; more are closed as soon as they are accepted
      *                       (default {@link #MAX_CONNECTIONS_DEFAULT})
      * @param security       TLS and the token senders must present (default none: plain TCP, no token)
+     * @param handshakeTimeout with TLS or a token, a connection that has not passed its checks by then is closed
+     *                       (default 10 s), so that silent peers cannot hold the connection slots
      */
-    public record Options(Duration syncInterval, long syncBytes, int maxConnections, TcpSecurity security) {
+    public record Options(Duration syncInterval, long syncBytes, int maxConnections, TcpSecurity security,
+                          Duration handshakeTimeout) {
         /** The default connection limit: each connection holds a 1 MiB buffer, a file and one or two threads. */
         public static final int MAX_CONNECTIONS_DEFAULT = 64;
 
         public Options {
             if (syncInterval.isNegative() || syncInterval.isZero() || syncBytes <= 0 || maxConnections <= 0
-                    || security == null) {
+                    || security == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
                 throw new IllegalArgumentException("receiver options: syncInterval=" + syncInterval
                         + " syncBytes=" + syncBytes + " maxConnections=" + maxConnections);
             }
         }
 
-        /** 10 ms, 4 MiB, 64 connections. */
+        /** 10 ms, 4 MiB, 64 connections, no TLS, no token, 10 s handshake timeout. */
         public static Options defaults() {
-            return new Options(Duration.ofMillis(10), 4L << 20, MAX_CONNECTIONS_DEFAULT, TcpSecurity.none());
+            return new Options(Duration.ofMillis(10), 4L << 20, MAX_CONNECTIONS_DEFAULT, TcpSecurity.none(),
+                    Duration.ofSeconds(10));
         }
 
         public Options withSyncInterval(Duration value) {
-            return new Options(value, syncBytes, maxConnections, security);
+            return new Options(value, syncBytes, maxConnections, security, handshakeTimeout);
         }
 
         public Options withMaxConnections(int value) {
-            return new Options(syncInterval, syncBytes, value, security);
+            return new Options(syncInterval, syncBytes, value, security, handshakeTimeout);
         }
 
         public Options withSecurity(TcpSecurity value) {
-            return new Options(syncInterval, syncBytes, maxConnections, value);
+            return new Options(syncInterval, syncBytes, maxConnections, value, handshakeTimeout);
+        }
+
+        public Options withHandshakeTimeout(Duration value) {
+            return new Options(syncInterval, syncBytes, maxConnections, security, value);
         }
 
         /** Whether a connection must pass a check (TLS or token) before anything it sends is kept. */
@@ -440,7 +446,7 @@ public final class TcpReceiver implements AutoCloseable {
         Thread watchdog;
         /** The connection's stream, plain or TLS; set by the reader before {@code opened}. */
         volatile Wire wire;
-        /** The handshake did not complete within {@link #HANDSHAKE_TIMEOUT}; guarded by {@code lock}. */
+        /** The handshakes did not complete within {@link Options#handshakeTimeout()}; guarded by {@code lock}. */
         boolean handshakeTimedOut;
 
         Conn(SocketChannel ch) {
@@ -547,7 +553,7 @@ public final class TcpReceiver implements AutoCloseable {
             } catch (IOException e) {
                 if (timedOut()) {
                     authFailures.report("receive: refused connection from " + peer + ": no handshake within "
-                            + HANDSHAKE_TIMEOUT.toSeconds() + " s");
+                            + options.handshakeTimeout().toMillis() + " ms");
                 } else if (!closed) {
                     log.println("receive: connection from " + peer + " failed: " + e.getMessage());
                 }
@@ -584,7 +590,7 @@ public final class TcpReceiver implements AutoCloseable {
         /** Closes the connection when its handshakes are not done in time (TLS or token configured). */
         private void watchHandshake() {
             try {
-                Thread.sleep(HANDSHAKE_TIMEOUT);
+                Thread.sleep(options.handshakeTimeout());
             } catch (InterruptedException e) {
                 return; // the handshake completed or the connection ended
             }

@@ -231,6 +231,26 @@ class TcpSecurityTest {
     }
 
     @Test
+    void aSilentPeerIsClosedAfterTheHandshakeTimeoutAndFreesItsSlot() throws Exception {
+        TcpReceiver.Options o = TcpReceiver.Options.defaults().withMaxConnections(1)
+                .withHandshakeTimeout(java.time.Duration.ofMillis(300))
+                .withSecurity(TcpSecurity.receiver(null, null, null, tokenFile("token", TOKEN)));
+        try (TcpReceiver r = TcpReceiver.start(LOOPBACK, tmp.resolve("out"), o, log);
+             Socket silent = new Socket(InetAddress.getLoopbackAddress(), r.port())) {
+            silent.setSoTimeout(10_000);
+            long start = System.nanoTime();
+            assertEquals(-1, silent.getInputStream().read(), "closed by the receiver");
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(250));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (r.connections() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(0, r.connections(), "the slot is free again");
+            assertTrue(log().contains("no handshake within 300 ms"), log());
+        }
+    }
+
+    @Test
     void aTokenFileThatOthersCanReadOrThatIsTooShortIsRejected() throws Exception {
         Path open = tmp.resolve("open");
         Files.writeString(open, TOKEN);
