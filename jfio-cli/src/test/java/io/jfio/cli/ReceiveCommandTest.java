@@ -122,6 +122,70 @@ class ReceiveCommandTest {
         assertOneLine(r, "--max-connections");
     }
 
+    @Test
+    void unusableTlsOrTokenFilesAreUsageErrorsNamingTheOption() throws IOException {
+        Path token = tmp.resolve("token");
+        Files.writeString(token, "0123456789abcdef0123456789abcdef\n");
+        Files.setPosixFilePermissions(token, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Path out = tmp.resolve("out");
+        Result r = run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--token-file", token.toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertOneLine(r, "--token-file", "readable by every user");
+        r = run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--tls-cert", token.toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertOneLine(r, "needs its key");
+        r = run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--tls-cert",
+                tmp.resolve("missing.pem").toString(), "--tls-key", tmp.resolve("missing.key").toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertOneLine(r, "--tls-cert", "missing.pem does not exist");
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void shipAndReceiveProcessesTalkTlsWithAClientCertificateAndAToken() throws Exception {
+        io.jfio.ship.testing.TestPki pki = io.jfio.ship.testing.TestPki.create(
+                Files.createDirectories(tmp.resolve("pki")));
+        Path token = tmp.resolve("token");
+        Files.writeString(token, "0123456789abcdef0123456789abcdef\n");
+        Files.setPosixFilePermissions(token, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Path err = tmp.resolve("receive.err");
+        Path out = tmp.resolve("out");
+        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "receive", "--listen", "0", "--to",
+                out.toString(), "--tls-cert", pki.serverCert.toString(), "--tls-key", pki.serverKey.toString(),
+                "--tls-client-ca", pki.ca.toString(), "--token-file", token.toString())
+                .redirectErrorStream(true).redirectOutput(err.toFile()).start();
+        try {
+            Matcher m = Pattern.compile("event=listening address=([0-9.]+):(\\d+)").matcher("");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline && !(m = m.reset(Files.readString(err))).find()) {
+                assertTrue(p.isAlive(), Files.readString(err));
+                Thread.sleep(20);
+            }
+            assertTrue(Files.readString(err).contains("tls=\"on, client certificate required\" token=required"),
+                    Files.readString(err));
+            StringBuilder sb = new StringBuilder();
+            for (int i = 1; i <= 10_000; i++) sb.append("record ").append(i).append('\n');
+            Path file = tmp.resolve("app.log");
+            Files.writeString(file, sb);
+            Result ship = run("ship", "--from", file.toString(), "--to", "tcp:localhost:" + m.group(2), "--state",
+                    tmp.resolve("state").toString(), "--once", "--tcp-tls", "--tcp-tls-ca", pki.ca.toString(),
+                    "--tcp-tls-cert", pki.clientCert.toString(), "--tcp-tls-key", pki.clientKey.toString(),
+                    "--tcp-token-file", token.toString());
+            assertEquals(ExitCodes.OK, ship.exit(), ship.err());
+            StringBuilder got = new StringBuilder();
+            try (var files = Files.list(out)) {
+                for (Path f : files.sorted().toList()) got.append(Files.readString(f));
+            }
+            assertEquals(sb.toString(), got.toString());
+        } finally {
+            p.destroy();
+            p.waitFor(30, TimeUnit.SECONDS);
+            p.destroyForcibly();
+        }
+    }
+
     private static Optional<InetAddress> nonLoopbackAddress() throws IOException {
         return NetworkInterface.networkInterfaces().filter(i -> {
             try {
