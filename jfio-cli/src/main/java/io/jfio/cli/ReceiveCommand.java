@@ -27,12 +27,18 @@ import picocli.CommandLine.Option;
  * listened on (in use, not local) or a directory that cannot be made or written, {@link ExitCodes#ENVIRONMENT}. The
  * directory is made only after the address was listened on, so a bad address leaves nothing behind.
  *
- * <p>Listens on 127.0.0.1 unless a host is given: receiving from other machines is a choice the user makes.
+ * <p>Listens on 127.0.0.1 unless a host is given: receiving from other machines is a choice the user makes. Serves
+ * at most {@code --max-connections} at once; optionally speaks TLS ({@code --tls-cert}, {@code --tls-key}, and
+ * {@code --tls-client-ca} to require client certificates) and requires a token ({@code --token-file}). Unusable TLS or
+ * token files exit {@link ExitCodes#USAGE}.
  */
 @Command(name = "receive", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, description = {
             "Receive what 'jfio ship --to tcp:HOST:PORT' sends: one file per connection in DIR "
                     + "(receive-<epoch-ms>-<n>.log), acknowledged after fdatasync. Runs until SIGTERM/SIGINT.",
+            "Listens on 127.0.0.1 unless --listen names a host. Optional TLS 1.3 (--tls-cert/--tls-key, "
+                    + "--tls-client-ca) and a shared token (--token-file), matched by ship's --tcp-tls* and "
+                    + "--tcp-token-file.",
         })
 public final class ReceiveCommand implements Callable<Integer> {
     /** How long a stop waits for the connections' last sync and acknowledgement. */

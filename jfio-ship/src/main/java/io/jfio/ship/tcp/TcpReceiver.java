@@ -48,6 +48,10 @@ import javax.net.ssl.SSLSocket;
  * new: a stream is never mixed with another one or cut between connections, and what a sender resends after a
  * reconnect lands in the next file. Without an output directory the receiver discards the data (acknowledging it at
  * once), which measures the network path alone.
+ *
+ * <p>With {@link Options#security()} a connection first passes TLS (the JDK's, optionally requiring a client
+ * certificate) and the token check of the version 2 handshake ({@link TcpProtocol}); one that fails, or does not
+ * finish within {@link Options#handshakeTimeout()}, is closed with a log line before any file is made.
  */
 public final class TcpReceiver implements AutoCloseable {
     private static final int BUFFER = 1 << 20;
