@@ -112,6 +112,34 @@ class TcpSecurityTest {
             assertEquals(0, sink.sendfileBytes());
             assertEquals(src.content().length, sink.copiedBytes());
             assertArrayEquals(src.content(), Files.readAllBytes(r.files().get(0)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (r.connections() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals("", log(), "a TLS session that ends cleanly logs nothing");
+        }
+    }
+
+    @Test
+    void aGracefulStopEndsATlsConnectionAtOnceWithEverythingAcknowledged() throws Exception {
+        TcpSecurity server = TcpSecurity.receiver(pki.serverCert, pki.serverKey, null, null);
+        TcpSecurity client = TcpSecurity.sender(true, pki.ca, null, null, null);
+        try (SourceFile src = SourceFile.create(tmp.resolve("app.log"), "app", "line", 1000, 100, 64 << 10)) {
+            TcpReceiver r = TcpReceiver.start(LOOPBACK, tmp.resolve("out"),
+                    TcpReceiver.Options.defaults().withSecurity(server), log);
+            TcpSink sink = new TcpSink("localhost", r.port(), TcpSink.Options.defaults().withSecurity(client));
+            try {
+                shipAll(sink, src);
+                long start = System.nanoTime();
+                r.shutdown(java.time.Duration.ofSeconds(5));
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(tookMillis < 3000, "the sender saw the end and closed: took " + tookMillis + " ms");
+            } finally {
+                sink.close();
+                r.close();
+            }
+            assertArrayEquals(src.content(), Files.readAllBytes(r.files().get(0)));
+            assertEquals(src.content().length, r.durable());
         }
     }
 
