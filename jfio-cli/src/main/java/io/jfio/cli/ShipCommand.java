@@ -77,7 +77,8 @@ public final class ShipCommand implements Callable<Integer> {
             + "(default) or end (files found at start only; later files start at their beginning).")
     private String start;
 
-    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics at /metrics.")
+    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics at /metrics "
+            + "(default host 127.0.0.1: this machine only; 0.0.0.0:PORT for every interface).")
     private String metrics;
 
     @Option(names = "--poll", paramLabel = "DURATION", description = "Poll for changes at this interval (e.g. 250ms) "
@@ -126,6 +127,26 @@ public final class ShipCommand implements Callable<Integer> {
     @Option(names = "--tcp-no-ack", description = "tcp sinks: do not wait for the receiver's acknowledgements; "
             + "send a plain newline stream (works with nc -l; what is in flight when the receiver dies is lost).")
     private boolean tcpNoAck;
+
+    @Option(names = "--tcp-tls", description = "tcp sinks: speak TLS 1.3; the receiver's certificate must name the "
+            + "host of tcp:HOST:PORT and chain to --tcp-tls-ca (default: the JDK's trusted CAs).")
+    private Boolean tcpTls;
+
+    @Option(names = "--tcp-tls-ca", paramLabel = "PEM", description = "tcp sinks: CA certificates the receiver's "
+            + "certificate must chain to.")
+    private String tcpTlsCa;
+
+    @Option(names = "--tcp-tls-cert", paramLabel = "PEM", description = "tcp sinks: client certificate (chain) for a "
+            + "receiver that checks clients; with --tcp-tls-key.")
+    private String tcpTlsCert;
+
+    @Option(names = "--tcp-tls-key", paramLabel = "PEM", description = "tcp sinks: the client certificate's private "
+            + "key (unencrypted PKCS#8, BEGIN PRIVATE KEY).")
+    private String tcpTlsKey;
+
+    @Option(names = "--tcp-token-file", paramLabel = "FILE", description = "tcp sinks: send the token in this file "
+            + "(mode 600) to a receiver that requires one.")
+    private String tcpTokenFile;
 
     @Option(names = "--kafka-compression", paramLabel = "CODEC", description = "kafka sinks: none, gzip, snappy, "
             + "lz4 (default) or zstd.")
@@ -188,6 +209,14 @@ public final class ShipCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
+    /** The command line's tcp settings, or null when it gives none. */
+    private RawConfig.RawTcp tcp() {
+        if (tcpTls == null && tcpTlsCa == null && tcpTlsCert == null && tcpTlsKey == null && tcpTokenFile == null) {
+            return null;
+        }
+        return new RawConfig.RawTcp(tcpTls, tcpTlsCa, tcpTlsCert, tcpTlsKey, tcpTokenFile);
+    }
+
     /** The configuration: the file's, with the command line's options over it. */
     ShipConfig config() {
         RawConfig file = RawConfig.empty();
@@ -196,8 +225,8 @@ public final class ShipCommand implements Callable<Integer> {
             if (config != null) file = ConfigLoader.load(config);
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
-                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, kafkaCompression, null, null, null, followSymlinks,
-                    owners, outputMode);
+                    maxInFlight, tcpNoAck ? Boolean.FALSE : null, tcp(), kafkaCompression, null, null, null,
+                    followSymlinks, owners, outputMode);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

@@ -68,7 +68,7 @@ public final class Shipper implements AutoCloseable {
                 }
                 boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
                 Sink sink = Sinks.open(e.getValue(), new Sinks.Options(config.segmentSize(), config.maxInFlight(),
-                        config.bufferCapacity(), config.tcpAck(), config.kafkaCompression(), raw,
+                        config.bufferCapacity(), config.tcpAck(), config.tcpSecurity(), config.kafkaCompression(), raw,
                         config.kafkaProperties(), log, config.outputMode()));
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),

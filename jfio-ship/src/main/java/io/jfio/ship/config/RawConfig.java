@@ -26,6 +26,7 @@ import java.util.Map;
  * @param segmentSize        the dir sink's segment size
  * @param maxInFlight        unacknowledged bytes per sink before reading pauses
  * @param tcpAck             whether tcp sinks ask the receiver to acknowledge durable bytes (default true)
+ * @param tcp                TLS and token of tcp sinks ({@code tcp:} section)
  * @param kafkaCompression   the kafka sinks' compression: none, gzip, snappy, lz4 (default) or zstd
  * @param kafkaProperties    further Kafka producer properties for kafka sinks ({@code security.protocol}, ...)
  * @param inputs             more inputs
@@ -39,13 +40,13 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
                         String onOverlong, String checkpointInterval, Integer maxOpenFiles, String rotateWait,
                         String bufferSize, String segmentSize, String maxInFlight, Boolean tcpAck,
-                        String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
+                        RawTcp tcp, String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
                         Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null);
     }
 
     /**
@@ -65,6 +66,26 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                            String partialTimeout, String sink, Boolean followSymlinks, List<String> owners) {
     }
 
+    /**
+     * The {@code tcp:} section: how tcp sinks protect their connections. Relative paths are resolved like the
+     * state directory's.
+     *
+     * @param tls       speak TLS 1.3 (default false)
+     * @param tlsCa     CA certificates (PEM) the receiver's certificate must chain to (default: the JDK's)
+     * @param tlsCert   a client certificate chain (PEM) for receivers that ask for one
+     * @param tlsKey    its private key (PEM, unencrypted PKCS#8)
+     * @param tokenFile a file holding the token receivers ask for
+     */
+    public record RawTcp(Boolean tls, String tlsCa, String tlsCert, String tlsKey, String tokenFile) {
+        static RawTcp pick(RawTcp over, RawTcp base) {
+            if (over == null) return base;
+            if (base == null) return over;
+            return new RawTcp(RawConfig.pick(over.tls, base.tls), RawConfig.pick(over.tlsCa, base.tlsCa),
+                    RawConfig.pick(over.tlsCert, base.tlsCert), RawConfig.pick(over.tlsKey, base.tlsKey),
+                    RawConfig.pick(over.tokenFile, base.tokenFile));
+        }
+    }
+
     /** This configuration with every field that {@code over} gives replaced by {@code over}'s. */
     public RawConfig overriddenBy(RawConfig over) {
         return new RawConfig(pick(over.from, from), pick(over.exclude, exclude), pick(over.to, to),
@@ -74,6 +95,7 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.checkpointInterval, checkpointInterval), pick(over.maxOpenFiles, maxOpenFiles),
                 pick(over.rotateWait, rotateWait), pick(over.bufferSize, bufferSize),
                 pick(over.segmentSize, segmentSize), pick(over.maxInFlight, maxInFlight), pick(over.tcpAck, tcpAck),
+                RawTcp.pick(over.tcp, tcp),
                 pick(over.kafkaCompression, kafkaCompression), pick(over.kafkaProperties, kafkaProperties),
                 pick(over.inputs, inputs),
                 pick(over.sinks, sinks), pick(over.followSymlinks, followSymlinks), pick(over.owners, owners),

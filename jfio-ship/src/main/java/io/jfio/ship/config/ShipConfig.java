@@ -1,6 +1,7 @@
 package io.jfio.ship.config;
 
 import io.jfio.ship.sink.SinkSpec;
+import io.jfio.ship.tcp.TcpSecurity;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +32,7 @@ import java.util.Set;
  * @param segmentSize        the dir sink's segment size
  * @param maxInFlight        unacknowledged bytes per sink before reading pauses
  * @param tcpAck             whether tcp sinks wait for the receiver's acknowledgement of durable bytes
+ * @param tcpSecurity        TLS and token of tcp sinks
  * @param kafkaCompression   the kafka sinks' compression codec
  * @param kafkaProperties    further producer properties of kafka sinks, applied over the sink's own
  * @param outputMode         permission bits of the files the sinks create (segments); their directories get the
@@ -39,8 +41,8 @@ import java.util.Set;
 public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
                          InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
                          Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
-                         long segmentSize, long maxInFlight, boolean tcpAck, String kafkaCompression,
-                         Map<String, String> kafkaProperties, int outputMode) {
+                         long segmentSize, long maxInFlight, boolean tcpAck, TcpSecurity tcpSecurity,
+                         String kafkaCompression, Map<String, String> kafkaProperties, int outputMode) {
     /** The default mode of files the sinks create: the shipper's user only. */
     public static final int OUTPUT_MODE_DEFAULT = 0600;
     /** The default longest line. */
@@ -168,6 +170,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         long inFlight = raw.maxInFlight() == null ? MAX_IN_FLIGHT_DEFAULT : size("max-in-flight", raw.maxInFlight());
         if (inFlight < 1) throw new ConfigException("max-in-flight must be positive: max-in-flight=" + inFlight);
         boolean tcpAck = raw.tcpAck() == null || raw.tcpAck();
+        TcpSecurity tcpSecurity = tcpSecurity(raw.tcp(), tcpAck, base);
         String compression = raw.kafkaCompression() == null ? KAFKA_COMPRESSION_DEFAULT
                 : raw.kafkaCompression().trim().toLowerCase(Locale.ROOT);
         if (!List.of("none", "gzip", "snappy", "lz4", "zstd").contains(compression)) {
@@ -176,8 +179,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         }
         int outputMode = raw.outputMode() == null ? OUTPUT_MODE_DEFAULT : mode(raw.outputMode());
         return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
-                overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, compression,
-                raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode);
+                overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, tcpSecurity,
+                compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode);
     }
 
     /** The permission bits of directories the sinks create: {@link #outputMode()} plus x wherever r is set. */
@@ -250,10 +253,29 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         }
     }
 
+    private static TcpSecurity tcpSecurity(RawConfig.RawTcp tcp, boolean ack, Path base) throws ConfigException {
+        if (tcp == null) return TcpSecurity.none();
+        boolean tls = tcp.tls() != null && tcp.tls();
+        if (!ack && (tls || tcp.tokenFile() != null)) {
+            throw new ConfigException("tcp TLS and token need acknowledgements: drop tcp-ack: false (--tcp-no-ack)");
+        }
+        try {
+            return TcpSecurity.sender(tls, path(tcp.tlsCa(), base), path(tcp.tlsCert(), base),
+                    path(tcp.tlsKey(), base), path(tcp.tokenFile(), base));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("invalid tcp settings: " + e.getMessage());
+        }
+    }
+
+    private static Path path(String text, Path base) {
+        return text == null ? null : base.resolve(text);
+    }
+
     private static InetSocketAddress metrics(String text) throws ConfigException {
         String t = text.trim();
         int colon = t.lastIndexOf(':');
-        String host = colon < 0 ? "0.0.0.0" : t.substring(0, colon);
+        // Only this machine by default: the metrics name files and hosts; 0.0.0.0:PORT opens them to the network.
+        String host = colon < 0 ? "127.0.0.1" : t.substring(0, colon);
         String port = colon < 0 ? t : t.substring(colon + 1);
         try {
             int p = Integer.parseInt(port);

@@ -19,7 +19,8 @@ public final class MetricsServer implements AutoCloseable {
     /**
      * Starts serving.
      *
-     * @param address where to listen (port 0: any free port; see {@link #port})
+     * @param address where to listen (port 0: any free port; see {@link #port}); the configuration's default host
+     *                is 127.0.0.1
      */
     public MetricsServer(InetSocketAddress address, ShipMetrics metrics) throws IOException {
         InetSocketAddress bind = address.isUnresolved()
@@ -45,6 +46,11 @@ public final class MetricsServer implements AutoCloseable {
         server.setExecutor(Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon(true)
                 .name("jfio-ship-metrics").unstarted(r)));
         server.start();
+    }
+
+    /** The address listened on. */
+    public InetSocketAddress address() {
+        return server.getAddress();
     }
 
     /** The port listened on. */

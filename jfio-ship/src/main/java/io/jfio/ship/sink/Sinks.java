@@ -23,14 +23,15 @@ public final class Sinks {
      * @param tcpAck      tcp sinks: wait for the receiver's acknowledgement of durable bytes (at-least-once), or
      *                    count bytes as delivered once the kernel took them (a plain newline stream, e.g. for
      *                    {@code nc -l})
+     * @param tcpSecurity tcp sinks: TLS and token
      * @param kafkaCompression kafka sinks' codec: none, gzip, snappy, lz4 or zstd
      * @param kafkaRaw    kafka sinks: one record per batch instead of one per line (every input of the sink is raw)
      * @param kafkaProperties kafka sinks: producer properties applied over the sink's own
      * @param log         where sinks log
      */
     public record Options(long segmentSize, long maxInFlight, long bufferSize, boolean tcpAck,
-                          String kafkaCompression, boolean kafkaRaw, java.util.Map<String, String> kafkaProperties,
-                          ShipLog log, int outputMode) {
+                          io.jfio.ship.tcp.TcpSecurity tcpSecurity, String kafkaCompression, boolean kafkaRaw,
+                          java.util.Map<String, String> kafkaProperties, ShipLog log, int outputMode) {
     }
 
     /**
@@ -48,7 +49,8 @@ public final class Sinks {
             // The window is above the pipeline's own bound by one batch, so that the pipeline's bound is the one
             // that acts: a send that blocks in the sink would also hold off stop requests.
             case SinkSpec.TCP -> new TcpSink(spec.host(), spec.port(), TcpSink.Options.defaults()
-                    .withAck(options.tcpAck()).withWindow(options.maxInFlight() + options.bufferSize()));
+                    .withAck(options.tcpAck()).withWindow(options.maxInFlight() + options.bufferSize())
+                    .withSecurity(options.tcpSecurity()));
             case SinkSpec.KAFKA -> {
                 // send() blocks the pipeline thread (and so a stop) up to max.block.ms while the cluster is away;
                 // the files are the buffer, so failing after a few seconds and retrying with backoff loses nothing.

@@ -13,13 +13,19 @@ import io.jfio.core.sys.Sockets;
 import io.jfio.ship.sink.Batch;
 import io.jfio.ship.sink.Sink;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -28,6 +34,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 
 /**
  * A sink that streams batches to a TCP receiver, newline-framed, optionally with acknowledgements
@@ -47,6 +56,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * the next {@code send} reconnects, after an exponential backoff (100 ms doubling to {@link Options#maxBackoff()}).
  * Without acknowledgements a batch counts as delivered once the kernel accepted it, which loses what was in flight
  * when the receiver crashes.
+ *
+ * <p>With TLS ({@link Options#security()}) the connection is the JDK's {@link SSLSocket} (TLS 1.3, the receiver's
+ * certificate checked against the host name) and batches are copied from their native bytes into it: encryption
+ * happens in user space, so sendfile cannot be used. A token, if any, is sent in the handshake.
  */
 public final class TcpSink implements Sink {
     private static final ValueLayout.OfLong BE_LONG = JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN);
@@ -65,43 +78,53 @@ public final class TcpSink implements Sink {
      * @param maxBackoff       cap of the reconnect backoff (default 5 s)
      * @param sendfile         move bytes with sendfile(2) from the source file (default true); false writes the
      *                         batch's bytes with send(2)
+     * @param security         TLS and the token to present (default none); both need acknowledgements, since
+     *                         they travel in the handshake
      */
     public record Options(boolean ack, long window, Duration connectTimeout, Duration ackTimeout, Duration maxBackoff,
-                          boolean sendfile) {
+                          boolean sendfile, TcpSecurity security) {
         public static final long WINDOW_DEFAULT = 64L << 20;
 
         public Options {
             if (window <= 0 || connectTimeout.isNegative() || connectTimeout.isZero() || ackTimeout.isNegative()
-                    || ackTimeout.isZero() || maxBackoff.isNegative()) {
+                    || ackTimeout.isZero() || maxBackoff.isNegative() || security == null) {
                 throw new IllegalArgumentException("tcp sink options: window=" + window + " connectTimeout="
                         + connectTimeout + " ackTimeout=" + ackTimeout + " maxBackoff=" + maxBackoff);
+            }
+            if (!ack && (security.tls() != null || security.token() != null)) {
+                throw new IllegalArgumentException("tcp sink: TLS and the token need acknowledgements (the "
+                        + "handshake carries them); do not turn acknowledgements off");
             }
         }
 
         /** The defaults: acknowledgements on, 64 MiB window, 5 s connect, 30 s ack timeout, 5 s backoff, sendfile. */
         public static Options defaults() {
             return new Options(true, WINDOW_DEFAULT, Duration.ofSeconds(5), Duration.ofSeconds(30),
-                    Duration.ofSeconds(5), true);
+                    Duration.ofSeconds(5), true, TcpSecurity.none());
         }
 
         public Options withAck(boolean value) {
-            return new Options(value, window, connectTimeout, ackTimeout, maxBackoff, sendfile);
+            return new Options(value, window, connectTimeout, ackTimeout, maxBackoff, sendfile, security);
         }
 
         public Options withWindow(long value) {
-            return new Options(ack, value, connectTimeout, ackTimeout, maxBackoff, sendfile);
+            return new Options(ack, value, connectTimeout, ackTimeout, maxBackoff, sendfile, security);
         }
 
         public Options withConnectTimeout(Duration value) {
-            return new Options(ack, window, value, ackTimeout, maxBackoff, sendfile);
+            return new Options(ack, window, value, ackTimeout, maxBackoff, sendfile, security);
         }
 
         public Options withMaxBackoff(Duration value) {
-            return new Options(ack, window, connectTimeout, ackTimeout, value, sendfile);
+            return new Options(ack, window, connectTimeout, ackTimeout, value, sendfile, security);
         }
 
         public Options withSendfile(boolean value) {
-            return new Options(ack, window, connectTimeout, ackTimeout, maxBackoff, value);
+            return new Options(ack, window, connectTimeout, ackTimeout, maxBackoff, value, security);
+        }
+
+        public Options withSecurity(TcpSecurity value) {
+            return new Options(ack, window, connectTimeout, ackTimeout, maxBackoff, sendfile, value);
         }
     }
 
@@ -116,6 +139,8 @@ public final class TcpSink implements Sink {
     /** Scratch for sendfile's offset; owned by the pipeline thread. */
     private final Arena arena = Arena.ofShared();
     private final MemorySegment offsetBox = arena.allocate(JAVA_LONG);
+    /** Scratch for copying a batch into a TLS connection; owned by the pipeline thread, made on first use. */
+    private byte[] tlsChunk;
 
     private Connection conn;
     private long backoffNanos;
@@ -135,7 +160,8 @@ public final class TcpSink implements Sink {
     @Override
     public String describe() {
         String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-        return "tcp:" + h + ":" + port + (options.ack() ? "" : " (no ack)");
+        return "tcp:" + h + ":" + port + (options.ack() ? "" : " (no ack)")
+                + (options.security().tls() != null ? " (tls)" : "");
     }
 
     /** Bytes moved by sendfile(2) so far. */
@@ -224,6 +250,10 @@ public final class TcpSink implements Sink {
         } finally {
             lock.unlock();
         }
+        if (c.tls != null) {
+            transferTls(c, batch);
+            return;
+        }
         while (done < length) {
             long n;
             if (useSendfile) {
@@ -251,6 +281,28 @@ public final class TcpSink implements Sink {
                 throw new ErrnoException(useSendfile ? "sendfile" : "send", (int) -n, c.fd, batch.source(),
                         batch.offset() + done, length - done);
             }
+            done += n;
+            lock.lock();
+            try {
+                c.sent += n;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Copies the batch's native bytes into the TLS connection, in chunks. */
+    private void transferTls(Connection c, Batch batch) throws IOException {
+        if (tlsChunk == null) {
+            tlsChunk = new byte[256 << 10];
+        }
+        long length = batch.length();
+        long done = 0;
+        while (done < length) {
+            int n = (int) Math.min(tlsChunk.length, length - done);
+            MemorySegment.copy(batch.bytes(), JAVA_BYTE, done, tlsChunk, 0, n);
+            c.tls.out.write(tlsChunk, 0, n);
+            copiedBytes.addAndGet(n);
             done += n;
             lock.lock();
             try {
@@ -315,6 +367,9 @@ public final class TcpSink implements Sink {
     }
 
     private Connection open(InetAddress address) throws IOException {
+        if (options.security().tls() != null) {
+            return openTls(address);
+        }
         boolean v6 = address instanceof Inet6Address;
         int fd = LibC.socket(v6 ? Sockets.AF_INET6 : Sockets.AF_INET, Sockets.SOCK_STREAM | Sockets.SOCK_CLOEXEC, 0);
         ErrnoException.check(fd, "socket", -1, describe());
@@ -352,9 +407,11 @@ public final class TcpSink implements Sink {
                 throw new IOException("connect to " + address.getHostAddress() + ":" + port + " failed: "
                         + Errno.name(r) + " (" + Errno.describe(r) + ")");
             }
-            Connection c = new Connection(fd);
+            Connection c = new Connection(fd, null);
             if (options.ack()) {
-                handshake(c, a, tv);
+                ErrnoException.check(LibC.setsockopt(c.fd, Sockets.SOL_SOCKET, Sockets.SO_RCVTIMEO, tv,
+                        (int) Sockets.TIMEVAL_SIZE), "setsockopt(SO_RCVTIMEO)", c.fd, describe());
+                handshake(c);
                 // Sends block as long as the receiver is alive; liveness is the ack reader's job (ackTimeout).
                 Sockets.setTimeval(tv, 0);
                 ErrnoException.check(LibC.setsockopt(fd, Sockets.SOL_SOCKET, Sockets.SO_SNDTIMEO, tv,
@@ -378,40 +435,155 @@ public final class TcpSink implements Sink {
         }
     }
 
-    /** Sends the handshake line and waits (at most the connect timeout) for the receiver to echo it. */
-    private void handshake(Connection c, Arena a, MemorySegment tv) throws IOException {
-        MemorySegment line = a.allocate(TcpProtocol.HANDSHAKE_BYTES.length);
-        MemorySegment.copy(TcpProtocol.HANDSHAKE_BYTES, 0, line, JAVA_BYTE, 0, TcpProtocol.HANDSHAKE_BYTES.length);
-        long off = 0;
-        while (off < line.byteSize()) {
-            long n = LibC.send(c.fd, line.asSlice(off), line.byteSize() - off, Sockets.MSG_NOSIGNAL);
-            if (n == -Errno.EINTR) {
-                continue;
+    /** A TLS connection: TCP connect, TLS handshake (both within the connect timeout), then the handshake line. */
+    private Connection openTls(InetAddress address) throws IOException {
+        String where = address.getHostAddress() + ":" + port;
+        int timeout = (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis());
+        Socket plain = new Socket();
+        boolean ok = false;
+        try {
+            plain.setTcpNoDelay(true);
+            plain.setKeepAlive(true);
+            try {
+                plain.connect(new InetSocketAddress(address, port), timeout);
+            } catch (SocketTimeoutException e) {
+                throw new IOException("connect to " + where + " timed out after " + timeout + " ms");
+            } catch (IOException e) {
+                throw new IOException("connect to " + where + " failed: " + e.getMessage());
             }
-            ErrnoException.check(n, "send(handshake)", c.fd, describe());
-            off += n;
+            // The host as given: its name (or address) is what the receiver's certificate must name.
+            SSLSocket ssl = (SSLSocket) options.security().tls().getSocketFactory().createSocket(plain, host, port,
+                    true);
+            SSLParameters p = ssl.getSSLParameters();
+            p.setProtocols(new String[] {TcpSecurity.TLS_VERSION});
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+            ssl.setSSLParameters(p);
+            ssl.setSoTimeout(timeout);
+            try {
+                ssl.startHandshake();
+            } catch (SocketTimeoutException e) {
+                throw new IOException(describe() + ": no TLS handshake within " + timeout + " ms; does the "
+                        + "receiver speak TLS?");
+            } catch (SSLException e) {
+                throw new IOException(describe() + ": TLS handshake failed: " + e.getMessage());
+            }
+            Connection c = new Connection(-1, new TlsStream(plain, ssl));
+            handshake(c);
+            ssl.setSoTimeout((int) ACK_POLL_MILLIS);
+            c.reader = Thread.ofPlatform().daemon().name("jfio-tcp-ack " + host + ":" + port)
+                    .start(() -> readAcks(c));
+            ok = true;
+            return c;
+        } finally {
+            if (!ok) {
+                plain.close();
+            }
         }
-        ErrnoException.check(LibC.setsockopt(c.fd, Sockets.SOL_SOCKET, Sockets.SO_RCVTIMEO, tv,
-                (int) Sockets.TIMEVAL_SIZE), "setsockopt(SO_RCVTIMEO)", c.fd, describe());
-        MemorySegment reply = a.allocate(line.byteSize());
-        off = 0;
-        while (off < reply.byteSize()) {
-            long n = LibC.recv(c.fd, reply.asSlice(off), reply.byteSize() - off, 0);
-            if (n == -Errno.EINTR) {
-                continue;
+    }
+
+    /**
+     * Sends the handshake line (with the token, if any) and waits (at most the connect timeout: the socket's read
+     * timeout is set) for the receiver's answer line; a refusal ({@code JFIO-SHIP error ...}) says why.
+     */
+    private void handshake(Connection c) throws IOException {
+        byte[] line = TcpProtocol.handshake(options.security().token());
+        sendAll(c, line);
+        byte[] expected = TcpProtocol.reply(options.security().token() != null);
+        byte[] reply = new byte[TcpProtocol.MAX_LINE];
+        int have = 0;
+        while (have == 0 || reply[have - 1] != '\n') {
+            if (have == reply.length) {
+                throw new IOException(describe() + " answered the handshake with something else than "
+                        + new String(expected, StandardCharsets.US_ASCII).strip() + "; is it a jfio receiver?");
             }
-            if (n == -Errno.EAGAIN || n == 0) {
+            int b = recvByte(c);
+            if (b < 0) {
                 throw new IOException(describe() + " did not answer the acknowledgement handshake ("
-                        + (n == 0 ? "closed the connection" : "no answer in " + options.connectTimeout().toMillis()
+                        + (b == -1 ? "closed the connection" : "no answer in " + options.connectTimeout().toMillis()
                         + " ms") + "); is it a jfio receiver? A plain listener needs the sink without ack");
             }
-            ErrnoException.check(n, "recv(handshake)", c.fd, describe());
-            off += n;
+            reply[have++] = (byte) b;
         }
-        if (!Arrays.equals(reply.toArray(JAVA_BYTE), TcpProtocol.HANDSHAKE_BYTES)) {
+        String text = new String(reply, 0, have, StandardCharsets.US_ASCII);
+        if (text.startsWith(TcpProtocol.ERROR_PREFIX)) {
+            throw new IOException(describe() + " refused the connection: "
+                    + text.substring(TcpProtocol.ERROR_PREFIX.length()).strip());
+        }
+        if (!Arrays.equals(Arrays.copyOf(reply, have), expected)) {
             throw new IOException(describe() + " answered the handshake with something else than "
-                    + TcpProtocol.HANDSHAKE.strip() + "; is it a jfio receiver?");
+                    + new String(expected, StandardCharsets.US_ASCII).strip() + "; is it a jfio receiver?");
         }
+    }
+
+    private void sendAll(Connection c, byte[] bytes) throws IOException {
+        if (c.tls != null) {
+            c.tls.out.write(bytes);
+            c.tls.out.flush();
+            return;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment seg = a.allocate(bytes.length);
+            MemorySegment.copy(bytes, 0, seg, JAVA_BYTE, 0, bytes.length);
+            long off = 0;
+            while (off < seg.byteSize()) {
+                long n = LibC.send(c.fd, seg.asSlice(off), seg.byteSize() - off, Sockets.MSG_NOSIGNAL);
+                if (n == -Errno.EINTR) {
+                    continue;
+                }
+                ErrnoException.check(n, "send(handshake)", c.fd, describe());
+                off += n;
+            }
+        }
+    }
+
+    /** One byte of the handshake's answer; -1 at the end of the stream, -2 when the read timed out. */
+    private int recvByte(Connection c) throws IOException {
+        if (c.tls != null) {
+            try {
+                return c.tls.in.read();
+            } catch (SocketTimeoutException e) {
+                return -2;
+            }
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment one = a.allocate(1);
+            while (true) {
+                long n = LibC.recv(c.fd, one, 1, 0);
+                if (n == -Errno.EINTR) {
+                    continue;
+                }
+                if (n == -Errno.EAGAIN) {
+                    return -2;
+                }
+                if (n == 0) {
+                    return -1;
+                }
+                ErrnoException.check(n, "recv(handshake)", c.fd, describe());
+                return one.get(JAVA_BYTE, 0) & 0xff;
+            }
+        }
+    }
+
+    /**
+     * Reads acknowledgement bytes into {@code buf}: the count read, 0 at the end of the stream, {@code -EAGAIN} when
+     * the poll interval passed without data, another negative errno on a socket error (TLS: an exception).
+     */
+    private long recv(Connection c, MemorySegment buf) throws IOException {
+        if (c.tls == null) {
+            return LibC.recv(c.fd, buf, buf.byteSize(), 0);
+        }
+        byte[] b = new byte[(int) buf.byteSize()];
+        int n;
+        try {
+            n = c.tls.in.read(b);
+        } catch (SocketTimeoutException e) {
+            return -Errno.EAGAIN;
+        }
+        if (n < 0) {
+            return 0;
+        }
+        MemorySegment.copy(b, 0, buf, JAVA_BYTE, 0, n);
+        return n;
     }
 
     /** The acknowledgement reader's loop: one per connection, until the connection dies. */
@@ -421,7 +593,14 @@ public final class TcpSink implements Sink {
             long have = 0;
             long lastProgress = System.nanoTime();
             while (true) {
-                long n = LibC.recv(c.fd, buf.asSlice(have), buf.byteSize() - have, 0);
+                long n;
+                try {
+                    n = recv(c, buf.asSlice(have, buf.byteSize() - have));
+                } catch (IOException e) {
+                    lost(c, new IOException("reading acknowledgements from " + describe() + " failed: "
+                            + e.getMessage(), e));
+                    return;
+                }
                 if (n == -Errno.EINTR) {
                     continue;
                 }
@@ -518,7 +697,11 @@ public final class TcpSink implements Sink {
             lock.unlock();
         }
         // Wakes a send blocked in sendfile and the ack reader; the descriptor itself is closed by the owner thread.
-        LibC.shutdown(c.fd, Sockets.SHUT_RDWR);
+        if (c.tls != null) {
+            c.tls.shutdown();
+        } else {
+            LibC.shutdown(c.fd, Sockets.SHUT_RDWR);
+        }
         IOException failure = new IOException("connection to " + describe() + " lost with unacknowledged data: "
                 + cause.getMessage(), cause);
         for (Pending p : failed) {
@@ -535,7 +718,11 @@ public final class TcpSink implements Sink {
                 Thread.currentThread().interrupt();
             }
         }
-        LibC.close(c.fd);
+        if (c.tls != null) {
+            c.tls.close();
+        } else {
+            LibC.close(c.fd);
+        }
     }
 
     /** Nothing to do: the receiver syncs on its own timer, and every byte is already in the kernel's hands. */
@@ -563,7 +750,11 @@ public final class TcpSink implements Sink {
                 } finally {
                     lock.unlock();
                 }
-                LibC.shutdown(c.fd, Sockets.SHUT_WR);
+                if (c.tls != null) {
+                    c.tls.shutdownOutput();
+                } else {
+                    LibC.shutdown(c.fd, Sockets.SHUT_WR);
+                }
                 long deadline = System.nanoTime() + options.connectTimeout().toNanos();
                 lock.lock();
                 try {
@@ -591,9 +782,12 @@ public final class TcpSink implements Sink {
     private record Pending(long end, CompletableFuture<Void> future) {
     }
 
-    /** One TCP connection; fields other than fd and reader are guarded by the sink's lock. */
+    /** One TCP connection; fields other than fd, tls and reader are guarded by the sink's lock. */
     private static final class Connection {
+        /** The socket of a plain connection; -1 with TLS. */
         final int fd;
+        /** The TLS stream, or null for a plain connection. */
+        final TlsStream tls;
         Thread reader;
         long sent;
         /** sent plus what the transfer in progress may have put on the wire already: no ack may exceed it. */
@@ -604,8 +798,57 @@ public final class TcpSink implements Sink {
         IOException cause;
         final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
-        Connection(int fd) {
+        Connection(int fd, TlsStream tls) {
             this.fd = fd;
+            this.tls = tls;
+        }
+    }
+
+    /**
+     * A TLS connection: the JDK's socket and the TLS socket over it. The pipeline thread writes while the ack reader
+     * reads; {@link #shutdown} (any thread) wakes both through the plain socket.
+     */
+    private static final class TlsStream {
+        final Socket plain;
+        final SSLSocket ssl;
+        final InputStream in;
+        final OutputStream out;
+
+        TlsStream(Socket plain, SSLSocket ssl) throws IOException {
+            this.plain = plain;
+            this.ssl = ssl;
+            this.in = ssl.getInputStream();
+            this.out = ssl.getOutputStream();
+        }
+
+        /** Ends the stream (TLS close_notify): the receiver sees the end; reading acknowledgements goes on. */
+        void shutdownOutput() {
+            try {
+                ssl.shutdownOutput();
+            } catch (IOException e) {
+                // broken already: the ack reader notices
+            }
+        }
+
+        void shutdown() {
+            try {
+                plain.shutdownInput();
+            } catch (IOException e) {
+                // closed or broken already
+            }
+            try {
+                plain.shutdownOutput();
+            } catch (IOException e) {
+                // closed or broken already
+            }
+        }
+
+        void close() {
+            try {
+                plain.close();
+            } catch (IOException e) {
+                // nothing left to release
+            }
         }
     }
 }

@@ -84,11 +84,18 @@ public final class ShipRun implements AutoCloseable {
                 e.get("checkpoint-interval"), e.containsKey("max-open-files")
                         ? Integer.parseInt(e.get("max-open-files")) : null, e.get("rotate-wait"),
                 e.get("buffer-size"), e.get("segment-size"), e.get("max-in-flight"),
-                e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, e.get("kafka-compression"),
+                e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, tcp(e), e.get("kafka-compression"),
                 kafkaProperties(e), null, null,
                 e.containsKey("follow-symlinks") ? Boolean.valueOf(e.get("follow-symlinks")) : null,
                 e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"));
         return ShipConfig.resolve(raw, Path.of("/"));
+    }
+
+    /** The {@code tcp.*} settings of {@code extra} (tcp.tls, tcp.tls-ca, ...), or null. */
+    private static RawConfig.RawTcp tcp(Map<String, String> e) {
+        if (e.keySet().stream().noneMatch(k -> k.startsWith("tcp."))) return null;
+        return new RawConfig.RawTcp(e.containsKey("tcp.tls") ? Boolean.valueOf(e.get("tcp.tls")) : null,
+                e.get("tcp.tls-ca"), e.get("tcp.tls-cert"), e.get("tcp.tls-key"), e.get("tcp.token-file"));
     }
 
     /** The {@code kafka.*} settings of {@code extra}, without the prefix, or null. */
