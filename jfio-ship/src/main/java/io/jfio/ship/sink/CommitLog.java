@@ -5,6 +5,7 @@ import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Stat;
+import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.state.Checkpoint;
 import java.io.IOException;
@@ -12,10 +13,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,13 @@ import java.util.zip.CRC32C;
  * so a shipper watching many files that rarely change holds nothing per file here. A torn tail (the record a crash
  * interrupted) fails its CRC and is ignored, which is right: its futures never completed, and recovery cuts the data
  * back to the previous record's length.
+ *
+ * <p>A commit makes no object per source: a staged position is encoded at once into the native buffer that is
+ * written (a key staged again is updated in place, so a busy source still gets one entry per commit), found through
+ * an index of entry offsets ({@link KeyIndex}, 4 bytes a slot); compaction reads the file into native memory,
+ * indexes the latest entry of every key the same way and copies those entries' bytes into the snapshot. A start-up
+ * that ships thousands of files in one commit would otherwise leave thousands of medium-lived objects for the
+ * collector to promote.
  */
 final class CommitLog implements AutoCloseable {
     static final String NAME = "ship.commit";
@@ -61,27 +69,55 @@ final class CommitLog implements AutoCloseable {
     static final int BODY_HEADER = 28;
     /** device, inode, fingerprint length and hash, offset, seen-at, path length. */
     static final int ENTRY_FIXED = 46;
+    /** The longest path stored, in bytes (its length is an unsigned short); longer ones are cut. */
+    static final int MAX_PATH = 65_535;
     /** Entries whose source was not seen (committed a batch) for this long are dropped at compaction. */
     static final long EXPIRE_MS = TimeUnit.DAYS.toMillis(7);
-    /** The largest record buffers kept between commits. */
+    /** The largest record buffers (and index tables) kept between commits. */
     static final int KEEP_BUFFER = 64 * 1024;
     /** The legacy {@code ship.commit}: long segment, long length, int CRC32C of both, int 0. */
     static final int LEGACY_SIZE = 24;
 
-    /** A source's identity in the log. */
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    // An entry's fields, from its start.
+    private static final int E_DEVICE = 0;
+    private static final int E_INODE = 8;
+    private static final int E_FP_LENGTH = 16;
+    private static final int E_FP_HASH = 20;
+    private static final int E_OFFSET = 28;
+    private static final int E_SEEN_AT = 36;
+    private static final int E_PATH_LENGTH = 44;
+    // A record's fields, from its marker.
+    private static final int R_BODY_LENGTH = 4;
+    private static final int R_SEGMENT = 8;
+    private static final int R_LENGTH = 16;
+    private static final int R_WRITTEN_AT = 24;
+    private static final int R_COUNT = 32;
+    private static final int R_ENTRIES = 8 + BODY_HEADER;
+    /** Where the staged entries start in the record buffer: after a file header and a record's header. */
+    private static final int STAGED = HEADER + R_ENTRIES;
+
+    /**
+     * The content part of a source's key in the log: its fingerprint hash once the fingerprint is full, else 0. A
+     * file truncated and rewritten gets a new key, so the old content's position stays beside the new one: a copy
+     * of the old content (copytruncate's) found at the next start resumes there, and the file itself by the entry
+     * whose fingerprint it matches. While the fingerprint grows (the first KiB), the entry is replaced.
+     */
+    static long content(int fpLength, long fpHash) {
+        return fpLength >= Fingerprint.SIZE ? fpHash : 0;
+    }
+
+    /** A source's identity in the log: (device, inode, {@link #content}). */
     record Key(long device, long inode, long content) {
-        /**
-         * The key of a source's position: its inode, and its content once the fingerprint is full. A file truncated
-         * and rewritten gets a new key, so the old content's position stays beside the new one: a copy of the old
-         * content (copytruncate's) found at the next start resumes there, and the file itself by the entry whose
-         * fingerprint it matches. While the fingerprint grows (the first KiB), the entry is replaced.
-         */
         static Key of(long device, long inode, int fpLength, long fpHash) {
-            return new Key(device, inode, fpLength >= io.jfio.ship.harvest.Fingerprint.SIZE ? fpHash : 0);
+            return new Key(device, inode, CommitLog.content(fpLength, fpHash));
         }
     }
 
-    /** A source's committed position; immutable once stored. */
+    /** A source's committed position, as read at open; immutable. */
     record Entry(long device, long inode, int fpLength, long fpHash, long offset, long seenAt, String path) {
         Checkpoint checkpoint() {
             return new Checkpoint(device, inode, fpLength, fpHash, offset, seenAt, path);
@@ -112,13 +148,22 @@ final class CommitLog implements AutoCloseable {
     private final long compactMin;
     private final MemorySegment name;
     private final MemorySegment tempName;
-    /** The changes of the commit being made; discarded when it fails. */
-    private final Map<Key, Entry> staged = new HashMap<>();
+    /**
+     * The record being made, in native memory (pwrite's source): room for the file header, the record's header, then
+     * the staged entries, encoded as they are staged (the changes of the commit being made; discarded when it fails).
+     */
+    private final NativeBuffer out = new NativeBuffer();
+    /** The offset in {@link #out} of the staged entry of every key staged. */
+    private final KeyIndex staged = new KeyIndex(new EntryKeys(out), KEEP_BUFFER);
+    /** How many entries are staged, and where they end in {@link #out}. */
+    private int stagedCount;
+    private long stagedEnd = STAGED;
+    /** The log read back for a compaction. */
+    private final NativeBuffer in = new NativeBuffer();
+    /** For a compaction: the offset in {@link #in} of the latest entry of every key. */
+    private final KeyIndex latest = new KeyIndex(new EntryKeys(in), KEEP_BUFFER);
     private final CRC32C crc = new CRC32C();
     private final Arena names = Arena.ofShared();
-    private Arena bufArena;
-    private MemorySegment nbuf;
-    private ByteBuffer hbuf = ByteBuffer.allocate(4096);
     private int fd = -1;
     private long size;
     private long snapshotSize;
@@ -157,6 +202,8 @@ final class CommitLog implements AutoCloseable {
                 writeSnapshot(segment, length, clock.getAsLong(), p.entries());
             } catch (SnapshotNotTaken e) {
                 throw e.io;
+            } finally {
+                trimBuffers();
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -178,13 +225,39 @@ final class CommitLog implements AutoCloseable {
 
     /** Stages the position {@code end} of {@code id} for the next {@link #commit}; a later stage replaces it. */
     void stage(SourceId id, long end, long now) {
-        Key k = Key.of(id.device(), id.inode(), id.fpLength(), id.fpHash());
-        staged.put(k, new Entry(id.device(), id.inode(), id.fpLength(), id.fpHash(), end, now, id.path()));
+        long device = id.device();
+        long inode = id.inode();
+        long content = content(id.fpLength(), id.fpHash());
+        // Encoded at the end of the staged entries: there it stays when the key is new, else it is compared with the
+        // key's staged entry.
+        long at = stagedEnd;
+        long next = putEntry(at, device, inode, id.fpLength(), id.fpHash(), end, now, id.path());
+        int old = staged.putIfAbsent(device, inode, content, (int) at);
+        if (old < 0) {
+            stagedEnd = next;
+            stagedCount++;
+            return;
+        }
+        MemorySegment b = out.segment();
+        long oldEnd = old + entryLength(b, old);
+        if (oldEnd - old == next - at && MemorySegment.mismatch(b, old + ENTRY_FIXED, oldEnd, b, at + ENTRY_FIXED,
+                next) < 0) {
+            // The same path (a busy source's next batch): the new position over the old one, in place.
+            MemorySegment.copy(b, at, b, old, ENTRY_FIXED);
+            return;
+        }
+        // Renamed since it was staged: the old entry is cut out, the entries after it (the new one last) move up.
+        staged.put(device, inode, content, (int) at);
+        MemorySegment.copy(b, oldEnd, b, old, next - oldEnd);
+        staged.shiftAbove(old, (int) (oldEnd - old));
+        stagedEnd = next - (oldEnd - old);
     }
 
     /** Forgets the staged positions: their commit failed, so their batches are sent again. */
     void discard() {
         staged.clear();
+        stagedCount = 0;
+        stagedEnd = STAGED;
     }
 
     /**
@@ -198,7 +271,8 @@ final class CommitLog implements AutoCloseable {
             boolean snapshot = !consistent || roll || size - snapshotSize > Math.max(compactMin, snapshotSize);
             if (snapshot) {
                 try {
-                    writeSnapshot(segment, length, now, replay());
+                    replay();
+                    writeSnapshot(segment, length, now, null);
                     return;
                 } catch (SnapshotNotTaken e) {
                     if (!consistent) throw e.io;
@@ -210,7 +284,9 @@ final class CommitLog implements AutoCloseable {
             }
             append(segment, length, now);
         } finally {
-            staged.clear();
+            discard();
+            latest.clear();
+            trimBuffers();
         }
     }
 
@@ -226,9 +302,8 @@ final class CommitLog implements AutoCloseable {
     }
 
     private void append(long segment, long length, long now) throws IOException {
-        int n = encodeRecord(segment, length, now, staged.values(), false);
-        int r = writeFully(fd, n, size);
-        trimBuffers();
+        int n = endRecord(segment, length, now, stagedEnd, stagedCount) - HEADER;
+        int r = writeFully(fd, HEADER, n, size);
         if (r == 0) r = LibC.fdatasync(fd);
         if (r < 0) {
             // Take the record back: a record that survived would claim bytes that the sink cuts from a poisoned
@@ -243,50 +318,67 @@ final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * The positions as of the last successful commit: the file replayed up to {@link #size}, which ends at that
-     * commit's record (a record whose commit failed, left because taking it back failed too, lies beyond). Throws
-     * {@link SnapshotNotTaken} when the file cannot be read back or no longer holds what was written.
+     * Reads the file as of the last successful commit into {@link #in} (up to {@link #size}, which ends at that
+     * commit's record: a record whose commit failed, left because taking it back failed too, lies beyond) and
+     * indexes the latest entry of every key in {@link #latest}. Throws {@link SnapshotNotTaken} when the file cannot
+     * be read back or no longer holds what was written.
      */
-    private Map<Key, Entry> replay() throws SnapshotNotTaken {
-        byte[] b = new byte[(int) size];
-        MemorySegment into = MemorySegment.ofArray(b);
+    private void replay() throws SnapshotNotTaken {
+        MemorySegment b = in.ensure(size, 0);
         long done = 0;
         while (done < size) {
-            // A heap segment cannot go to a system call: read through the native buffer, one piece at a time.
-            if (nbuf == null) {
-                bufArena = Arena.ofShared();
-                nbuf = bufArena.allocate(KEEP_BUFFER);
-            }
-            long want = Math.min(nbuf.byteSize(), size - done);
-            long n = LibC.pread(fd, nbuf, want, done);
+            long n = LibC.pread(fd, b.asSlice(done), size - done, done);
             if (n == -Errno.EINTR) continue;
             if (n <= 0) {
                 throw new SnapshotNotTaken(n < 0 ? new ErrnoException("pread", (int) -n, fd,
-                        dir.resolve(NAME).toString(), done, want) : new IOException(NAME + " is shorter than written: "
-                        + done + " of " + size + " bytes, dir=" + dir));
+                        dir.resolve(NAME).toString(), done, size - done) : new IOException(NAME
+                        + " is shorter than written: " + done + " of " + size + " bytes, dir=" + dir));
             }
-            MemorySegment.copy(nbuf, 0, into, done, n);
             done += n;
         }
-        Parsed p = parse(b);
-        if (p.problem() != null || !p.found()) {
+        Walk w = walk(b.asSlice(0, size), (s, at) -> latest.put(s.get(LONG, at + E_DEVICE),
+                s.get(LONG, at + E_INODE), contentAt(s, at), (int) at));
+        if (w.problem() != null || !w.found()) {
             throw new SnapshotNotTaken(new IOException(NAME + " no longer holds what was written: "
-                    + (p.problem() != null ? p.problem() : "no commit") + ", dir=" + dir));
+                    + (w.problem() != null ? w.problem() : "no commit") + ", dir=" + dir));
         }
-        return p.entries();
     }
 
     /**
-     * Writes {@code state} with the staged positions (less expired entries) as one record to the temporary file and
-     * renames it over the log. Throws {@link SnapshotNotTaken} when the old file was not replaced.
+     * Writes the state with the staged positions (less expired entries) as one record to the temporary file and
+     * renames it over the log. The state is {@code opened} at open, else the entries {@link #replay} indexed. Throws
+     * {@link SnapshotNotTaken} when the old file was not replaced.
      */
-    private void writeSnapshot(long segment, long length, long now, Map<Key, Entry> state) throws IOException {
-        List<Entry> all = new ArrayList<>(state.size() + staged.size());
-        for (Map.Entry<Key, Entry> e : state.entrySet()) {
-            if (!staged.containsKey(e.getKey()) && e.getValue().seenAt() >= now - EXPIRE_MS) all.add(e.getValue());
+    private void writeSnapshot(long segment, long length, long now, Map<Key, Entry> opened) throws IOException {
+        long p = stagedEnd;
+        int count = stagedCount;
+        long expired = now - EXPIRE_MS;
+        if (opened != null) {
+            for (Entry e : opened.values()) {
+                if (e.seenAt() < expired) continue;
+                p = putEntry(p, e.device(), e.inode(), e.fpLength(), e.fpHash(), e.offset(), e.seenAt(), e.path());
+                count++;
+            }
+        } else {
+            MemorySegment from = in.segment();
+            for (int slot = 0; slot < latest.capacity(); slot++) {
+                int at = latest.idAt(slot);
+                if (at < 0 || from.get(LONG, at + E_SEEN_AT) < expired
+                        || staged.get(from.get(LONG, at + E_DEVICE), from.get(LONG, at + E_INODE),
+                        contentAt(from, at)) >= 0) {
+                    continue;
+                }
+                int n = entryLength(from, at);
+                MemorySegment.copy(from, at, out.ensure(p + n, p), p, n);
+                p += n;
+                count++;
+            }
         }
-        all.addAll(staged.values());
-        int n = encodeRecord(segment, length, now, all, true);
+        MemorySegment b = out.ensure(p, p);
+        MemorySegment.copy(MAGIC, 0, b, ValueLayout.JAVA_BYTE, 0, MAGIC.length);
+        b.set(INT, 8, VERSION);
+        b.set(INT, 12, 0);
+        int n = endRecord(segment, length, now, p, count);
         int t = LibC.openat(dirFd, tempName, Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW
                 | Fcntl.O_CLOEXEC, 0600);
         if (t < 0) {
@@ -295,8 +387,7 @@ final class CommitLog implements AutoCloseable {
             throw new SnapshotNotTaken(new IOException("cannot create " + TEMP + ": errno=" + Errno.name(-t) + why
                     + " dir=" + dir));
         }
-        int r = writeFully(t, n, 0);
-        trimBuffers();
+        int r = writeFully(t, 0, n, 0);
         if (r == 0) r = LibC.fdatasync(t);
         if (r == 0) r = LibC.renameat2(dirFd, tempName, dirFd, name, 0);
         if (r < 0) {
@@ -325,19 +416,16 @@ final class CommitLog implements AutoCloseable {
      * the appends between snapshots a few hundred bytes.
      */
     private void trimBuffers() {
-        if (hbuf.capacity() > KEEP_BUFFER) hbuf = ByteBuffer.allocate(4096);
-        if (nbuf != null && nbuf.byteSize() > KEEP_BUFFER) {
-            bufArena.close();
-            bufArena = null;
-            nbuf = null;
-        }
+        out.trim(KEEP_BUFFER);
+        in.trim(KEEP_BUFFER);
     }
 
-    /** Writes {@code n} bytes of the native buffer at {@code offset}; 0 or -errno. */
-    private int writeFully(int fd, int n, long offset) {
+    /** Writes {@code n} bytes of the record buffer from {@code from} at {@code offset}; 0 or -errno. */
+    private int writeFully(int fd, long from, int n, long offset) {
+        MemorySegment b = out.segment();
         long done = 0;
         while (done < n) {
-            long w = LibC.pwrite(fd, nbuf.asSlice(done), n - done, offset + done);
+            long w = LibC.pwrite(fd, b.asSlice(from + done), n - done, offset + done);
             if (w == -Errno.EINTR) continue;
             if (w < 0) return (int) w;
             if (w == 0) return -Errno.EIO;
@@ -346,49 +434,103 @@ final class CommitLog implements AutoCloseable {
         return 0;
     }
 
-    /** Encodes one record (after the file header when {@code header}) into the native buffer; returns its size. */
-    private int encodeRecord(long segment, long length, long now, Iterable<Entry> list, boolean header) {
-        // Paths are encoded here rather than kept encoded: an entry per tracked file lives as long as the run.
-        ByteBuffer b = room(hbuf.clear(), HEADER + RECORD_OVERHEAD + BODY_HEADER);
-        if (header) b.put(MAGIC).putInt(VERSION).putInt(0);
-        int start = b.position();
-        b.putInt(MARKER).putInt(0).putLong(segment).putLong(length).putLong(now).putInt(0);
-        int count = 0;
-        for (Entry e : list) {
-            byte[] path = pathBytes(e.path());
-            b = room(b, ENTRY_FIXED + path.length + 4);
-            b.putLong(e.device()).putLong(e.inode()).putInt(e.fpLength()).putLong(e.fpHash()).putLong(e.offset())
-                    .putLong(e.seenAt()).putShort((short) path.length).put(path);
-            count++;
-        }
-        b.putInt(start + 4, b.position() - start - 8).putInt(start + 8 + BODY_HEADER - 4, count);
+    /**
+     * Completes the record whose entries (the staged ones, then any others) end at {@code end} of the record buffer:
+     * its marker and body header before them, its CRC after; returns the buffer's bytes (the record starts at
+     * {@link #HEADER}).
+     */
+    private int endRecord(long segment, long length, long now, long end, int count) {
+        MemorySegment b = out.ensure(end + 4, end);
+        b.set(INT, HEADER, MARKER);
+        b.set(INT, HEADER + R_BODY_LENGTH, (int) (end - HEADER - 8));
+        b.set(LONG, HEADER + R_SEGMENT, segment);
+        b.set(LONG, HEADER + R_LENGTH, length);
+        b.set(LONG, HEADER + R_WRITTEN_AT, now);
+        b.set(INT, HEADER + R_COUNT, count);
         crc.reset();
-        crc.update(b.array(), start, b.position() - start);
-        b.putInt((int) crc.getValue());
-        int n = b.position();
-        if (nbuf == null || nbuf.byteSize() < n) {
-            if (bufArena != null) bufArena.close();
-            bufArena = Arena.ofShared();
-            nbuf = bufArena.allocate(Math.max(n, nbuf == null ? 4096 : nbuf.byteSize() * 2));
+        crc.update(b.asSlice(HEADER, end - HEADER).asByteBuffer());
+        b.set(INT, end, (int) crc.getValue());
+        return (int) (end + 4);
+    }
+
+    /** Encodes one entry at {@code p} of the record buffer; returns where it ends. */
+    private long putEntry(long p, long device, long inode, int fpLength, long fpHash, long offset, long seenAt,
+                          String path) {
+        // At most 3 bytes a char: a surrogate pair (2 chars) takes 4.
+        MemorySegment b = out.ensure(p + ENTRY_FIXED + Math.min(3L * path.length(), MAX_PATH), p);
+        b.set(LONG, p + E_DEVICE, device);
+        b.set(LONG, p + E_INODE, inode);
+        b.set(INT, p + E_FP_LENGTH, fpLength);
+        b.set(LONG, p + E_FP_HASH, fpHash);
+        b.set(LONG, p + E_OFFSET, offset);
+        b.set(LONG, p + E_SEEN_AT, seenAt);
+        int n = putUtf8(b, p + ENTRY_FIXED, path, MAX_PATH);
+        b.set(SHORT, p + E_PATH_LENGTH, (short) n);
+        return p + ENTRY_FIXED + n;
+    }
+
+    /**
+     * Writes {@code s} at {@code at} of {@code b} as UTF-8, byte for byte what {@code s.getBytes(UTF_8)} holds (a
+     * malformed surrogate becomes '?'), cut after {@code max} bytes (even inside a character); returns the bytes
+     * written. No array is made: a path is encoded once per commit that covers its source.
+     */
+    static int putUtf8(MemorySegment b, long at, String s, int max) {
+        int n = 0;
+        for (int i = 0, len = s.length(); i < len && n < max; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) c);
+                continue;
+            }
+            int code;
+            int width;
+            if (c < 0x800) {
+                code = c;
+                width = 2;
+            } else if (!Character.isSurrogate(c)) {
+                code = c;
+                width = 3;
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                code = Character.toCodePoint(c, s.charAt(++i));
+                width = 4;
+            } else {
+                b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) '?');
+                continue;
+            }
+            // Lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx for each 6 bits left.
+            int shift = 6 * (width - 1);
+            b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) ((0xF00 >> width) | (code >> shift)));
+            for (shift -= 6; shift >= 0 && n < max; shift -= 6) {
+                b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) (0x80 | ((code >> shift) & 0x3F)));
+            }
         }
-        MemorySegment.copy(b.array(), 0, nbuf, ValueLayout.JAVA_BYTE, 0, n);
         return n;
     }
 
-    /** {@code b}, or a copy of it twice as large, with at least {@code more} bytes after its position. */
-    private ByteBuffer room(ByteBuffer b, int more) {
-        if (b.remaining() >= more) return b;
-        long want = Math.max((long) b.position() + more, b.capacity() * 2L);
-        if (want > Integer.MAX_VALUE - 64) throw new IllegalStateException("commit record too large: " + want);
-        ByteBuffer bigger = ByteBuffer.allocate((int) want);
-        bigger.put(b.flip());
-        hbuf = bigger;
-        return bigger;
+    private static long contentAt(MemorySegment b, long at) {
+        return content(b.get(INT, at + E_FP_LENGTH), b.get(LONG, at + E_FP_HASH));
     }
 
-    private static byte[] pathBytes(String path) {
-        byte[] b = path.getBytes(StandardCharsets.UTF_8);
-        return b.length > 65_535 ? Arrays.copyOf(b, 65_535) : b;
+    private static int entryLength(MemorySegment b, long at) {
+        return ENTRY_FIXED + Short.toUnsignedInt(b.get(SHORT, at + E_PATH_LENGTH));
+    }
+
+    /** The keys of the entries in a buffer, by their offsets. */
+    private record EntryKeys(NativeBuffer buffer) implements KeyIndex.Keys {
+        @Override
+        public long device(int at) {
+            return buffer.segment().get(LONG, at + E_DEVICE);
+        }
+
+        @Override
+        public long inode(int at) {
+            return buffer.segment().get(LONG, at + E_INODE);
+        }
+
+        @Override
+        public long content(int at) {
+            return contentAt(buffer.segment(), at);
+        }
     }
 
     @Override
@@ -397,15 +539,54 @@ final class CommitLog implements AutoCloseable {
             LibC.close(fd);
             fd = -1;
         }
-        if (bufArena != null) {
-            bufArena.close();
-            bufArena = null;
-            nbuf = null;
-        }
+        out.close();
+        in.close();
         names.close();
     }
 
-    // ---- reading at open ----
+    /**
+     * Not thread-safe. Native memory that grows (at least doubling) to what a record needs; the sync thread uses it
+     * after the opening thread, so it comes from a shared arena.
+     */
+    private static final class NativeBuffer implements AutoCloseable {
+        private Arena arena;
+        private MemorySegment segment;
+
+        /** The buffer, at least {@code need} bytes, with its first {@code keep} bytes kept when it grows. */
+        MemorySegment ensure(long need, long keep) {
+            if (segment != null && segment.byteSize() >= need) return segment;
+            long limit = Integer.MAX_VALUE - 64;
+            if (need > limit) throw new IllegalStateException("commit record too large: bytes=" + need);
+            long want = Math.max(need, segment == null ? 4096 : Math.min(segment.byteSize() * 2, limit));
+            Arena a = Arena.ofShared();
+            MemorySegment bigger = a.allocate(want);
+            if (keep > 0 && segment != null) MemorySegment.copy(segment, 0, bigger, 0, keep);
+            close();
+            arena = a;
+            segment = bigger;
+            return bigger;
+        }
+
+        MemorySegment segment() {
+            return segment;
+        }
+
+        /** Lets the buffer go when it is larger than {@code keep} bytes. */
+        void trim(long keep) {
+            if (segment != null && segment.byteSize() > keep) close();
+        }
+
+        @Override
+        public void close() {
+            if (arena != null) {
+                arena.close();
+                arena = null;
+                segment = null;
+            }
+        }
+    }
+
+    // ---- reading: at open, and for a compaction ----
 
     /**
      * Reads {@code ship.commit} of the directory {@code dirFd} without following a symlink at its name.
@@ -414,7 +595,6 @@ final class CommitLog implements AutoCloseable {
      *                     and must not be made to read or write through a planted link)
      */
     static Parsed read(int dirFd, Path dir) throws IOException {
-        byte[] b;
         try (Arena a = Arena.ofConfined()) {
             int fd = LibC.openat(dirFd, a.allocateFrom(NAME), Fcntl.O_RDONLY | Fcntl.O_NOFOLLOW | Fcntl.O_NONBLOCK
                     | Fcntl.O_CLOEXEC, 0);
@@ -439,12 +619,11 @@ final class CommitLog implements AutoCloseable {
                     if (n == 0) break;
                     done += n;
                 }
-                b = buf.asSlice(0, done).toArray(ValueLayout.JAVA_BYTE);
+                return parse(buf.asSlice(0, done));
             } finally {
                 LibC.close(fd);
             }
         }
-        return parse(b);
     }
 
     /** The error for a symlink planted at one of the sink's state files. */
@@ -455,47 +634,93 @@ final class CommitLog implements AutoCloseable {
 
     /** Parses the bytes of {@code ship.commit} (either format). */
     static Parsed parse(byte[] b) {
-        if (b.length == 0) {
+        return parse(MemorySegment.ofArray(b));
+    }
+
+    /** Parses the bytes of {@code ship.commit} (either format), in native or heap memory. */
+    static Parsed parse(MemorySegment b) {
+        long len = b.byteSize();
+        if (len == 0) {
             // Legacy: created at open, never written, so nothing in any segment was ever acknowledged.
             return new Parsed(true, true, true, 0, 0, Map.of(), true, null);
         }
-        if (b.length == LEGACY_SIZE && !startsWithMagic(b)) {
-            ByteBuffer buf = ByteBuffer.wrap(b);
+        if (len == LEGACY_SIZE && !startsWithMagic(b)) {
             CRC32C c = new CRC32C();
-            c.update(b, 0, 16);
-            if ((int) c.getValue() != buf.getInt(16)) {
+            c.update(b.asSlice(0, 16).asByteBuffer());
+            if ((int) c.getValue() != b.get(INT, 16)) {
                 return new Parsed(true, false, false, 0, 0, Map.of(), true, "legacy commit record: checksum mismatch");
             }
-            return new Parsed(true, true, true, buf.getLong(0), buf.getLong(8), Map.of(), true, null);
+            return new Parsed(true, true, true, b.get(LONG, 0), b.get(LONG, 8), Map.of(), true, null);
         }
         Map<Key, Entry> entries = new HashMap<>();
+        Walk w = walk(b, (s, at) -> {
+            byte[] path = new byte[Short.toUnsignedInt(s.get(SHORT, at + E_PATH_LENGTH))];
+            MemorySegment.copy(s, ValueLayout.JAVA_BYTE, at + ENTRY_FIXED, path, 0, path.length);
+            Entry e = new Entry(s.get(LONG, at + E_DEVICE), s.get(LONG, at + E_INODE), s.get(INT, at + E_FP_LENGTH),
+                    s.get(LONG, at + E_FP_HASH), s.get(LONG, at + E_OFFSET), s.get(LONG, at + E_SEEN_AT),
+                    new String(path, StandardCharsets.UTF_8));
+            entries.put(Key.of(e.device(), e.inode(), e.fpLength(), e.fpHash()), e);
+        });
+        return new Parsed(true, w.found(), w.trustTail(), w.segment(), w.length(), entries, false, w.problem());
+    }
+
+    /** Receives the entries of the valid records of a walk, in file order (later entries replace earlier ones). */
+    @FunctionalInterface
+    interface EntryVisitor {
+        /** The entry at offset {@code at} of {@code b} (its bounds checked). */
+        void entry(MemorySegment b, long at);
+    }
+
+    /**
+     * What a {@link #walk} found.
+     *
+     * @param found     whether a valid record was found
+     * @param trustTail whether one was and nothing follows the last one but a torn record
+     * @param segment   the last valid record's segment
+     * @param length    the last valid record's length
+     * @param problem   what was damaged; null when nothing was
+     */
+    record Walk(boolean found, boolean trustTail, long segment, long length, String problem) {
+    }
+
+    /**
+     * Walks the header and records of the current format in {@code b}, handing the entries of every valid record to
+     * {@code v} in order: what {@link #parse} reads at open and what a compaction replays. A bad record is skipped
+     * up to the next valid one and reported, except a torn last one (what an interrupted append leaves).
+     */
+    static Walk walk(MemorySegment b, EntryVisitor v) {
+        Records r = new Records(b);
+        long len = b.byteSize();
         List<String> problems = new ArrayList<>();
-        long[] commit = {0, 0};
+        long segment = 0;
+        long length = 0;
         boolean found = false;
-        int pos = HEADER;
-        if (b.length < HEADER || !startsWithMagic(b) || ByteBuffer.wrap(b).getInt(8) != VERSION) {
+        long pos = HEADER;
+        if (len < HEADER || !startsWithMagic(b) || b.get(INT, 8) != VERSION) {
             problems.add("bad header (magic or version)");
             pos = 0;
         }
         boolean trustTail = true;
-        while (pos < b.length) {
-            int end = record(b, pos, entries, commit);
+        while (pos < len) {
+            long end = r.record(pos, v);
             if (end > 0) {
                 found = true;
+                segment = b.get(LONG, pos + R_SEGMENT);
+                length = b.get(LONG, pos + R_LENGTH);
                 pos = end;
                 continue;
             }
-            if (problems.isEmpty() && torn(b, pos)) {
+            if (problems.isEmpty() && r.torn(pos)) {
                 // The record a crash interrupted: its futures never completed.
                 break;
             }
-            int next = pos + 1;
-            while (next < b.length && record(b, next, null, null) < 0) next++;
-            if (next >= b.length) {
-                if (torn(b, pos) && found) {
+            long next = pos + 1;
+            while (next < len && r.record(next, null) < 0) next++;
+            if (next >= len) {
+                if (r.torn(pos) && found) {
                     problems.add("bad record at offset " + pos + " (torn tail after damage)");
                 } else {
-                    problems.add("bad bytes from offset " + pos + " to the end (" + (b.length - pos) + " bytes)");
+                    problems.add("bad bytes from offset " + pos + " to the end (" + (len - pos) + " bytes)");
                     trustTail = false;
                 }
                 break;
@@ -503,71 +728,74 @@ final class CommitLog implements AutoCloseable {
             problems.add("bad bytes at offset " + pos + " (" + (next - pos) + " bytes skipped)");
             pos = next;
         }
-        return new Parsed(true, found, found && trustTail, commit[0], commit[1], entries, false,
+        return new Walk(found, found && trustTail, segment, length,
                 problems.isEmpty() ? null : String.join("; ", problems));
     }
 
-    private static boolean startsWithMagic(byte[] b) {
-        return b.length >= MAGIC.length && Arrays.equals(b, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
+    private static boolean startsWithMagic(MemorySegment b) {
+        return b.byteSize() >= MAGIC.length
+                && MemorySegment.mismatch(b, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) < 0;
     }
 
-    /**
-     * Whether the bytes from {@code pos} are what an interrupted append leaves: too short for a record header, all
-     * zero, or one record whose length reaches to or past the end of the file.
-     */
-    private static boolean torn(byte[] b, int pos) {
-        int left = b.length - pos;
-        if (left < 8) return true;
-        boolean zero = true;
-        for (int i = pos; i < b.length && zero; i++) zero = b[i] == 0;
-        if (zero) return true;
-        ByteBuffer buf = ByteBuffer.wrap(b);
-        int bodyLen = buf.getInt(pos + 4);
-        return buf.getInt(pos) == MARKER && bodyLen >= BODY_HEADER
-                && (long) pos + RECORD_OVERHEAD + bodyLen >= b.length;
-    }
+    /** The checks of one walk's records over its bytes, with one CRC32C and one buffer view for all of them. */
+    private static final class Records {
+        private final MemorySegment b;
+        private final long len;
+        private final ByteBuffer view;
+        private final CRC32C crc = new CRC32C();
 
-    /**
-     * Checks the record at {@code pos}; when valid, applies it to {@code entries} and {@code commit} (unless null)
-     * and returns its end, else -1.
-     */
-    private static int record(byte[] b, int pos, Map<Key, Entry> entries, long[] commit) {
-        if (b.length - pos < RECORD_OVERHEAD + BODY_HEADER) return -1;
-        ByteBuffer buf = ByteBuffer.wrap(b);
-        if (buf.getInt(pos) != MARKER) return -1;
-        int bodyLen = buf.getInt(pos + 4);
-        if (bodyLen < BODY_HEADER || bodyLen > b.length - pos - RECORD_OVERHEAD) return -1;
-        CRC32C c = new CRC32C();
-        c.update(b, pos, 8 + bodyLen);
-        if ((int) c.getValue() != buf.getInt(pos + 8 + bodyLen)) return -1;
-        buf.position(pos + 8);
-        long segment = buf.getLong();
-        long length = buf.getLong();
-        buf.getLong();
-        int count = buf.getInt();
-        int bodyEnd = pos + 8 + bodyLen;
-        List<Entry> list = new ArrayList<>(Math.max(0, Math.min(count, bodyLen / ENTRY_FIXED)));
-        for (int i = 0; i < count; i++) {
-            if (bodyEnd - buf.position() < ENTRY_FIXED) return -1;
-            long dev = buf.getLong();
-            long ino = buf.getLong();
-            int fpLen = buf.getInt();
-            long fpHash = buf.getLong();
-            long offset = buf.getLong();
-            long seen = buf.getLong();
-            int pathLen = Short.toUnsignedInt(buf.getShort());
-            if (bodyEnd - buf.position() < pathLen) return -1;
-            byte[] path = new byte[pathLen];
-            buf.get(path);
-            list.add(new Entry(dev, ino, fpLen, fpHash, offset, seen, new String(path, StandardCharsets.UTF_8)));
+        Records(MemorySegment b) {
+            this.b = b;
+            this.len = b.byteSize();
+            this.view = b.asByteBuffer();
         }
-        if (buf.position() != bodyEnd || count < 0 || segment < 0 || length < 0) return -1;
-        if (entries != null) {
-            for (Entry e : list) entries.put(Key.of(e.device(), e.inode(), e.fpLength(), e.fpHash()), e);
-            commit[0] = segment;
-            commit[1] = length;
-        }
-        return bodyEnd + 4;
-    }
 
+        /**
+         * Whether the bytes from {@code pos} are what an interrupted append leaves: too short for a record header,
+         * all zero, or one record whose length reaches to or past the end of the file.
+         */
+        boolean torn(long pos) {
+            long left = len - pos;
+            if (left < 8) return true;
+            boolean zero = true;
+            for (long i = pos; i < len && zero; i++) zero = b.get(ValueLayout.JAVA_BYTE, i) == 0;
+            if (zero) return true;
+            int bodyLen = b.get(INT, pos + R_BODY_LENGTH);
+            return b.get(INT, pos) == MARKER && bodyLen >= BODY_HEADER && pos + RECORD_OVERHEAD + bodyLen >= len;
+        }
+
+        /**
+         * Checks the record at {@code pos}; when valid, hands its entries to {@code v} (unless null) and returns its
+         * end, else -1.
+         */
+        long record(long pos, EntryVisitor v) {
+            if (len - pos < RECORD_OVERHEAD + BODY_HEADER) return -1;
+            if (b.get(INT, pos) != MARKER) return -1;
+            int bodyLen = b.get(INT, pos + R_BODY_LENGTH);
+            if (bodyLen < BODY_HEADER || bodyLen > len - pos - RECORD_OVERHEAD) return -1;
+            long bodyEnd = pos + 8 + bodyLen;
+            crc.reset();
+            crc.update(view.limit((int) bodyEnd).position((int) pos));
+            if ((int) crc.getValue() != b.get(INT, bodyEnd)) return -1;
+            int count = b.get(INT, pos + R_COUNT);
+            long p = pos + R_ENTRIES;
+            for (int i = 0; i < count; i++) {
+                if (bodyEnd - p < ENTRY_FIXED) return -1;
+                int pathLen = Short.toUnsignedInt(b.get(SHORT, p + E_PATH_LENGTH));
+                if (bodyEnd - p - ENTRY_FIXED < pathLen) return -1;
+                p += ENTRY_FIXED + pathLen;
+            }
+            if (p != bodyEnd || count < 0 || b.get(LONG, pos + R_SEGMENT) < 0 || b.get(LONG, pos + R_LENGTH) < 0) {
+                return -1;
+            }
+            if (v != null) {
+                p = pos + R_ENTRIES;
+                for (int i = 0; i < count; i++) {
+                    v.entry(b, p);
+                    p += entryLength(b, p);
+                }
+            }
+            return bodyEnd + 4;
+        }
+    }
 }
