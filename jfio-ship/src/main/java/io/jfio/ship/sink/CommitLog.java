@@ -633,11 +633,6 @@ final class CommitLog implements AutoCloseable {
     }
 
     /** Parses the bytes of {@code ship.commit} (either format). */
-    static Parsed parse(byte[] b) {
-        return parse(MemorySegment.ofArray(b));
-    }
-
-    /** Parses the bytes of {@code ship.commit} (either format), in native or heap memory. */
     static Parsed parse(MemorySegment b) {
         long len = b.byteSize();
         if (len == 0) {
@@ -666,7 +661,7 @@ final class CommitLog implements AutoCloseable {
 
     /** Receives the entries of the valid records of a walk, in file order (later entries replace earlier ones). */
     @FunctionalInterface
-    interface EntryVisitor {
+    private interface EntryVisitor {
         /** The entry at offset {@code at} of {@code b} (its bounds checked). */
         void entry(MemorySegment b, long at);
     }
@@ -680,7 +675,7 @@ final class CommitLog implements AutoCloseable {
      * @param length    the last valid record's length
      * @param problem   what was damaged; null when nothing was
      */
-    record Walk(boolean found, boolean trustTail, long segment, long length, String problem) {
+    private record Walk(boolean found, boolean trustTail, long segment, long length, String problem) {
     }
 
     /**
@@ -688,7 +683,7 @@ final class CommitLog implements AutoCloseable {
      * {@code v} in order: what {@link #parse} reads at open and what a compaction replays. A bad record is skipped
      * up to the next valid one and reported, except a torn last one (what an interrupted append leaves).
      */
-    static Walk walk(MemorySegment b, EntryVisitor v) {
+    private static Walk walk(MemorySegment b, EntryVisitor v) {
         Records r = new Records(b);
         long len = b.byteSize();
         List<String> problems = new ArrayList<>();
