@@ -91,13 +91,6 @@ final class KeyIndex {
         return slots[slot] - 1;
     }
 
-    /** Lowers by {@code by} every id above {@code above}: the entries after one cut out of a buffer moved up. */
-    void shiftAbove(int above, int by) {
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] - 1 > above) slots[i] -= by;
-        }
-    }
-
     /** Forgets every key; a table grown past the bound given at construction is let go. */
     void clear() {
         if (slots.length > keepCapacity) {

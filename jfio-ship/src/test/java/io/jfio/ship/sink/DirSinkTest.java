@@ -460,8 +460,8 @@ class DirSinkTest {
         Path dir = tmp.resolve("out");
         SourceId[] first = {id(1, 11), id(2, 22), id(3, 33), id(4, 44)};
         SourceId[] renamed = {
-            new SourceId(7, 1, 64, 11, "/var/log/src-1.log.1"), // longer: cut out and added at the end
-            new SourceId(7, 2, 64, 22, "/var/log/src-2.lo_"), // as long: the path compared, not only its length
+            new SourceId(7, 1, 64, 11, "/var/log/src-1.log.1"), // longer
+            new SourceId(7, 2, 64, 22, "/var/log/src-2.lo_"), // as long
             new SourceId(7, 3, 64, 33, "/var/log/s-3.log"), // shorter
             new SourceId(7, 4, 64, 44, "/var/log/src-4.log"), // the same path
         };
@@ -477,7 +477,7 @@ class DirSinkTest {
                     pos[s] += 3 + s;
                 }
             }
-            SourceId late = id(5, 55); // staged after the cuts: its entry moved with the others
+            SourceId late = id(5, 55); // first staged after the renames
             fs.add(send(sink, late, 0, 9));
             fs.add(send(sink, renamed[0], pos[0], 1));
             pos[0] += 1;
@@ -492,6 +492,41 @@ class DirSinkTest {
             for (Checkpoint c : want) entries += CommitLog.ENTRY_FIXED + c.path().length();
             assertEquals(CommitLog.RECORD_OVERHEAD + CommitLog.BODY_HEADER + entries,
                     Files.size(dir.resolve(CommitLog.NAME)) - before, "one entry per source, its latest path");
+        }
+    }
+
+    @Test
+    void aPathLongerThanTheLimitIsCutAndItsEntryOutgrowsTheRecordsPiece() throws Exception {
+        Path dir = tmp.resolve("out");
+        // 70,000 bytes of UTF-8 (a 2-byte character at the cut): stored as its first 65,535 bytes, an entry larger
+        // than the piece a record is written in.
+        String longPath = "/var/log" + "é".repeat(35_000);
+        SourceId big = new SourceId(7, 1, 64, 11, longPath);
+        SourceId small = id(2, 22);
+        byte[] cut = java.util.Arrays.copyOf(longPath.getBytes(StandardCharsets.UTF_8), CommitLog.MAX_PATH);
+        String stored = new String(cut, StandardCharsets.UTF_8);
+        try (DirSink sink = open(dir, 4096, DirSink.COMPACT_MIN)) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            fs.add(send(sink, big, 0, 10));
+            fs.add(send(sink, small, 0, 20));
+            sink.flush();
+            await(fs);
+            List<Checkpoint> got = byKey(sink.committed());
+            assertEquals(List.of(10L, 20L), got.stream().map(Checkpoint::offset).toList());
+            assertEquals(stored, got.get(0).path(), "cut at the limit, as the bytes were");
+            fs.add(send(sink, small, 20, 3000));
+            fs.add(send(sink, small, 3020, 3000)); // rolls: the roll's commit compacts, copying the long entry
+            sink.flush();
+            await(fs);
+            assertEquals(2, DirSink.segments(dir).size());
+            got = byKey(sink.committed());
+            assertEquals(List.of(10L, 6020L), got.stream().map(Checkpoint::offset).toList());
+            assertEquals(stored, got.get(0).path());
+        }
+        try (DirSink sink = open(dir)) {
+            List<Checkpoint> got = byKey(sink.committed());
+            assertEquals(List.of(10L, 6020L), got.stream().map(Checkpoint::offset).toList());
+            assertEquals(stored, got.get(0).path(), "and so after the snapshot at open");
         }
     }
 
