@@ -356,7 +356,7 @@ final class CommitLog implements AutoCloseable {
      * be read back or no longer holds what was written.
      */
     private void replay() throws SnapshotNotTaken {
-        MemorySegment b = in.ensure(size, 0);
+        MemorySegment b = in.ensure(size);
         long done = 0;
         while (done < size) {
             long n = LibC.pread(fd, b.asSlice(done), size - done, done);
@@ -497,7 +497,7 @@ final class CommitLog implements AutoCloseable {
      */
     private void begin(int fd, long offset, boolean header, long segment, long length, long now, long bodyLength,
                        int count) {
-        MemorySegment b = out.ensure(KEEP_BUFFER, 0);
+        MemorySegment b = out.ensure(KEEP_BUFFER);
         outFd = fd;
         outOffset = offset;
         outStart = offset;
@@ -526,7 +526,7 @@ final class CommitLog implements AutoCloseable {
         if (outPos + n > out.segment().byteSize()) {
             flush();
             // Only an entry with a path of tens of kilobytes needs more; trimmed after the commit.
-            if (n > out.segment().byteSize()) out.ensure(n, 0);
+            if (n > out.segment().byteSize()) out.ensure(n);
         }
         return out.segment();
     }
@@ -685,26 +685,20 @@ final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * Not thread-safe. Native memory that grows (at least doubling) to what a record needs; the sync thread uses it
-     * after the opening thread, so it comes from a shared arena.
+     * Not thread-safe. Native memory replaced by a larger one when a use needs more; the sync thread uses it after
+     * the opening thread, so it comes from a shared arena.
      */
     private static final class NativeBuffer implements AutoCloseable {
         private Arena arena;
         private MemorySegment segment;
 
-        /** The buffer, at least {@code need} bytes, with its first {@code keep} bytes kept when it grows. */
-        MemorySegment ensure(long need, long keep) {
+        /** The buffer, at least {@code need} bytes; a new one (its contents not kept) when it was smaller. */
+        MemorySegment ensure(long need) {
             if (segment != null && segment.byteSize() >= need) return segment;
-            long limit = Integer.MAX_VALUE - 64;
-            if (need > limit) throw new IllegalStateException("commit record too large: bytes=" + need);
-            long want = Math.max(need, segment == null ? 4096 : Math.min(segment.byteSize() * 2, limit));
-            Arena a = Arena.ofShared();
-            MemorySegment bigger = a.allocate(want);
-            if (keep > 0 && segment != null) MemorySegment.copy(segment, 0, bigger, 0, keep);
             close();
-            arena = a;
-            segment = bigger;
-            return bigger;
+            arena = Arena.ofShared();
+            segment = arena.allocate(need);
+            return segment;
         }
 
         MemorySegment segment() {

@@ -6,10 +6,9 @@ import java.util.Arrays;
  * Not thread-safe; owned by the {@link CommitLog} that made it.
  *
  * <p>An open-addressing hash index (linear probing) from a source's key in the commit log (device, inode, content;
- * see {@link CommitLog#content}) to an int id: the offset of the key's entry in a record being made or in the log's
- * bytes read back.
- * The table holds only the ids, 4 bytes a slot, no object per key: the keys stay where they already are and are
- * read back through {@link Keys} to compare and to rehash. The table is kept at most half full.
+ * see {@link CommitLog#content}) to an int id: a staged position's slot, or an entry's offset in the log's bytes read
+ * back. The table holds only the ids, 4 bytes a slot, no object per key: the keys stay where they already are and
+ * are read back through {@link Keys} to compare and to rehash. The table is kept at most half full.
  */
 final class KeyIndex {
     /** Where the keys of the ids live. */
