@@ -5,6 +5,7 @@ import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Stat;
+import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.state.Checkpoint;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,6 +49,15 @@ import java.util.zip.CRC32C;
  * so a shipper watching many files that rarely change holds nothing per file here. A torn tail (the record a crash
  * interrupted) fails its CRC and is ignored, which is right: its futures never completed, and recovery cuts the data
  * back to the previous record's length.
+ *
+ * <p>A commit makes no object per source. The staged positions are slots of three arrays (the batch's {@link
+ * SourceId}, referenced, the position and the time), one slot per key, found through an open-addressing index of
+ * ints ({@link KeyIndex}): a key staged again takes its slot over, so a busy source that sent many batches still
+ * gets one entry. The record is encoded straight into a native piece of {@link #KEEP_BUFFER} bytes, written each
+ * time it fills, so no buffer grows with the number of sources. Compaction reads the file into native memory,
+ * indexes the latest entry of every key by its offset and copies those entries' bytes into the snapshot. A start-up
+ * that ships thousands of files in one commit would otherwise make megabytes of medium-lived objects and buffers,
+ * which the serial collector promotes.
  */
 final class CommitLog implements AutoCloseable {
     static final String NAME = "ship.commit";
@@ -61,27 +72,62 @@ final class CommitLog implements AutoCloseable {
     static final int BODY_HEADER = 28;
     /** device, inode, fingerprint length and hash, offset, seen-at, path length. */
     static final int ENTRY_FIXED = 46;
+    /** The longest path stored, in bytes (its length is an unsigned short); longer ones are cut. */
+    static final int MAX_PATH = 65_535;
     /** Entries whose source was not seen (committed a batch) for this long are dropped at compaction. */
     static final long EXPIRE_MS = TimeUnit.DAYS.toMillis(7);
-    /** The largest record buffers kept between commits. */
+    /**
+     * The piece a record is written in, and the most the buffers, staging arrays and index tables keep between
+     * commits.
+     */
     static final int KEEP_BUFFER = 64 * 1024;
+    /** The entry buffer kept between commits: a path of up to 1,000 ASCII bytes. */
+    private static final int ENTRY_BUFFER = 1024 + ENTRY_FIXED;
     /** The legacy {@code ship.commit}: long segment, long length, int CRC32C of both, int 0. */
     static final int LEGACY_SIZE = 24;
 
-    /** A source's identity in the log. */
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    // An entry's fields, from its start.
+    private static final int E_DEVICE = 0;
+    private static final int E_INODE = 8;
+    private static final int E_FP_LENGTH = 16;
+    private static final int E_FP_HASH = 20;
+    private static final int E_OFFSET = 28;
+    private static final int E_SEEN_AT = 36;
+    private static final int E_PATH_LENGTH = 44;
+    // A record's fields, from its marker.
+    private static final int R_BODY_LENGTH = 4;
+    private static final int R_SEGMENT = 8;
+    private static final int R_LENGTH = 16;
+    private static final int R_WRITTEN_AT = 24;
+    private static final int R_COUNT = 32;
+    private static final int R_ENTRIES = 8 + BODY_HEADER;
+    /** The staging arrays' smallest (and trimmed) size. */
+    private static final int MIN_SLOTS = 16;
+    /** Bytes a staging slot takes in the arrays: a (compressed) reference and two longs. */
+    private static final int SLOT_BYTES = Integer.BYTES + 2 * Long.BYTES;
+
+    /**
+     * The content part of a source's key in the log: its fingerprint hash once the fingerprint is full, else 0. A
+     * file truncated and rewritten gets a new key, so the old content's position stays beside the new one: a copy
+     * of the old content (copytruncate's) found at the next start resumes there, and the file itself by the entry
+     * whose fingerprint it matches. While the fingerprint grows (the first KiB), the entry is replaced.
+     */
+    static long content(int fpLength, long fpHash) {
+        return fpLength >= Fingerprint.SIZE ? fpHash : 0;
+    }
+
+    /** A source's identity in the log: (device, inode, {@link #content}). */
     record Key(long device, long inode, long content) {
-        /**
-         * The key of a source's position: its inode, and its content once the fingerprint is full. A file truncated
-         * and rewritten gets a new key, so the old content's position stays beside the new one: a copy of the old
-         * content (copytruncate's) found at the next start resumes there, and the file itself by the entry whose
-         * fingerprint it matches. While the fingerprint grows (the first KiB), the entry is replaced.
-         */
         static Key of(long device, long inode, int fpLength, long fpHash) {
-            return new Key(device, inode, fpLength >= io.jfio.ship.harvest.Fingerprint.SIZE ? fpHash : 0);
+            return new Key(device, inode, CommitLog.content(fpLength, fpHash));
         }
     }
 
-    /** A source's committed position; immutable once stored. */
+    /** A source's committed position, as read at open; immutable. */
     record Entry(long device, long inode, int fpLength, long fpHash, long offset, long seenAt, String path) {
         Checkpoint checkpoint() {
             return new Checkpoint(device, inode, fpLength, fpHash, offset, seenAt, path);
@@ -112,13 +158,34 @@ final class CommitLog implements AutoCloseable {
     private final long compactMin;
     private final MemorySegment name;
     private final MemorySegment tempName;
-    /** The changes of the commit being made; discarded when it fails. */
-    private final Map<Key, Entry> staged = new HashMap<>();
+    /**
+     * The changes of the commit being made (discarded when it fails), one slot per key: the source's identity (the
+     * batch's, referenced, not copied), its position and when it was staged. A key staged again takes its slot over.
+     */
+    private SourceId[] ids = new SourceId[MIN_SLOTS];
+    private long[] ends = new long[MIN_SLOTS];
+    private long[] seen = new long[MIN_SLOTS];
+    private int staged;
+    /** The slot of every key staged. */
+    private final KeyIndex slots = new KeyIndex(new StagedKeys(), KEEP_BUFFER);
+    /** A piece of the record being written, in native memory (pwrite's source); see {@link #begin}. */
+    private final NativeBuffer out = new NativeBuffer();
+    private int outFd;
+    private long outOffset;
+    private int outPos;
+    private int outCrcFrom;
+    private int outError;
+    /** Where the record being written starts in its file and how long it is: checked at {@link #end}. */
+    private long outStart;
+    private long outLength;
+    /** The log read back for a compaction. */
+    private final NativeBuffer in = new NativeBuffer();
+    /** For a compaction: the offset in {@link #in} of the latest entry of every key. */
+    private final KeyIndex latest = new KeyIndex(new EntryKeys(in), KEEP_BUFFER);
     private final CRC32C crc = new CRC32C();
+    /** One entry being encoded (big-endian, as in the file); grown for a long path, trimmed after the commit. */
+    private ByteBuffer entry = ByteBuffer.allocate(ENTRY_BUFFER);
     private final Arena names = Arena.ofShared();
-    private Arena bufArena;
-    private MemorySegment nbuf;
-    private ByteBuffer hbuf = ByteBuffer.allocate(4096);
     private int fd = -1;
     private long size;
     private long snapshotSize;
@@ -157,6 +224,8 @@ final class CommitLog implements AutoCloseable {
                 writeSnapshot(segment, length, clock.getAsLong(), p.entries());
             } catch (SnapshotNotTaken e) {
                 throw e.io;
+            } finally {
+                trimBuffers();
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -178,13 +247,46 @@ final class CommitLog implements AutoCloseable {
 
     /** Stages the position {@code end} of {@code id} for the next {@link #commit}; a later stage replaces it. */
     void stage(SourceId id, long end, long now) {
-        Key k = Key.of(id.device(), id.inode(), id.fpLength(), id.fpHash());
-        staged.put(k, new Entry(id.device(), id.inode(), id.fpLength(), id.fpHash(), end, now, id.path()));
+        if (staged == ids.length) {
+            ids = Arrays.copyOf(ids, 2 * staged);
+            ends = Arrays.copyOf(ends, 2 * staged);
+            seen = Arrays.copyOf(seen, 2 * staged);
+        }
+        int k = slots.putIfAbsent(id.device(), id.inode(), content(id.fpLength(), id.fpHash()), staged);
+        if (k < 0) k = staged++;
+        ids[k] = id;
+        ends[k] = end;
+        seen[k] = now;
     }
 
     /** Forgets the staged positions: their commit failed, so their batches are sent again. */
     void discard() {
-        staged.clear();
+        Arrays.fill(ids, 0, staged, null);
+        staged = 0;
+        slots.clear();
+        if (ids.length * SLOT_BYTES > KEEP_BUFFER) {
+            ids = new SourceId[MIN_SLOTS];
+            ends = new long[MIN_SLOTS];
+            seen = new long[MIN_SLOTS];
+        }
+    }
+
+    /** The keys of the staged slots. */
+    private final class StagedKeys implements KeyIndex.Keys {
+        @Override
+        public long device(int k) {
+            return ids[k].device();
+        }
+
+        @Override
+        public long inode(int k) {
+            return ids[k].inode();
+        }
+
+        @Override
+        public long content(int k) {
+            return CommitLog.content(ids[k].fpLength(), ids[k].fpHash());
+        }
     }
 
     /**
@@ -198,7 +300,8 @@ final class CommitLog implements AutoCloseable {
             boolean snapshot = !consistent || roll || size - snapshotSize > Math.max(compactMin, snapshotSize);
             if (snapshot) {
                 try {
-                    writeSnapshot(segment, length, now, replay());
+                    replay();
+                    writeSnapshot(segment, length, now, null);
                     return;
                 } catch (SnapshotNotTaken e) {
                     if (!consistent) throw e.io;
@@ -210,7 +313,9 @@ final class CommitLog implements AutoCloseable {
             }
             append(segment, length, now);
         } finally {
-            staged.clear();
+            discard();
+            latest.clear();
+            trimBuffers();
         }
     }
 
@@ -226,9 +331,11 @@ final class CommitLog implements AutoCloseable {
     }
 
     private void append(long segment, long length, long now) throws IOException {
-        int n = encodeRecord(segment, length, now, staged.values(), false);
-        int r = writeFully(fd, n, size);
-        trimBuffers();
+        long body = body(stagedBytes());
+        long n = RECORD_OVERHEAD + body;
+        begin(fd, size, false, segment, length, now, body, staged);
+        putStaged();
+        int r = end();
         if (r == 0) r = LibC.fdatasync(fd);
         if (r < 0) {
             // Take the record back: a record that survived would claim bytes that the sink cuts from a poisoned
@@ -243,50 +350,59 @@ final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * The positions as of the last successful commit: the file replayed up to {@link #size}, which ends at that
-     * commit's record (a record whose commit failed, left because taking it back failed too, lies beyond). Throws
-     * {@link SnapshotNotTaken} when the file cannot be read back or no longer holds what was written.
+     * Reads the file as of the last successful commit into {@link #in} (up to {@link #size}, which ends at that
+     * commit's record: a record whose commit failed, left because taking it back failed too, lies beyond) and
+     * indexes the latest entry of every key in {@link #latest}. Throws {@link SnapshotNotTaken} when the file cannot
+     * be read back or no longer holds what was written.
      */
-    private Map<Key, Entry> replay() throws SnapshotNotTaken {
-        byte[] b = new byte[(int) size];
-        MemorySegment into = MemorySegment.ofArray(b);
+    private void replay() throws SnapshotNotTaken {
+        MemorySegment b = in.ensure(size);
         long done = 0;
         while (done < size) {
-            // A heap segment cannot go to a system call: read through the native buffer, one piece at a time.
-            if (nbuf == null) {
-                bufArena = Arena.ofShared();
-                nbuf = bufArena.allocate(KEEP_BUFFER);
-            }
-            long want = Math.min(nbuf.byteSize(), size - done);
-            long n = LibC.pread(fd, nbuf, want, done);
+            long n = LibC.pread(fd, b.asSlice(done), size - done, done);
             if (n == -Errno.EINTR) continue;
             if (n <= 0) {
                 throw new SnapshotNotTaken(n < 0 ? new ErrnoException("pread", (int) -n, fd,
-                        dir.resolve(NAME).toString(), done, want) : new IOException(NAME + " is shorter than written: "
-                        + done + " of " + size + " bytes, dir=" + dir));
+                        dir.resolve(NAME).toString(), done, size - done) : new IOException(NAME
+                        + " is shorter than written: " + done + " of " + size + " bytes, dir=" + dir));
             }
-            MemorySegment.copy(nbuf, 0, into, done, n);
             done += n;
         }
-        Parsed p = parse(b);
-        if (p.problem() != null || !p.found()) {
+        Walk w = walk(b.asSlice(0, size), (s, at) -> latest.put(s.get(LONG, at + E_DEVICE),
+                s.get(LONG, at + E_INODE), contentAt(s, at), (int) at));
+        if (w.problem() != null || !w.found()) {
             throw new SnapshotNotTaken(new IOException(NAME + " no longer holds what was written: "
-                    + (p.problem() != null ? p.problem() : "no commit") + ", dir=" + dir));
+                    + (w.problem() != null ? w.problem() : "no commit") + ", dir=" + dir));
         }
-        return p.entries();
     }
 
     /**
-     * Writes {@code state} with the staged positions (less expired entries) as one record to the temporary file and
-     * renames it over the log. Throws {@link SnapshotNotTaken} when the old file was not replaced.
+     * Writes the state with the staged positions (less expired entries) as one record to the temporary file and
+     * renames it over the log. The state is {@code opened} at open, else the entries {@link #replay} indexed. Throws
+     * {@link SnapshotNotTaken} when the old file was not replaced.
      */
-    private void writeSnapshot(long segment, long length, long now, Map<Key, Entry> state) throws IOException {
-        List<Entry> all = new ArrayList<>(state.size() + staged.size());
-        for (Map.Entry<Key, Entry> e : state.entrySet()) {
-            if (!staged.containsKey(e.getKey()) && e.getValue().seenAt() >= now - EXPIRE_MS) all.add(e.getValue());
+    private void writeSnapshot(long segment, long length, long now, Map<Key, Entry> opened) throws IOException {
+        // What the record holds, counted first: its header comes before the entries.
+        long expired = now - EXPIRE_MS;
+        long bytes = stagedBytes();
+        int count = staged;
+        if (opened != null) {
+            for (Entry e : opened.values()) {
+                if (e.seenAt() < expired) continue;
+                bytes += ENTRY_FIXED + pathLength(e.path());
+                count++;
+            }
+        } else {
+            for (int slot = 0; slot < latest.capacity(); slot++) {
+                int at = latest.idAt(slot);
+                if (kept(at, expired)) {
+                    bytes += entryLength(in.segment(), at);
+                    count++;
+                }
+            }
         }
-        all.addAll(staged.values());
-        int n = encodeRecord(segment, length, now, all, true);
+        long body = body(bytes);
+        long n = HEADER + RECORD_OVERHEAD + body;
         int t = LibC.openat(dirFd, tempName, Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW
                 | Fcntl.O_CLOEXEC, 0600);
         if (t < 0) {
@@ -295,8 +411,20 @@ final class CommitLog implements AutoCloseable {
             throw new SnapshotNotTaken(new IOException("cannot create " + TEMP + ": errno=" + Errno.name(-t) + why
                     + " dir=" + dir));
         }
-        int r = writeFully(t, n, 0);
-        trimBuffers();
+        begin(t, 0, true, segment, length, now, body, count);
+        if (opened != null) {
+            for (Entry e : opened.values()) {
+                if (e.seenAt() < expired) continue;
+                putEntry(e.device(), e.inode(), e.fpLength(), e.fpHash(), e.offset(), e.seenAt(), e.path());
+            }
+        } else {
+            for (int slot = 0; slot < latest.capacity(); slot++) {
+                int at = latest.idAt(slot);
+                if (kept(at, expired)) putBytes(in.segment(), at, entryLength(in.segment(), at));
+            }
+        }
+        putStaged();
+        int r = end();
         if (r == 0) r = LibC.fdatasync(t);
         if (r == 0) r = LibC.renameat2(dirFd, tempName, dirFd, name, 0);
         if (r < 0) {
@@ -321,23 +449,121 @@ final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * Lets go of buffers a large record grew: a snapshot of thousands of positions needs a megabyte once in a while,
-     * the appends between snapshots a few hundred bytes.
+     * Whether the entry at {@code at} of the log read back goes into the snapshot: in {@link #latest}, seen within
+     * the expiry and not staged again in this commit.
+     */
+    private boolean kept(int at, long expired) {
+        MemorySegment b = in.segment();
+        return at >= 0 && b.get(LONG, at + E_SEEN_AT) >= expired
+                && slots.get(b.get(LONG, at + E_DEVICE), b.get(LONG, at + E_INODE), contentAt(b, at)) < 0;
+    }
+
+    /**
+     * Lets go of buffers a large record grew: the log read back for a compaction, a piece grown for a long path.
      */
     private void trimBuffers() {
-        if (hbuf.capacity() > KEEP_BUFFER) hbuf = ByteBuffer.allocate(4096);
-        if (nbuf != null && nbuf.byteSize() > KEEP_BUFFER) {
-            bufArena.close();
-            bufArena = null;
-            nbuf = null;
+        out.trim(KEEP_BUFFER);
+        in.trim(KEEP_BUFFER);
+        if (entry.capacity() > ENTRY_BUFFER) entry = ByteBuffer.allocate(ENTRY_BUFFER);
+    }
+
+    /** The body length of a record whose entries take {@code entries} bytes (its field is an int). */
+    private static long body(long entries) {
+        long body = BODY_HEADER + entries;
+        if (body > Integer.MAX_VALUE - 64) throw new IllegalStateException("commit record too large: bytes=" + body);
+        return body;
+    }
+
+    /** The bytes the staged entries take in a record. */
+    private long stagedBytes() {
+        long n = 0;
+        for (int k = 0; k < staged; k++) n += ENTRY_FIXED + pathLength(ids[k].path());
+        return n;
+    }
+
+    private void putStaged() {
+        for (int k = 0; k < staged; k++) {
+            SourceId id = ids[k];
+            putEntry(id.device(), id.inode(), id.fpLength(), id.fpHash(), ends[k], seen[k], id.path());
         }
     }
 
-    /** Writes {@code n} bytes of the native buffer at {@code offset}; 0 or -errno. */
-    private int writeFully(int fd, int n, long offset) {
+    /**
+     * Starts writing a record to {@code fd} at {@code offset} (after a file header when {@code header}): its marker
+     * and body header, the entries to follow with {@link #putEntry} and {@link #putBytes}, then {@link #end}. The
+     * record goes out in pieces of {@link #KEEP_BUFFER} bytes, each written as it fills, whatever the number of
+     * sources: a commit needs no buffer the size of its record. A torn record is no worse than one torn pwrite: its
+     * CRC fails, and it is taken back or never renamed into place.
+     */
+    private void begin(int fd, long offset, boolean header, long segment, long length, long now, long bodyLength,
+                       int count) {
+        MemorySegment b = out.ensure(KEEP_BUFFER);
+        outFd = fd;
+        outOffset = offset;
+        outStart = offset;
+        outLength = (header ? HEADER : 0) + RECORD_OVERHEAD + bodyLength;
+        outPos = 0;
+        outError = 0;
+        if (header) {
+            MemorySegment.copy(MAGIC, 0, b, ValueLayout.JAVA_BYTE, 0, MAGIC.length);
+            b.set(INT, 8, VERSION);
+            b.set(INT, 12, 0);
+            outPos = HEADER;
+        }
+        crc.reset();
+        outCrcFrom = outPos;
+        b.set(INT, outPos, MARKER);
+        b.set(INT, outPos + R_BODY_LENGTH, (int) bodyLength);
+        b.set(LONG, outPos + R_SEGMENT, segment);
+        b.set(LONG, outPos + R_LENGTH, length);
+        b.set(LONG, outPos + R_WRITTEN_AT, now);
+        b.set(INT, outPos + R_COUNT, count);
+        outPos += R_ENTRIES;
+    }
+
+    /** Room for {@code n} more bytes in the piece: the full piece is written first. */
+    private MemorySegment room(int n) {
+        if (outPos + n > out.segment().byteSize()) {
+            flush();
+            // Only an entry with a path of tens of kilobytes needs more; trimmed after the commit.
+            if (n > out.segment().byteSize()) out.ensure(n);
+        }
+        return out.segment();
+    }
+
+    /** Checksums and writes the piece (the first write error is kept for {@link #end}); the next one starts empty. */
+    private void flush() {
+        MemorySegment b = out.segment();
+        crc.update(b.asSlice(outCrcFrom, outPos - outCrcFrom).asByteBuffer());
+        if (outError == 0) outError = writeFully(outFd, b, outPos, outOffset);
+        outOffset += outPos;
+        outPos = 0;
+        outCrcFrom = 0;
+    }
+
+    /** Puts the CRC after the entries and writes the rest; 0 or -errno. */
+    private int end() {
+        if (outPos + 4 > out.segment().byteSize()) flush();
+        MemorySegment b = out.segment();
+        crc.update(b.asSlice(outCrcFrom, outPos - outCrcFrom).asByteBuffer());
+        b.set(INT, outPos, (int) crc.getValue());
+        outPos += 4;
+        if (outError == 0) outError = writeFully(outFd, b, outPos, outOffset);
+        long written = outOffset + outPos - outStart;
+        if (outError == 0 && written != outLength) {
+            // The lengths counted before do not match the entries put: the record is unreadable, so it is treated
+            // as a failed write (taken back, or the temporary file removed).
+            log.error("dir-sink-commit-record-length", "dir", dir, "counted", outLength, "written", written);
+            outError = -Errno.EIO;
+        }
+        return outError;
+    }
+
+    /** Writes the first {@code n} bytes of {@code b} at {@code offset}; 0 or -errno. */
+    private static int writeFully(int fd, MemorySegment b, int n, long offset) {
         long done = 0;
         while (done < n) {
-            long w = LibC.pwrite(fd, nbuf.asSlice(done), n - done, offset + done);
+            long w = LibC.pwrite(fd, b.asSlice(done), n - done, offset + done);
             if (w == -Errno.EINTR) continue;
             if (w < 0) return (int) w;
             if (w == 0) return -Errno.EIO;
@@ -346,49 +572,105 @@ final class CommitLog implements AutoCloseable {
         return 0;
     }
 
-    /** Encodes one record (after the file header when {@code header}) into the native buffer; returns its size. */
-    private int encodeRecord(long segment, long length, long now, Iterable<Entry> list, boolean header) {
-        // Paths are encoded here rather than kept encoded: an entry per tracked file lives as long as the run.
-        ByteBuffer b = room(hbuf.clear(), HEADER + RECORD_OVERHEAD + BODY_HEADER);
-        if (header) b.put(MAGIC).putInt(VERSION).putInt(0);
-        int start = b.position();
-        b.putInt(MARKER).putInt(0).putLong(segment).putLong(length).putLong(now).putInt(0);
-        int count = 0;
-        for (Entry e : list) {
-            byte[] path = pathBytes(e.path());
-            b = room(b, ENTRY_FIXED + path.length + 4);
-            b.putLong(e.device()).putLong(e.inode()).putInt(e.fpLength()).putLong(e.fpHash()).putLong(e.offset())
-                    .putLong(e.seenAt()).putShort((short) path.length).put(path);
-            count++;
+    /** Puts the {@code n} bytes of an entry of {@code from} at {@code at} into the record. */
+    private void putBytes(MemorySegment from, long at, int n) {
+        MemorySegment.copy(from, at, room(n), outPos, n);
+        outPos += n;
+    }
+
+    /**
+     * How many bytes {@code path} takes in an entry: counted by encoding it into {@link #entry}, the same code as
+     * {@link #putEntry} (one loop for the JIT to compile, not two).
+     */
+    private int pathLength(String path) {
+        return putUtf8(entryRoom(path), ENTRY_FIXED, path, MAX_PATH);
+    }
+
+    /** {@link #entry}'s array, with room for an entry of {@code path}. */
+    private byte[] entryRoom(String path) {
+        // At most 3 bytes a char: a surrogate pair (2 chars) takes 4.
+        int room = ENTRY_FIXED + (int) Math.min(3L * path.length(), MAX_PATH);
+        if (entry.capacity() < room) entry = ByteBuffer.allocate(Math.max(room, 2 * entry.capacity()));
+        return entry.array();
+    }
+
+    /**
+     * Puts one entry into the record. It is put together in {@link #entry} and copied over in one piece: a shipper
+     * starting with thousands of files encodes them before this code is compiled, and the interpreter runs a byte
+     * array's stores many times faster than memory-segment accesses.
+     */
+    private void putEntry(long device, long inode, int fpLength, long fpHash, long offset, long seenAt, String path) {
+        byte[] e = entryRoom(path);
+        int n = putUtf8(e, ENTRY_FIXED, path, MAX_PATH);
+        entry.putLong(E_DEVICE, device).putLong(E_INODE, inode).putInt(E_FP_LENGTH, fpLength)
+                .putLong(E_FP_HASH, fpHash).putLong(E_OFFSET, offset).putLong(E_SEEN_AT, seenAt)
+                .putShort(E_PATH_LENGTH, (short) n);
+        MemorySegment.copy(e, 0, room(ENTRY_FIXED + n), ValueLayout.JAVA_BYTE, outPos, ENTRY_FIXED + n);
+        outPos += ENTRY_FIXED + n;
+    }
+
+    /**
+     * Writes {@code s} at {@code at} of {@code b} as UTF-8, byte for byte what {@code s.getBytes(UTF_8)} holds (a
+     * malformed surrogate becomes '?'), cut after {@code max} bytes (even inside a character); returns the bytes
+     * written. No array is made: a path is encoded once per stage.
+     */
+    static int putUtf8(byte[] b, int at, String s, int max) {
+        int n = 0;
+        for (int i = 0, len = s.length(); i < len && n < max; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                b[at + n++] = (byte) c;
+                continue;
+            }
+            int code;
+            int width;
+            if (c < 0x800) {
+                code = c;
+                width = 2;
+            } else if (!Character.isSurrogate(c)) {
+                code = c;
+                width = 3;
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                code = Character.toCodePoint(c, s.charAt(++i));
+                width = 4;
+            } else {
+                b[at + n++] = (byte) '?';
+                continue;
+            }
+            // Lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx for each 6 bits left.
+            int shift = 6 * (width - 1);
+            b[at + n++] = (byte) ((0xF00 >> width) | (code >> shift));
+            for (shift -= 6; shift >= 0 && n < max; shift -= 6) {
+                b[at + n++] = (byte) (0x80 | ((code >> shift) & 0x3F));
+            }
         }
-        b.putInt(start + 4, b.position() - start - 8).putInt(start + 8 + BODY_HEADER - 4, count);
-        crc.reset();
-        crc.update(b.array(), start, b.position() - start);
-        b.putInt((int) crc.getValue());
-        int n = b.position();
-        if (nbuf == null || nbuf.byteSize() < n) {
-            if (bufArena != null) bufArena.close();
-            bufArena = Arena.ofShared();
-            nbuf = bufArena.allocate(Math.max(n, nbuf == null ? 4096 : nbuf.byteSize() * 2));
-        }
-        MemorySegment.copy(b.array(), 0, nbuf, ValueLayout.JAVA_BYTE, 0, n);
         return n;
     }
 
-    /** {@code b}, or a copy of it twice as large, with at least {@code more} bytes after its position. */
-    private ByteBuffer room(ByteBuffer b, int more) {
-        if (b.remaining() >= more) return b;
-        long want = Math.max((long) b.position() + more, b.capacity() * 2L);
-        if (want > Integer.MAX_VALUE - 64) throw new IllegalStateException("commit record too large: " + want);
-        ByteBuffer bigger = ByteBuffer.allocate((int) want);
-        bigger.put(b.flip());
-        hbuf = bigger;
-        return bigger;
+    private static long contentAt(MemorySegment b, long at) {
+        return content(b.get(INT, at + E_FP_LENGTH), b.get(LONG, at + E_FP_HASH));
     }
 
-    private static byte[] pathBytes(String path) {
-        byte[] b = path.getBytes(StandardCharsets.UTF_8);
-        return b.length > 65_535 ? Arrays.copyOf(b, 65_535) : b;
+    private static int entryLength(MemorySegment b, long at) {
+        return ENTRY_FIXED + Short.toUnsignedInt(b.get(SHORT, at + E_PATH_LENGTH));
+    }
+
+    /** The keys of the entries in a buffer, by their offsets. */
+    private record EntryKeys(NativeBuffer buffer) implements KeyIndex.Keys {
+        @Override
+        public long device(int at) {
+            return buffer.segment().get(LONG, at + E_DEVICE);
+        }
+
+        @Override
+        public long inode(int at) {
+            return buffer.segment().get(LONG, at + E_INODE);
+        }
+
+        @Override
+        public long content(int at) {
+            return contentAt(buffer.segment(), at);
+        }
     }
 
     @Override
@@ -397,15 +679,48 @@ final class CommitLog implements AutoCloseable {
             LibC.close(fd);
             fd = -1;
         }
-        if (bufArena != null) {
-            bufArena.close();
-            bufArena = null;
-            nbuf = null;
-        }
+        out.close();
+        in.close();
         names.close();
     }
 
-    // ---- reading at open ----
+    /**
+     * Not thread-safe. Native memory replaced by a larger one when a use needs more; the sync thread uses it after
+     * the opening thread, so it comes from a shared arena.
+     */
+    private static final class NativeBuffer implements AutoCloseable {
+        private Arena arena;
+        private MemorySegment segment;
+
+        /** The buffer, at least {@code need} bytes; a new one (its contents not kept) when it was smaller. */
+        MemorySegment ensure(long need) {
+            if (segment != null && segment.byteSize() >= need) return segment;
+            close();
+            arena = Arena.ofShared();
+            segment = arena.allocate(need);
+            return segment;
+        }
+
+        MemorySegment segment() {
+            return segment;
+        }
+
+        /** Lets the buffer go when it is larger than {@code keep} bytes. */
+        void trim(long keep) {
+            if (segment != null && segment.byteSize() > keep) close();
+        }
+
+        @Override
+        public void close() {
+            if (arena != null) {
+                arena.close();
+                arena = null;
+                segment = null;
+            }
+        }
+    }
+
+    // ---- reading: at open, and for a compaction ----
 
     /**
      * Reads {@code ship.commit} of the directory {@code dirFd} without following a symlink at its name.
@@ -414,7 +729,6 @@ final class CommitLog implements AutoCloseable {
      *                     and must not be made to read or write through a planted link)
      */
     static Parsed read(int dirFd, Path dir) throws IOException {
-        byte[] b;
         try (Arena a = Arena.ofConfined()) {
             int fd = LibC.openat(dirFd, a.allocateFrom(NAME), Fcntl.O_RDONLY | Fcntl.O_NOFOLLOW | Fcntl.O_NONBLOCK
                     | Fcntl.O_CLOEXEC, 0);
@@ -439,12 +753,11 @@ final class CommitLog implements AutoCloseable {
                     if (n == 0) break;
                     done += n;
                 }
-                b = buf.asSlice(0, done).toArray(ValueLayout.JAVA_BYTE);
+                return parse(buf.asSlice(0, done));
             } finally {
                 LibC.close(fd);
             }
         }
-        return parse(b);
     }
 
     /** The error for a symlink planted at one of the sink's state files. */
@@ -454,48 +767,89 @@ final class CommitLog implements AutoCloseable {
     }
 
     /** Parses the bytes of {@code ship.commit} (either format). */
-    static Parsed parse(byte[] b) {
-        if (b.length == 0) {
+    static Parsed parse(MemorySegment b) {
+        long len = b.byteSize();
+        if (len == 0) {
             // Legacy: created at open, never written, so nothing in any segment was ever acknowledged.
             return new Parsed(true, true, true, 0, 0, Map.of(), true, null);
         }
-        if (b.length == LEGACY_SIZE && !startsWithMagic(b)) {
-            ByteBuffer buf = ByteBuffer.wrap(b);
+        if (len == LEGACY_SIZE && !startsWithMagic(b)) {
             CRC32C c = new CRC32C();
-            c.update(b, 0, 16);
-            if ((int) c.getValue() != buf.getInt(16)) {
+            c.update(b.asSlice(0, 16).asByteBuffer());
+            if ((int) c.getValue() != b.get(INT, 16)) {
                 return new Parsed(true, false, false, 0, 0, Map.of(), true, "legacy commit record: checksum mismatch");
             }
-            return new Parsed(true, true, true, buf.getLong(0), buf.getLong(8), Map.of(), true, null);
+            return new Parsed(true, true, true, b.get(LONG, 0), b.get(LONG, 8), Map.of(), true, null);
         }
         Map<Key, Entry> entries = new HashMap<>();
+        Walk w = walk(b, (s, at) -> {
+            byte[] path = new byte[Short.toUnsignedInt(s.get(SHORT, at + E_PATH_LENGTH))];
+            MemorySegment.copy(s, ValueLayout.JAVA_BYTE, at + ENTRY_FIXED, path, 0, path.length);
+            Entry e = new Entry(s.get(LONG, at + E_DEVICE), s.get(LONG, at + E_INODE), s.get(INT, at + E_FP_LENGTH),
+                    s.get(LONG, at + E_FP_HASH), s.get(LONG, at + E_OFFSET), s.get(LONG, at + E_SEEN_AT),
+                    new String(path, StandardCharsets.UTF_8));
+            entries.put(Key.of(e.device(), e.inode(), e.fpLength(), e.fpHash()), e);
+        });
+        return new Parsed(true, w.found(), w.trustTail(), w.segment(), w.length(), entries, false, w.problem());
+    }
+
+    /** Receives the entries of the valid records of a walk, in file order (later entries replace earlier ones). */
+    @FunctionalInterface
+    private interface EntryVisitor {
+        /** The entry at offset {@code at} of {@code b} (its bounds checked). */
+        void entry(MemorySegment b, long at);
+    }
+
+    /**
+     * What a {@link #walk} found.
+     *
+     * @param found     whether a valid record was found
+     * @param trustTail whether one was and nothing follows the last one but a torn record
+     * @param segment   the last valid record's segment
+     * @param length    the last valid record's length
+     * @param problem   what was damaged; null when nothing was
+     */
+    private record Walk(boolean found, boolean trustTail, long segment, long length, String problem) {
+    }
+
+    /**
+     * Walks the header and records of the current format in {@code b}, handing the entries of every valid record to
+     * {@code v} in order: what {@link #parse} reads at open and what a compaction replays. A bad record is skipped
+     * up to the next valid one and reported, except a torn last one (what an interrupted append leaves).
+     */
+    private static Walk walk(MemorySegment b, EntryVisitor v) {
+        Records r = new Records(b);
+        long len = b.byteSize();
         List<String> problems = new ArrayList<>();
-        long[] commit = {0, 0};
+        long segment = 0;
+        long length = 0;
         boolean found = false;
-        int pos = HEADER;
-        if (b.length < HEADER || !startsWithMagic(b) || ByteBuffer.wrap(b).getInt(8) != VERSION) {
+        long pos = HEADER;
+        if (len < HEADER || !startsWithMagic(b) || b.get(INT, 8) != VERSION) {
             problems.add("bad header (magic or version)");
             pos = 0;
         }
         boolean trustTail = true;
-        while (pos < b.length) {
-            int end = record(b, pos, entries, commit);
+        while (pos < len) {
+            long end = r.record(pos, v);
             if (end > 0) {
                 found = true;
+                segment = b.get(LONG, pos + R_SEGMENT);
+                length = b.get(LONG, pos + R_LENGTH);
                 pos = end;
                 continue;
             }
-            if (problems.isEmpty() && torn(b, pos)) {
+            if (problems.isEmpty() && r.torn(pos)) {
                 // The record a crash interrupted: its futures never completed.
                 break;
             }
-            int next = pos + 1;
-            while (next < b.length && record(b, next, null, null) < 0) next++;
-            if (next >= b.length) {
-                if (torn(b, pos) && found) {
+            long next = pos + 1;
+            while (next < len && r.record(next, null) < 0) next++;
+            if (next >= len) {
+                if (r.torn(pos) && found) {
                     problems.add("bad record at offset " + pos + " (torn tail after damage)");
                 } else {
-                    problems.add("bad bytes from offset " + pos + " to the end (" + (b.length - pos) + " bytes)");
+                    problems.add("bad bytes from offset " + pos + " to the end (" + (len - pos) + " bytes)");
                     trustTail = false;
                 }
                 break;
@@ -503,71 +857,74 @@ final class CommitLog implements AutoCloseable {
             problems.add("bad bytes at offset " + pos + " (" + (next - pos) + " bytes skipped)");
             pos = next;
         }
-        return new Parsed(true, found, found && trustTail, commit[0], commit[1], entries, false,
+        return new Walk(found, found && trustTail, segment, length,
                 problems.isEmpty() ? null : String.join("; ", problems));
     }
 
-    private static boolean startsWithMagic(byte[] b) {
-        return b.length >= MAGIC.length && Arrays.equals(b, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
+    private static boolean startsWithMagic(MemorySegment b) {
+        return b.byteSize() >= MAGIC.length
+                && MemorySegment.mismatch(b, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) < 0;
     }
 
-    /**
-     * Whether the bytes from {@code pos} are what an interrupted append leaves: too short for a record header, all
-     * zero, or one record whose length reaches to or past the end of the file.
-     */
-    private static boolean torn(byte[] b, int pos) {
-        int left = b.length - pos;
-        if (left < 8) return true;
-        boolean zero = true;
-        for (int i = pos; i < b.length && zero; i++) zero = b[i] == 0;
-        if (zero) return true;
-        ByteBuffer buf = ByteBuffer.wrap(b);
-        int bodyLen = buf.getInt(pos + 4);
-        return buf.getInt(pos) == MARKER && bodyLen >= BODY_HEADER
-                && (long) pos + RECORD_OVERHEAD + bodyLen >= b.length;
-    }
+    /** The checks of one walk's records over its bytes, with one CRC32C and one buffer view for all of them. */
+    private static final class Records {
+        private final MemorySegment b;
+        private final long len;
+        private final ByteBuffer view;
+        private final CRC32C crc = new CRC32C();
 
-    /**
-     * Checks the record at {@code pos}; when valid, applies it to {@code entries} and {@code commit} (unless null)
-     * and returns its end, else -1.
-     */
-    private static int record(byte[] b, int pos, Map<Key, Entry> entries, long[] commit) {
-        if (b.length - pos < RECORD_OVERHEAD + BODY_HEADER) return -1;
-        ByteBuffer buf = ByteBuffer.wrap(b);
-        if (buf.getInt(pos) != MARKER) return -1;
-        int bodyLen = buf.getInt(pos + 4);
-        if (bodyLen < BODY_HEADER || bodyLen > b.length - pos - RECORD_OVERHEAD) return -1;
-        CRC32C c = new CRC32C();
-        c.update(b, pos, 8 + bodyLen);
-        if ((int) c.getValue() != buf.getInt(pos + 8 + bodyLen)) return -1;
-        buf.position(pos + 8);
-        long segment = buf.getLong();
-        long length = buf.getLong();
-        buf.getLong();
-        int count = buf.getInt();
-        int bodyEnd = pos + 8 + bodyLen;
-        List<Entry> list = new ArrayList<>(Math.max(0, Math.min(count, bodyLen / ENTRY_FIXED)));
-        for (int i = 0; i < count; i++) {
-            if (bodyEnd - buf.position() < ENTRY_FIXED) return -1;
-            long dev = buf.getLong();
-            long ino = buf.getLong();
-            int fpLen = buf.getInt();
-            long fpHash = buf.getLong();
-            long offset = buf.getLong();
-            long seen = buf.getLong();
-            int pathLen = Short.toUnsignedInt(buf.getShort());
-            if (bodyEnd - buf.position() < pathLen) return -1;
-            byte[] path = new byte[pathLen];
-            buf.get(path);
-            list.add(new Entry(dev, ino, fpLen, fpHash, offset, seen, new String(path, StandardCharsets.UTF_8)));
+        Records(MemorySegment b) {
+            this.b = b;
+            this.len = b.byteSize();
+            this.view = b.asByteBuffer();
         }
-        if (buf.position() != bodyEnd || count < 0 || segment < 0 || length < 0) return -1;
-        if (entries != null) {
-            for (Entry e : list) entries.put(Key.of(e.device(), e.inode(), e.fpLength(), e.fpHash()), e);
-            commit[0] = segment;
-            commit[1] = length;
-        }
-        return bodyEnd + 4;
-    }
 
+        /**
+         * Whether the bytes from {@code pos} are what an interrupted append leaves: too short for a record header,
+         * all zero, or one record whose length reaches to or past the end of the file.
+         */
+        boolean torn(long pos) {
+            long left = len - pos;
+            if (left < 8) return true;
+            boolean zero = true;
+            for (long i = pos; i < len && zero; i++) zero = b.get(ValueLayout.JAVA_BYTE, i) == 0;
+            if (zero) return true;
+            int bodyLen = b.get(INT, pos + R_BODY_LENGTH);
+            return b.get(INT, pos) == MARKER && bodyLen >= BODY_HEADER && pos + RECORD_OVERHEAD + bodyLen >= len;
+        }
+
+        /**
+         * Checks the record at {@code pos}; when valid, hands its entries to {@code v} (unless null) and returns its
+         * end, else -1.
+         */
+        long record(long pos, EntryVisitor v) {
+            if (len - pos < RECORD_OVERHEAD + BODY_HEADER) return -1;
+            if (b.get(INT, pos) != MARKER) return -1;
+            int bodyLen = b.get(INT, pos + R_BODY_LENGTH);
+            if (bodyLen < BODY_HEADER || bodyLen > len - pos - RECORD_OVERHEAD) return -1;
+            long bodyEnd = pos + 8 + bodyLen;
+            crc.reset();
+            crc.update(view.limit((int) bodyEnd).position((int) pos));
+            if ((int) crc.getValue() != b.get(INT, bodyEnd)) return -1;
+            int count = b.get(INT, pos + R_COUNT);
+            long p = pos + R_ENTRIES;
+            for (int i = 0; i < count; i++) {
+                if (bodyEnd - p < ENTRY_FIXED) return -1;
+                int pathLen = Short.toUnsignedInt(b.get(SHORT, p + E_PATH_LENGTH));
+                if (bodyEnd - p - ENTRY_FIXED < pathLen) return -1;
+                p += ENTRY_FIXED + pathLen;
+            }
+            if (p != bodyEnd || count < 0 || b.get(LONG, pos + R_SEGMENT) < 0 || b.get(LONG, pos + R_LENGTH) < 0) {
+                return -1;
+            }
+            if (v != null) {
+                p = pos + R_ENTRIES;
+                for (int i = 0; i < count; i++) {
+                    v.entry(b, p);
+                    p += entryLength(b, p);
+                }
+            }
+            return bodyEnd + 4;
+        }
+    }
 }

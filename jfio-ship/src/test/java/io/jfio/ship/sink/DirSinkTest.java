@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.core.testing.TestSeed;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.state.Checkpoint;
 import java.io.ByteArrayOutputStream;
@@ -23,6 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -395,6 +397,243 @@ class DirSinkTest {
         try (DirSink sink = open(dir)) {
             assertEquals(n, sink.committed().size());
         }
+    }
+
+    /** The bytes of a log holding one snapshot record of {@code entries}. */
+    private static long snapshotSize(Iterable<Checkpoint> entries) {
+        long n = CommitLog.HEADER + CommitLog.RECORD_OVERHEAD + CommitLog.BODY_HEADER;
+        for (Checkpoint c : entries) n += CommitLog.ENTRY_FIXED + c.path().getBytes(StandardCharsets.UTF_8).length;
+        return n;
+    }
+
+    private static List<Checkpoint> byKey(java.util.Collection<Checkpoint> l) {
+        List<Checkpoint> s = new ArrayList<>(l);
+        s.sort(Comparator.comparingLong(Checkpoint::device).thenComparingLong(Checkpoint::inode)
+                .thenComparingLong(Checkpoint::fpHash));
+        return s;
+    }
+
+    /** The key a position is stored under: (device, inode, full fingerprint's hash or 0). */
+    private static List<Long> key(SourceId id) {
+        return List.of(id.device(), id.inode(), CommitLog.content(id.fpLength(), id.fpHash()));
+    }
+
+    @Test
+    void aSourceSentManyTimesInOneCommitGetsOneEntry() throws Exception {
+        Path dir = tmp.resolve("out");
+        int full = io.jfio.ship.harvest.Fingerprint.SIZE;
+        SourceId a = id(1, 11);
+        SourceId aGrown = id(1, 12); // same inode, the fingerprint still growing: the same key as a
+        SourceId b = id(2, 22);
+        SourceId old = new SourceId(7, 3, full, 5, "/var/log/c.log");
+        SourceId rewritten = new SourceId(7, 3, full, 6, "/var/log/c.log"); // full fingerprint: a key of its own
+        try (DirSink sink = open(dir)) {
+            long before = Files.size(dir.resolve(CommitLog.NAME));
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            long[] pos = new long[4];
+            // Interleaved, so that no two batches of a source follow each other: each is a change of its own.
+            for (int i = 0; i < 100; i++) {
+                SourceId[] ids = {i < 99 ? a : aGrown, b, old, rewritten};
+                for (int s = 0; s < ids.length; s++) {
+                    int len = 1 + (i + s) % 5;
+                    fs.add(send(sink, ids[s], pos[s], len));
+                    pos[s] += len;
+                }
+            }
+            sink.flush();
+            await(fs);
+            long grown = Files.size(dir.resolve(CommitLog.NAME)) - before;
+            List<Checkpoint> got = byKey(sink.committed());
+            long now = clock.get();
+            List<Checkpoint> want = byKey(List.of(cp(aGrown, pos[0], now), cp(b, pos[1], now), cp(old, pos[2], now),
+                    cp(rewritten, pos[3], now)));
+            assertEquals(want, got);
+            long entries = 0;
+            for (Checkpoint c : want) entries += CommitLog.ENTRY_FIXED + c.path().length();
+            assertEquals(CommitLog.RECORD_OVERHEAD + CommitLog.BODY_HEADER + entries, grown,
+                    "one record with one entry per key, whatever the batches");
+        }
+    }
+
+    @Test
+    void aSourceRenamedWithinOneCommitGetsOneEntryWithItsLatestPath() throws Exception {
+        Path dir = tmp.resolve("out");
+        SourceId[] first = {id(1, 11), id(2, 22), id(3, 33), id(4, 44)};
+        SourceId[] renamed = {
+            new SourceId(7, 1, 64, 11, "/var/log/src-1.log.1"), // longer
+            new SourceId(7, 2, 64, 22, "/var/log/src-2.lo_"), // as long
+            new SourceId(7, 3, 64, 33, "/var/log/s-3.log"), // shorter
+            new SourceId(7, 4, 64, 44, "/var/log/src-4.log"), // the same path
+        };
+        try (DirSink sink = open(dir)) {
+            long before = Files.size(dir.resolve(CommitLog.NAME));
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            long[] pos = new long[4];
+            for (int round = 0; round < 6; round++) {
+                for (int s = 0; s < 4; s++) {
+                    // Renamed in round 2 (source 0 back again in round 4), between other sources' batches.
+                    SourceId id = round < 2 || (s == 0 && round == 4) ? first[s] : renamed[s];
+                    fs.add(send(sink, id, pos[s], 3 + s));
+                    pos[s] += 3 + s;
+                }
+            }
+            SourceId late = id(5, 55); // first staged after the renames
+            fs.add(send(sink, late, 0, 9));
+            fs.add(send(sink, renamed[0], pos[0], 1));
+            pos[0] += 1;
+            sink.flush();
+            await(fs);
+            long now = clock.get();
+            List<Checkpoint> want = new ArrayList<>();
+            for (int s = 0; s < 4; s++) want.add(cp(renamed[s], pos[s], now));
+            want.add(cp(late, 9, now));
+            assertEquals(byKey(want), byKey(sink.committed()));
+            long entries = 0;
+            for (Checkpoint c : want) entries += CommitLog.ENTRY_FIXED + c.path().length();
+            assertEquals(CommitLog.RECORD_OVERHEAD + CommitLog.BODY_HEADER + entries,
+                    Files.size(dir.resolve(CommitLog.NAME)) - before, "one entry per source, its latest path");
+        }
+    }
+
+    @Test
+    void aPathLongerThanTheLimitIsCutAndItsEntryOutgrowsTheRecordsPiece() throws Exception {
+        Path dir = tmp.resolve("out");
+        // 70,000 bytes of UTF-8 (a 2-byte character at the cut): stored as its first 65,535 bytes, an entry larger
+        // than the piece a record is written in.
+        String longPath = "/var/log" + "é".repeat(35_000);
+        SourceId big = new SourceId(7, 1, 64, 11, longPath);
+        SourceId small = id(2, 22);
+        byte[] cut = java.util.Arrays.copyOf(longPath.getBytes(StandardCharsets.UTF_8), CommitLog.MAX_PATH);
+        String stored = new String(cut, StandardCharsets.UTF_8);
+        try (DirSink sink = open(dir, 4096, DirSink.COMPACT_MIN)) {
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            fs.add(send(sink, big, 0, 10));
+            fs.add(send(sink, small, 0, 20));
+            sink.flush();
+            await(fs);
+            List<Checkpoint> got = byKey(sink.committed());
+            assertEquals(List.of(10L, 20L), got.stream().map(Checkpoint::offset).toList());
+            assertEquals(stored, got.get(0).path(), "cut at the limit, as the bytes were");
+            fs.add(send(sink, small, 20, 3000));
+            fs.add(send(sink, small, 3020, 3000)); // rolls: the roll's commit compacts, copying the long entry
+            sink.flush();
+            await(fs);
+            assertEquals(2, DirSink.segments(dir).size());
+            got = byKey(sink.committed());
+            assertEquals(List.of(10L, 6020L), got.stream().map(Checkpoint::offset).toList());
+            assertEquals(stored, got.get(0).path());
+        }
+        try (DirSink sink = open(dir)) {
+            List<Checkpoint> got = byKey(sink.committed());
+            assertEquals(List.of(10L, 6020L), got.stream().map(Checkpoint::offset).toList());
+            assertEquals(stored, got.get(0).path(), "and so after the snapshot at open");
+        }
+    }
+
+    @Test
+    void theSnapshotOfACompactionHoldsTheLatestPositionOfEveryKeyLessTheExpired() throws Exception {
+        Path dir = tmp.resolve("out");
+        int segmentSize = 64 * 1024;
+        long t0 = clock.get();
+        java.util.Map<List<Long>, Checkpoint> model = new java.util.HashMap<>();
+        long[] pos = new long[400];
+        java.util.function.IntFunction<SourceId> source = s -> s < 300 ? id(s, s)
+                : new SourceId(7, s, io.jfio.ship.harvest.Fingerprint.SIZE, s % 2, "/var/log/é/" + s + ".log");
+        try (DirSink sink = open(dir, segmentSize, DirSink.COMPACT_MIN)) {
+            // Positions committed at t0 (0..99, and two contents of each full-fingerprint inode 300..309) and two
+            // days later (200..219), in several appended records.
+            for (int[] range : new int[][] {{0, 100}, {300, 310}, {200, 220}}) {
+                if (range[0] == 200) clock.set(t0 + 2 * DAY);
+                List<CompletableFuture<Void>> fs = new ArrayList<>();
+                for (int s = range[0]; s < range[1]; s++) {
+                    List<SourceId> ids = range[0] != 300 ? List.of(source.apply(s)) : List.of(source.apply(s),
+                            new SourceId(7, s, io.jfio.ship.harvest.Fingerprint.SIZE, 9, "/var/log/old-" + s));
+                    for (SourceId id : ids) {
+                        fs.add(send(sink, id, pos[s], 10));
+                        model.put(key(id), cp(id, pos[s] + 10, clock.get()));
+                    }
+                    pos[s] += 10;
+                    if (s % 7 == 0) sink.flush();
+                }
+                sink.flush();
+                await(fs);
+            }
+            // A week and a day after t0: 0..9 and 200..204 staged again (each several times), 100..109 new, and one
+            // content of 300..304 again; then a batch that rolls the segment, whose commit compacts.
+            long now = t0 + 8 * DAY;
+            clock.set(now);
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (int round = 0; round < 3; round++) {
+                for (int[] range : new int[][] {{0, 10}, {200, 205}, {100, 110}, {300, 305}}) {
+                    for (int s = range[0]; s < range[1]; s++) {
+                        fs.add(send(sink, source.apply(s), pos[s], 4));
+                        pos[s] += 4;
+                        model.put(key(source.apply(s)), cp(source.apply(s), pos[s], now));
+                    }
+                }
+            }
+            model.values().removeIf(c -> c.seenAt() < now - CommitLog.EXPIRE_MS);
+            assertEquals(10 + 20 + 10 + 5, model.size(), "expired: 10..99, the contents of 300..309 not sent again");
+            sink.send(new Batch("roll", "in", -1, 0, segmentSize, 1, arena.allocate(segmentSize)));
+            await(fs);
+            assertEquals(2, DirSink.segments(dir).size(), "rolled");
+            assertEquals(byKey(model.values()), byKey(sink.committed()));
+            assertEquals(snapshotSize(model.values()), Files.size(dir.resolve(CommitLog.NAME)),
+                    "one record, one entry per key");
+        }
+        try (DirSink sink = open(dir)) {
+            assertEquals(byKey(model.values()), byKey(sink.committed()), "and so after a restart");
+        }
+    }
+
+    @Test
+    void twentyThousandSourcesKeepTheirPositionsThroughManyCompactions() {
+        TestSeed seed = TestSeed.pick();
+        seed.run(ts -> {
+            SplittableRandom rnd = ts.random();
+            Path dir = tmp.resolve("out-" + ts.value());
+            int n = 20_000;
+            long[] pos = new long[n];
+            java.util.Set<Integer> sent = new java.util.HashSet<>();
+            java.util.function.IntFunction<SourceId> source = s -> new SourceId(7, s, 64, s,
+                    "/var/log/many/" + s + ".log");
+            int compactions = 0;
+            try (DirSink sink = open(dir, 64 * 1024, 64 * 1024)) {
+                long logSize = Files.size(dir.resolve(CommitLog.NAME));
+                for (int round = 0; round < 4; round++) {
+                    List<CompletableFuture<Void>> fs = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        int s = round == 0 ? i : rnd.nextInt(n);
+                        int len = 1 + rnd.nextInt(8);
+                        fs.add(send(sink, source.apply(s), pos[s], len));
+                        pos[s] += len;
+                        sent.add(s);
+                        if (rnd.nextInt(1500) == 0) {
+                            sink.flush();
+                            // Awaited so that the log's size tells a compaction: it shrinks.
+                            await(fs);
+                            long now = Files.size(dir.resolve(CommitLog.NAME));
+                            if (now < logSize) compactions++;
+                            logSize = now;
+                        }
+                    }
+                    sink.flush();
+                    await(fs);
+                    clock.addAndGet(DAY);
+                    List<Checkpoint> got = sink.committed();
+                    assertEquals(sent.size(), got.size(), "round " + round);
+                    for (Checkpoint c : got) assertEquals(pos[(int) c.inode()], c.offset(), c.toString());
+                }
+            }
+            assertTrue(DirSink.segments(dir).size() >= 4, "rolled, each roll compacting: " + DirSink.segments(dir));
+            assertTrue(compactions >= 2, "compactions seen between commits: " + compactions);
+            try (DirSink sink = open(dir)) {
+                List<Checkpoint> got = sink.committed();
+                assertEquals(n, got.size());
+                for (Checkpoint c : got) assertEquals(pos[(int) c.inode()], c.offset(), c.toString());
+                assertEquals(snapshotSize(got), Files.size(dir.resolve(CommitLog.NAME)), "one snapshot at open");
+            }
+        });
     }
 
     @Test

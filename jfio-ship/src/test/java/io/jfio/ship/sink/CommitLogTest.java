@@ -1,0 +1,98 @@
+package io.jfio.ship.sink;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jfio.core.testing.TestSeed;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The commit log's pieces that allocate nothing per source: the path encoder and the key index. */
+class CommitLogTest {
+
+    @Test
+    void pathsAreEncodedExactlyAsGetBytesEncodesThemAndCutAtTheLimit() {
+        TestSeed seed = TestSeed.pick();
+        seed.run(ts -> {
+            SplittableRandom rnd = ts.random();
+            // ASCII, 2- and 3-byte characters, surrogate pairs, lone and reversed surrogates.
+            char[] alphabet = {'a', '/', '.', 'é', 'ß', 'ж', '€', '中', '\uD83D', '\uDE00', '\uD800', '\uDFFF', '\u007F',
+                '\u0080', '\u07FF', '\u0800', '\uFFFF'};
+            byte[] b = new byte[1 << 18];
+            for (int round = 0; round < 2000; round++) {
+                StringBuilder s = new StringBuilder();
+                int len = round < 1900 ? rnd.nextInt(40) : 21_000 + rnd.nextInt(3000);
+                for (int i = 0; i < len; i++) s.append(alphabet[rnd.nextInt(alphabet.length)]);
+                String str = s.toString();
+                byte[] want = str.getBytes(StandardCharsets.UTF_8);
+                if (want.length > CommitLog.MAX_PATH) want = Arrays.copyOf(want, CommitLog.MAX_PATH);
+                int n = CommitLog.putUtf8(b, 5, str, CommitLog.MAX_PATH);
+                assertArrayEquals(want, Arrays.copyOfRange(b, 5, 5 + n), str);
+            }
+        });
+    }
+
+    @Test
+    void theKeyIndexFindsWhatWasStoredLastForEveryKey() {
+        TestSeed seed = TestSeed.pick();
+        seed.run(ts -> {
+            SplittableRandom rnd = ts.random();
+            // Keys in parallel arrays, as the staging slots and the log's bytes hold them; few distinct values so
+            // that keys collide in one or two of their three words.
+            long[][] keys = new long[3][50_000];
+            KeyIndex index = new KeyIndex(new KeyIndex.Keys() {
+                @Override
+                public long device(int id) {
+                    return keys[0][id];
+                }
+
+                @Override
+                public long inode(int id) {
+                    return keys[1][id];
+                }
+
+                @Override
+                public long content(int id) {
+                    return keys[2][id];
+                }
+            }, 1024);
+            for (int round = 0; round < 3; round++) {
+                Map<CommitLog.Key, Integer> model = new HashMap<>();
+                int ids = 1000 + rnd.nextInt(49_000);
+                for (int id = 0; id < ids; id++) {
+                    keys[0][id] = rnd.nextInt(3);
+                    keys[1][id] = rnd.nextInt(20_000);
+                    keys[2][id] = rnd.nextInt(4) == 0 ? 0 : rnd.nextLong(3);
+                    CommitLog.Key k = new CommitLog.Key(keys[0][id], keys[1][id], keys[2][id]);
+                    Integer before = model.get(k);
+                    if (rnd.nextBoolean()) {
+                        assertEquals(before == null ? -1 : before, index.put(k.device(), k.inode(), k.content(), id));
+                        model.put(k, id);
+                    } else {
+                        assertEquals(before == null ? -1 : before,
+                                index.putIfAbsent(k.device(), k.inode(), k.content(), id));
+                        model.putIfAbsent(k, id);
+                    }
+                }
+                assertEquals(model.size(), index.size());
+                for (Map.Entry<CommitLog.Key, Integer> e : model.entrySet()) {
+                    CommitLog.Key k = e.getKey();
+                    assertEquals(e.getValue(), index.get(k.device(), k.inode(), k.content()), k.toString());
+                }
+                assertEquals(-1, index.get(5, 1, 0), "a key never stored");
+                int seen = 0;
+                for (int slot = 0; slot < index.capacity(); slot++) {
+                    if (index.idAt(slot) >= 0) seen++;
+                }
+                assertEquals(model.size(), seen, "every id once over the slots");
+                index.clear();
+                assertEquals(0, index.size());
+                assertEquals(-1, index.get(keys[0][0], keys[1][0], keys[2][0]));
+            }
+        });
+    }
+}
