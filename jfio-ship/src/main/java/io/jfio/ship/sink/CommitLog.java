@@ -14,6 +14,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -185,6 +188,7 @@ final class CommitLog implements AutoCloseable {
     private final CRC32C crc = new CRC32C();
     /** One entry being encoded (big-endian, as in the file); grown for a long path, trimmed after the commit. */
     private ByteBuffer entry = ByteBuffer.allocate(ENTRY_BUFFER);
+    private final CharsetEncoder utf8 = newUtf8();
     private final Arena names = Arena.ofShared();
     private int fd = -1;
     private long size;
@@ -389,7 +393,7 @@ final class CommitLog implements AutoCloseable {
         if (opened != null) {
             for (Entry e : opened.values()) {
                 if (e.seenAt() < expired) continue;
-                bytes += ENTRY_FIXED + pathLength(e.path());
+                bytes += ENTRY_FIXED + encodePath(e.path());
                 count++;
             }
         } else {
@@ -477,7 +481,7 @@ final class CommitLog implements AutoCloseable {
     /** The bytes the staged entries take in a record. */
     private long stagedBytes() {
         long n = 0;
-        for (int k = 0; k < staged; k++) n += ENTRY_FIXED + pathLength(ids[k].path());
+        for (int k = 0; k < staged; k++) n += ENTRY_FIXED + encodePath(ids[k].path());
         return n;
     }
 
@@ -579,19 +583,21 @@ final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * How many bytes {@code path} takes in an entry: counted by encoding it into {@link #entry}, the same code as
-     * {@link #putEntry} (one loop for the JIT to compile, not two).
+     * Encodes {@code path} as UTF-8 into {@link #entry} after the fixed fields, cut at {@link #MAX_PATH} bytes (after
+     * a whole character); returns its length (counting a record's size uses the same code as writing it). The
+     * encoder is reused and writes into the reused buffer: a path is encoded without an array of its own.
      */
-    private int pathLength(String path) {
-        return putUtf8(entryRoom(path), ENTRY_FIXED, path, MAX_PATH);
-    }
-
-    /** {@link #entry}'s array, with room for an entry of {@code path}. */
-    private byte[] entryRoom(String path) {
+    private int encodePath(String path) {
         // At most 3 bytes a char: a surrogate pair (2 chars) takes 4.
         int room = ENTRY_FIXED + (int) Math.min(3L * path.length(), MAX_PATH);
         if (entry.capacity() < room) entry = ByteBuffer.allocate(Math.max(room, 2 * entry.capacity()));
-        return entry.array();
+        ByteBuffer b = entry.clear().position(ENTRY_FIXED).limit(room);
+        utf8.reset();
+        utf8.encode(CharBuffer.wrap(path), b, true);
+        utf8.flush(b);
+        int n = b.position() - ENTRY_FIXED;
+        entry.clear();
+        return n;
     }
 
     /**
@@ -600,51 +606,17 @@ final class CommitLog implements AutoCloseable {
      * array's stores many times faster than memory-segment accesses.
      */
     private void putEntry(long device, long inode, int fpLength, long fpHash, long offset, long seenAt, String path) {
-        byte[] e = entryRoom(path);
-        int n = putUtf8(e, ENTRY_FIXED, path, MAX_PATH);
+        int n = encodePath(path);
         entry.putLong(E_DEVICE, device).putLong(E_INODE, inode).putInt(E_FP_LENGTH, fpLength)
                 .putLong(E_FP_HASH, fpHash).putLong(E_OFFSET, offset).putLong(E_SEEN_AT, seenAt)
                 .putShort(E_PATH_LENGTH, (short) n);
-        MemorySegment.copy(e, 0, room(ENTRY_FIXED + n), ValueLayout.JAVA_BYTE, outPos, ENTRY_FIXED + n);
+        MemorySegment.copy(entry.array(), 0, room(ENTRY_FIXED + n), ValueLayout.JAVA_BYTE, outPos, ENTRY_FIXED + n);
         outPos += ENTRY_FIXED + n;
     }
 
-    /**
-     * Writes {@code s} at {@code at} of {@code b} as UTF-8, byte for byte what {@code s.getBytes(UTF_8)} holds (a
-     * malformed surrogate becomes '?'), cut after {@code max} bytes (even inside a character); returns the bytes
-     * written. No array is made: a path is encoded once per stage.
-     */
-    static int putUtf8(byte[] b, int at, String s, int max) {
-        int n = 0;
-        for (int i = 0, len = s.length(); i < len && n < max; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                b[at + n++] = (byte) c;
-                continue;
-            }
-            int code;
-            int width;
-            if (c < 0x800) {
-                code = c;
-                width = 2;
-            } else if (!Character.isSurrogate(c)) {
-                code = c;
-                width = 3;
-            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
-                code = Character.toCodePoint(c, s.charAt(++i));
-                width = 4;
-            } else {
-                b[at + n++] = (byte) '?';
-                continue;
-            }
-            // Lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx for each 6 bits left.
-            int shift = 6 * (width - 1);
-            b[at + n++] = (byte) ((0xF00 >> width) | (code >> shift));
-            for (shift -= 6; shift >= 0 && n < max; shift -= 6) {
-                b[at + n++] = (byte) (0x80 | ((code >> shift) & 0x3F));
-            }
-        }
-        return n;
+    private static CharsetEncoder newUtf8() {
+        return StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(CodingErrorAction.REPLACE);
     }
 
     private static long contentAt(MemorySegment b, long at) {
