@@ -183,11 +183,6 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode);
     }
 
-    /** The permission bits of directories the sinks create: {@link #outputMode()} plus x wherever r is set. */
-    public int outputDirMode() {
-        return outputMode | (outputMode & 0444) >> 2;
-    }
-
     private static int mode(String text) throws ConfigException {
         String t = text.trim();
         if (!t.matches("0?[0-7]{3}")) {

@@ -156,7 +156,7 @@ public final class DirSink implements Sink {
         this.segmentSize = segmentSize;
         this.log = log;
         this.clock = clock;
-        PrivateDirs.create(this.dir, fileMode | (fileMode & 0444) >> 2);
+        PrivateDirs.create(this.dir, PrivateDirs.dirMode(fileMode));
         this.lock = StateLock.acquire(this.dir, ".jfio-sink.lock", "sink directory");
         this.dirFd = LibC.openat(Fcntl.AT_FDCWD, this.dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY
                 | Fcntl.O_CLOEXEC, 0);

@@ -23,7 +23,13 @@ public final class PrivateDirs {
         Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(perms(mode)));
     }
 
-    static Set<PosixFilePermission> perms(int mode) {
+    /** The mode of a directory that holds files of mode {@code fileMode}: the same bits plus x wherever r is set. */
+    public static int dirMode(int fileMode) {
+        return fileMode | (fileMode & 0444) >> 2;
+    }
+
+    /** {@code mode}'s permission bits as the JDK names them. */
+    public static Set<PosixFilePermission> perms(int mode) {
         StringBuilder b = new StringBuilder(9);
         String rwx = "rwxrwxrwx";
         for (int i = 0; i < 9; i++) b.append((mode & (0400 >> i)) != 0 ? rwx.charAt(i) : '-');

@@ -17,6 +17,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -199,10 +200,13 @@ public final class TcpReceiver implements AutoCloseable {
         }
     }
 
-    /** Creates the output directory if missing and checks that files can be created in it. */
+    /**
+     * Creates the output directory if missing (0700: what senders ship is often readable by root only at its source)
+     * and checks that files can be created in it.
+     */
     private static void prepareDirectory(Path dir) throws StartException {
         try {
-            Files.createDirectories(dir);
+            io.jfio.ship.sink.PrivateDirs.create(dir, 0700);
         } catch (FileAlreadyExistsException e) {
             throw new StartException(StartPart.DIRECTORY, "cannot create output directory " + dir + ": "
                     + e.getFile() + " exists and is not a directory");
@@ -343,7 +347,10 @@ public final class TcpReceiver implements AutoCloseable {
         while (true) {
             Path p = dir.resolve("receive-" + System.currentTimeMillis() + "-" + fileSeq.incrementAndGet() + ".log");
             try {
-                FileChannel fc = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                // 0600, and CREATE_NEW (O_EXCL) never follows a symlink planted at the name.
+                FileChannel fc = FileChannel.open(p, java.util.Set.of(StandardOpenOption.CREATE_NEW,
+                        StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(
+                        io.jfio.ship.sink.PrivateDirs.perms(0600)));
                 synchronized (files) {
                     files.add(p);
                 }

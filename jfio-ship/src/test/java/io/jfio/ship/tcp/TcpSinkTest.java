@@ -77,6 +77,11 @@ class TcpSinkTest {
             assertEquals(0, sink.copiedBytes());
             assertEquals(1, receiver.files().size());
             assertArrayEquals(src.content(), Files.readAllBytes(receiver.files().get(0)));
+            // What was shipped is the receiving user's only, as at many a source.
+            assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(out)));
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(receiver.files().get(0))));
         }
     }
 
