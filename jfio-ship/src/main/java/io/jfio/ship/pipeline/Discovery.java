@@ -12,6 +12,7 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +49,8 @@ final class Discovery {
     private final Stx stx;
     private final ShipLog log;
     private final Set<String> warned = new HashSet<>();
+    /** The glob base directories' real paths, resolved once per scan (the bases are the configuration's, trusted). */
+    private final Map<Path, Path> baseReals = new HashMap<>();
     /** The symlinked directories the last scan walked into, by the link's path. */
     private Map<Path, LinkedDir> linkedDirs = new LinkedHashMap<>();
 
@@ -75,6 +78,7 @@ final class Discovery {
         List<Found> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         linkedDirs = new LinkedHashMap<>();
+        baseReals.clear();
         for (int i = 0; i < inputs.size(); i++) {
             for (Glob g : globs.get(i)) {
                 if (g.literal) {
@@ -107,8 +111,8 @@ final class Discovery {
                         if (symlink) linked(p, depth + 2 < g.maxDepth);
                         walk(input, g, p, depth + 1, out, seen, dirs);
                     }
-                } else if (g.matches(p)) {
-                    consider(input, p, out, seen);
+                } else if (g.matches(p) && !excluded(input, p)) {
+                    report(input, p, out, seen); // the buffer holds what look found: no second statx
                 }
             }
         } catch (NoSuchFileException | NotDirectoryException e) {
@@ -190,11 +194,14 @@ final class Discovery {
         for (Glob g : globs.get(i)) {
             Path base = g.literal ? g.base.getParent() : g.base;
             if (base == null || !dir.startsWith(base)) continue;
-            try {
-                if (real.getParent().equals(base.toRealPath().resolve(base.relativize(dir)))) return true;
-            } catch (IOException e) {
-                // The base is gone: nothing below it is read.
-            }
+            Path baseReal = baseReals.computeIfAbsent(base, b -> {
+                try {
+                    return b.toRealPath();
+                } catch (IOException e) {
+                    return null; // gone: nothing below it is read (until a scan finds it again)
+                }
+            });
+            if (baseReal != null && real.getParent().equals(baseReal.resolve(base.relativize(dir)))) return true;
         }
         return false;
     }
