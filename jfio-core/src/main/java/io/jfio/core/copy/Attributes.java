@@ -63,13 +63,20 @@ final class Attributes {
                 if (r < 0) return new Failure("fchmod", r);
             }
         }
-        if (o.preserveTimestamps()) {
-            Timespec.setNanos(s.times, 0, m.atime());
-            Timespec.setNanos(s.times, 1, m.mtime());
-            int r = LibC.futimens(dstFd, s.times);
-            if (r < 0) return new Failure("futimens", r);
-        }
-        return null;
+        return o.preserveTimestamps() ? times(dstFd, m) : null;
+    }
+
+    /** {@code m}'s access and modification times, in the scratch timespec pair. */
+    private MemorySegment times(Meta m) {
+        Timespec.setNanos(s.times, 0, m.atime());
+        Timespec.setNanos(s.times, 1, m.mtime());
+        return s.times;
+    }
+
+    /** Sets {@code m}'s times on the file or directory open as {@code fd}; null or the failure. */
+    private Failure times(int fd, Meta m) {
+        int r = LibC.futimens(fd, times(m));
+        return r < 0 ? new Failure("futimens", r) : null;
     }
 
     // ------------------------------------------------------------------ directories
@@ -102,13 +109,7 @@ final class Attributes {
             int r = LibC.fchmod(dstFd, perms);
             if (r < 0) return new Failure("fchmod", r);
         }
-        if (o.preserveTimestamps()) {
-            Timespec.setNanos(s.times, 0, m.atime());
-            Timespec.setNanos(s.times, 1, m.mtime());
-            int r = LibC.futimens(dstFd, s.times);
-            if (r < 0) return new Failure("futimens", r);
-        }
-        return null;
+        return o.preserveTimestamps() ? times(dstFd, m) : null;
     }
 
     // ------------------------------------------------------------------ symlinks, FIFOs, sockets, devices
@@ -152,9 +153,7 @@ final class Attributes {
             }
         }
         if (o.preserveTimestamps()) {
-            Timespec.setNanos(s.times, 0, m.atime());
-            Timespec.setNanos(s.times, 1, m.mtime());
-            int r = LibC.utimensat(dstDirFd, dstName, s.times, Fcntl.AT_SYMLINK_NOFOLLOW);
+            int r = LibC.utimensat(dstDirFd, dstName, times(m), Fcntl.AT_SYMLINK_NOFOLLOW);
             if (r < 0) return new Failure("utimensat", r);
         }
         return null;
