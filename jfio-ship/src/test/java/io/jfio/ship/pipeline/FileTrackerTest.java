@@ -62,6 +62,9 @@ class FileTrackerTest {
     }
 
     /** Records {@code from..to} of a writer, 75 bytes each. */
+    /** A 2 KiB header that stays the same when a file is truncated and written again: its first KiB never changes. */
+    private static final byte[] HEADER = "#".repeat(2047).concat("\n").getBytes(StandardCharsets.US_ASCII);
+
     private static byte[] records(String writer, int from, int to) {
         StringBuilder b = new StringBuilder();
         for (int i = from; i <= to; i++) {
@@ -321,15 +324,14 @@ class FileTrackerTest {
     @Test
     void shouldSeeATruncationUnderAHeaderThatStaysTheSame() throws Exception {
         Path a = logs().resolve("app.log");
-        byte[] header = "#".repeat(2047).concat("\n").getBytes(StandardCharsets.US_ASCII);
-        append(a, header);
+        append(a, HEADER);
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
         TrackedFile ta = trackAndShip(files, a);
         long shipped = ta.readOffset();
         // Truncated and written again, header first, past the old offset before the shipper looked.
         truncate(a);
-        append(a, header);
+        append(a, HEADER);
         append(a, records("b", 1, 60));
         files.observeSize(ta, Files.size(a), System.nanoTime());
         assertTrue(Files.size(a) > shipped);
@@ -339,15 +341,14 @@ class FileTrackerTest {
     @Test
     void shouldShipAWholeNewFileThatStartsLikeAContentNoFileHoldsAnyMore() throws Exception {
         Path a = logs().resolve("app.log");
-        byte[] header = "#".repeat(2047).concat("\n").getBytes(StandardCharsets.US_ASCII);
-        append(a, header);
+        append(a, HEADER);
         append(a, records("a", 1, 40));
         FileTracker files = tracker(List.of());
         TrackedFile ta = trackAndShip(files, a);
         truncate(a); // the content ends (no copy of it)
         files.observeSize(ta, 0, System.nanoTime());
         Path b = a.resolveSibling("other.log");
-        append(b, header);
+        append(b, HEADER);
         append(b, records("b", 1, 60)); // longer than what was shipped of the old content
         files.scan(System.nanoTime());
         assertEquals(0, files.at(b.toString()).readOffset(), "a header in common is not a copy");
@@ -394,12 +395,11 @@ class FileTrackerTest {
     void shouldNotTakeAFileWithTheSameHeadButOtherBytesForACopy() throws Exception {
         Path a = logs().resolve("one.log");
         Path b = a.resolveSibling("two.log");
-        byte[] header = "#".repeat(2047).concat("\n").getBytes(StandardCharsets.US_ASCII);
-        append(a, header);
+        append(a, HEADER);
         append(a, records("a", 1, 10));
         FileTracker files = tracker(List.of());
         trackAndShip(files, a);
-        append(b, header);
+        append(b, HEADER);
         append(b, records("b", 1, 10));
         files.scan(System.nanoTime());
         TrackedFile tb = files.at(b.toString());
