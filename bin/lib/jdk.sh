@@ -155,3 +155,16 @@ jfio_require_jdk() {
         exit 3
     fi
 }
+
+# The JVM turns file names into strings with the locale's character set (sun.jnu.encoding). Without a UTF-8 locale
+# (LANG unset, as under cron, systemd or env -i) that is ASCII, and a name such as café.log cannot even be named.
+# Where the locale the environment gives is not UTF-8, the JVM gets C.UTF-8 (built into glibc since 2.35, shipped
+# by Debian and its derivatives before); if the system lacks it, the JVM falls back to ASCII as before.
+jfio_utf8_locale() {
+    local lc=${LC_ALL:-${LC_CTYPE:-${LANG:-}}}
+    shopt -s nocasematch
+    if [[ ! $lc =~ utf-?8 ]]; then
+        export LC_ALL=C.UTF-8
+    fi
+    shopt -u nocasematch
+}

@@ -118,6 +118,20 @@ class LauncherIT {
     }
 
     @Test
+    void withoutALocaleItStillShipsANonAsciiName(@TempDir Path tmp) throws Exception {
+        // As under cron, systemd or env -i: no LANG, no LC_*. The JVM would see file names as ASCII and could not
+        // even name café.log; the launcher gives it a UTF-8 locale.
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Files.writeString(logs.resolve("café.log"), "bonjour\n");
+        Path out = tmp.resolve("out");
+        Result r = run(tmp, env("JAVA_HOME", THIS_JDK.toString(), "JFIO_JAVA_OPTS", null, "LANG", null, "LC_ALL", null,
+                "LC_CTYPE", null), List.of(JFIO.toString(), "ship", "--once", "--from", logs + "/*.log", "--to",
+                "dir:" + out, "--state", tmp.resolve("state").toString()));
+        assertEquals(ExitCodes.OK, r.exit(), r.err());
+        assertEquals("bonjour\n", new String(io.jfio.ship.sink.DirSink.readAll(out), StandardCharsets.UTF_8), r.err());
+    }
+
+    @Test
     void withAJdk22ItPrintsInfo(@TempDir Path tmp) throws Exception {
         Result r = run(tmp, env("JAVA_HOME", THIS_JDK.toString(), "JFIO_JAVA_OPTS", null),
                 List.of(JFIO.toString(), "info"));
