@@ -13,6 +13,13 @@ import java.util.concurrent.locks.LockSupport;
  * the calling thread is the completion thread, on which blocking would deadlock.
  */
 abstract class AbstractEngine implements IoEngine {
+    /** Bounce buffers of this engine's requests; subclasses close it once no request can be in flight. */
+    private final BouncePool bounces = new BouncePool();
+
+    /** The pool requests take their bounce buffers from. */
+    final BouncePool bounces() {
+        return bounces;
+    }
 
     /** Hands a chain, already marked submitted, to the engine. Throws if the engine is closed. */
     abstract void enqueue(IoOp head) throws EngineClosedException;
@@ -83,7 +90,6 @@ abstract class AbstractEngine implements IoEngine {
         // A request run inline by this thread (a platform thread's blocking call) saw the interrupt itself.
         if (!interrupted && me.isInterrupted()) interrupted = true;
         if (interrupted) me.interrupt();
-        for (IoOp o = op; o != null; o = o.next) o.finishPendingCopy();
         for (IoOp o = op; o != null; o = o.next) {
             if (o.closedByEngine) throw new EngineClosedException(name());
             if (o.result < 0) {

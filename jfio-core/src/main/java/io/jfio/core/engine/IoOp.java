@@ -47,9 +47,8 @@ import java.util.concurrent.CompletableFuture;
 public final class IoOp {
     /** Largest byte count one read or write request carries (the kernel's MAX_RW_COUNT, INT_MAX rounded to pages). */
     public static final int MAX_RW = 0x7ffff000;
-
-    /** Alignment of bounce buffers: any O_DIRECT alignment up to 4 KiB. */
-    private static final long BOUNCE_ALIGN = 4096;
+    /** Most segments one readv or writev request carries (the kernel's UIO_MAXIOV). */
+    public static final int IOV_MAX = 1024;
 
     static final int NEW = 0;
     static final int SUBMITTED = 1;
@@ -58,21 +57,26 @@ public final class IoOp {
     final int opcode;
     final int fd;
     final long off;
-    final long addr;
+    /** The address the kernel gets: set at submission for requests on memory (see {@link RequestMemory}). */
+    long addr;
     final int len;
     final int opFlags;
     final int bufIndex;
     final int spliceFdIn;
     final long addr3;
+    /** The caller's memory: the data buffer, or the path of openat and statx; or null. */
     final MemorySegment buffer;
+    /** The caller's statx buffer; or null. */
     final MemorySegment buffer2;
-    /** The open IoArena {@code buffer} belongs to, held from submission to completion; or null. */
-    final IoArena pin;
-    private boolean pinHeld;
-    /** The caller's destination of a bounced read ({@code buffer} is then the bounce buffer); or null. */
-    MemorySegment dest;
-    /** A bounced read completed on a thread that cannot access {@code dest}: the waiter copies. */
-    boolean copyPending;
+    /** The caller's segments of readv and writev; or null. */
+    final MemorySegment[] vectors;
+    /** True when the kernel writes into the caller's memory through a bounce buffer whoever submits. */
+    private final boolean bouncedOutput;
+    /** What the kernel touches in place of {@code buffer}, {@code buffer2} (or the iovec array), from submission. */
+    MemorySegment kbuf;
+    MemorySegment kbuf2;
+    /** The request's hold on its memory, from submission to completion; null before and after. */
+    private RequestMemory memory;
     String path;
     int sqeFlags;
     long linkTimeoutNanos = -1;
@@ -92,6 +96,11 @@ public final class IoOp {
 
     private IoOp(int opcode, int fd, long off, long addr, int len, int opFlags, int bufIndex, int spliceFdIn,
                  long addr3, MemorySegment buffer, MemorySegment buffer2) {
+        this(opcode, fd, off, addr, len, opFlags, bufIndex, spliceFdIn, addr3, buffer, buffer2, null);
+    }
+
+    private IoOp(int opcode, int fd, long off, long addr, int len, int opFlags, int bufIndex, int spliceFdIn,
+                 long addr3, MemorySegment buffer, MemorySegment buffer2, MemorySegment[] vectors) {
         this.opcode = opcode;
         this.fd = fd;
         this.off = off;
@@ -103,7 +112,13 @@ public final class IoOp {
         this.addr3 = addr3;
         this.buffer = buffer;
         this.buffer2 = buffer2;
-        this.pin = buffer == null ? null : IoArena.of(buffer);
+        this.vectors = vectors;
+        this.bouncedOutput = switch (opcode) {
+            case IORING_OP_READ -> RequestMemory.alwaysBouncedOutput(buffer);
+            case IORING_OP_STATX -> RequestMemory.alwaysBouncedOutput(buffer2);
+            case IORING_OP_READV -> java.util.Arrays.stream(vectors).anyMatch(RequestMemory::alwaysBouncedOutput);
+            default -> false;
+        };
     }
 
     private static MemorySegment nativeSegment(MemorySegment s, String what) {
@@ -152,59 +167,79 @@ public final class IoOp {
     public static IoOp read(int fd, MemorySegment buf, long offset) {
         nativeSegment(buf, "read buffer");
         writable(buf, "read buffer");
-        long off = offset(offset);
-        int len = rwLength(buf);
-        if (IoArena.of(buf) != null || KernelMemory.freedOnlyWhenUnreachable(buf)) {
-            return new IoOp(IORING_OP_READ, fd, off, buf.address(), len, 0, 0, 0, 0, buf, null);
-        }
-        MemorySegment bounce = java.lang.foreign.Arena.ofAuto().allocate(Math.max(len, 1), BOUNCE_ALIGN);
-        IoOp op = new IoOp(IORING_OP_READ, fd, off, bounce.address(), len, 0, 0, 0, 0, bounce, null);
-        op.dest = buf;
-        return op;
+        return new IoOp(IORING_OP_READ, fd, offset(offset), 0, rwLength(buf), 0, 0, 0, 0, buf, null);
     }
 
-    /** Writes up to {@code buf.byteSize()} bytes at {@code offset}, like pwrite(2); may write fewer. */
+    /**
+     * Writes up to {@code buf.byteSize()} bytes at {@code offset}, like pwrite(2); may write fewer.
+     *
+     * <p>The kernel reads {@code buf} directly when it cannot be freed while this request holds it (as for
+     * {@link #read}); memory of an arena its owner closes explicitly is copied into a buffer the engine owns when
+     * the request is submitted, so the bytes written are those the segment held at submission.
+     *
+     * @throws IllegalArgumentException if {@code buf} is a heap segment
+     */
     public static IoOp write(int fd, MemorySegment buf, long offset) {
         nativeSegment(buf, "write buffer");
-        return new IoOp(IORING_OP_WRITE, fd, offset(offset), buf.address(), rwLength(buf), 0, 0, 0, 0, buf, null);
+        return new IoOp(IORING_OP_WRITE, fd, offset(offset), 0, rwLength(buf), 0, 0, 0, 0, buf, null);
     }
 
-    /** preadv(2) into {@code count} {@link Iovec} entries. */
-    public static IoOp readv(int fd, MemorySegment iovecs, int count, long offset) {
-        nativeSegment(iovecs, "iovec array");
-        checkIovecs(iovecs, count);
-        return new IoOp(IORING_OP_READV, fd, offset(offset), iovecs.address(), count, 0, 0, 0, 0, iovecs, null);
+    /**
+     * preadv(2) into {@code bufs}, in order: the engine builds the iovec array in its own memory, and each segment is
+     * written directly or through a bounce buffer as for {@link #read}.
+     *
+     * @throws IllegalArgumentException if a segment is read-only or a heap segment, or there are more than
+     *                                  {@link #IOV_MAX}
+     */
+    public static IoOp readv(int fd, MemorySegment[] bufs, long offset) {
+        MemorySegment[] v = vectors(bufs);
+        for (MemorySegment b : v) writable(b, "readv buffer");
+        return new IoOp(IORING_OP_READV, fd, offset(offset), 0, v.length, 0, 0, 0, 0, null, null, v);
     }
 
-    /** pwritev(2) from {@code count} {@link Iovec} entries. */
-    public static IoOp writev(int fd, MemorySegment iovecs, int count, long offset) {
-        nativeSegment(iovecs, "iovec array");
-        checkIovecs(iovecs, count);
-        return new IoOp(IORING_OP_WRITEV, fd, offset(offset), iovecs.address(), count, 0, 0, 0, 0, iovecs, null);
+    /** pwritev(2) from {@code bufs}, in order; each segment read directly or copied at submission as for write. */
+    public static IoOp writev(int fd, MemorySegment[] bufs, long offset) {
+        return new IoOp(IORING_OP_WRITEV, fd, offset(offset), 0, bufs.length, 0, 0, 0, 0, null, null,
+                vectors(bufs));
     }
 
-    private static void checkIovecs(MemorySegment iovecs, int count) {
-        if (count < 0 || count > 1024 || iovecs.byteSize() < count * Iovec.SIZE) {
-            throw new IllegalArgumentException("bad iovec array: count=" + count + " bytes=" + iovecs.byteSize());
+    private static MemorySegment[] vectors(MemorySegment[] bufs) {
+        if (bufs.length > IOV_MAX) {
+            throw new IllegalArgumentException("too many segments for one request: count=" + bufs.length + " max="
+                    + IOV_MAX);
         }
+        MemorySegment[] v = bufs.clone();
+        for (MemorySegment b : v) nativeSegment(b, "vectored I/O buffer");
+        return v;
     }
 
     /**
      * A read into a buffer registered with {@link IoEngine#registerBuffers}: {@code buf} must lie inside registered
-     * buffer {@code bufIndex}. Saves the kernel pinning the pages on every request.
+     * buffer {@code bufIndex}. Saves the kernel pinning the pages on every request. Registered memory is never
+     * bounced, so {@code buf} must be memory registration accepts (an {@link IoArena}, an automatic or global
+     * arena, a direct buffer).
+     *
+     * @throws IllegalArgumentException if {@code buf} is read-only, a heap segment, or memory of another arena
      */
     public static IoOp readFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
         nativeSegment(buf, "read buffer");
         writable(buf, "read buffer");
-        return new IoOp(IORING_OP_READ_FIXED, fd, offset(offset), buf.address(), rwLength(buf), 0, bufIndex, 0, 0,
-                buf, null);
+        registrable(buf, "read buffer");
+        return new IoOp(IORING_OP_READ_FIXED, fd, offset(offset), 0, rwLength(buf), 0, bufIndex, 0, 0, buf, null);
     }
 
     /** A write from a registered buffer; see {@link #readFixed}. */
     public static IoOp writeFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
         nativeSegment(buf, "write buffer");
-        return new IoOp(IORING_OP_WRITE_FIXED, fd, offset(offset), buf.address(), rwLength(buf), 0, bufIndex, 0, 0,
-                buf, null);
+        registrable(buf, "write buffer");
+        return new IoOp(IORING_OP_WRITE_FIXED, fd, offset(offset), 0, rwLength(buf), 0, bufIndex, 0, 0, buf, null);
+    }
+
+    private static void registrable(MemorySegment buf, String what) {
+        if (!RequestMemory.neverFreedInFlight(buf)) {
+            throw new IllegalArgumentException(what + " of a fixed request must lie in a registered buffer, and only"
+                    + " memory of an IoArena, Arena.ofAuto(), Arena.global() or a direct buffer can be registered");
+        }
     }
 
     /** fsync(2). */
@@ -240,7 +275,7 @@ public final class IoOp {
      */
     public static IoOp openat(int dirfd, MemorySegment path, String displayPath, int flags, int mode) {
         nativeSegment(path, "path");
-        IoOp op = new IoOp(IORING_OP_OPENAT, dirfd, 0, path.address(), mode, flags, 0, 0, 0, path, null);
+        IoOp op = new IoOp(IORING_OP_OPENAT, dirfd, 0, 0, mode, flags, 0, 0, 0, path, null);
         op.path = displayPath;
         return op;
     }
@@ -255,8 +290,7 @@ public final class IoOp {
         nativeSegment(path, "path");
         nativeSegment(statxBuf, "statx buffer");
         writable(statxBuf, "statx buffer");
-        return new IoOp(IORING_OP_STATX, dirfd, statxBuf.address(), path.address(), mask, flags, 0, 0, 0, path,
-                statxBuf);
+        return new IoOp(IORING_OP_STATX, dirfd, 0, 0, mask, flags, 0, 0, 0, path, statxBuf);
     }
 
     /**
@@ -289,7 +323,7 @@ public final class IoOp {
      */
     public IoOp link(IoOp next) {
         if (this.next != null) throw new IllegalStateException("already linked");
-        if (dest != null) throw bouncedLink();
+        if (bouncedOutput) throw bouncedLink();
         if (next == this || next.state != NEW) throw new IllegalArgumentException("cannot link this request");
         this.next = next;
         return next;
@@ -390,73 +424,91 @@ public final class IoOp {
     }
 
     private IllegalArgumentException bouncedLink() {
-        return new IllegalArgumentException("a read into memory of an explicitly closed arena goes through a bounce"
-                + " buffer copied at completion, so no request may be linked after it (it would see the buffer"
-                + " before the copy); allocate the buffer from an IoArena: " + this);
+        return new IllegalArgumentException("the kernel writes this request's result into a bounce buffer that is"
+                + " copied to the caller's memory at completion (memory of an explicitly closed arena), so no"
+                + " request may be linked after it (it would see the memory before the copy); allocate the buffer"
+                + " from an IoArena: " + this);
+    }
+
+    /** Checks that the request has not been submitted before. */
+    void checkSubmittable() {
+        if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
     }
 
     /**
-     * Checks that the request may be submitted as it is: a bounced read must end its chain, and a bounced read into
-     * memory confined to a thread must be a blocking call of that thread (only it can copy into the memory).
+     * Marks submission by {@code by}: decides, for each segment the kernel touches, whether it gets the caller's
+     * memory or a bounce buffer (filled now for memory the kernel reads), and holds IoArenas. Fails if the request was
+     * submitted before, if its memory is freed, or if its results could not be copied back.
      */
-    void checkSubmittable() {
+    void markSubmitted(AbstractEngine by) {
         if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
-        if (dest == null) return;
-        if (next != null) throw bouncedLink();
-        if (KernelMemory.confined(dest) && (waiter == null || !dest.isAccessibleBy(waiter))) {
-            throw new IllegalArgumentException("read buffer is confined to another thread, or the read is"
-                    + " asynchronous: the engine could not copy into it at completion; use a shared arena or an"
-                    + " IoArena: " + this);
-        }
-    }
-
-    /** Marks submission; fails if the request was submitted before. */
-    void markSubmitted(IoEngine by) {
-        if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
-        if (dest != null && !dest.scope().isAlive()) {
-            throw new IllegalStateException("read buffer belongs to a closed arena: " + this);
-        }
-        if (buffer != null && !buffer.scope().isAlive()) {
-            throw new IllegalStateException("buffer belongs to a closed arena: " + this);
-        }
-        if (buffer2 != null && !buffer2.scope().isAlive()) {
-            throw new IllegalStateException("buffer belongs to a closed arena: " + this);
-        }
-        if (pin != null) {
-            if (!pin.acquire()) throw new IllegalStateException("buffer belongs to a closed IoArena: " + this);
-            pinHeld = true;
+        if (buffer != null || vectors != null) {
+            RequestMemory m = new RequestMemory(by.bounces(), waiter);
+            try {
+                hand(m);
+            } catch (RuntimeException e) {
+                m.release();
+                throw withRequest(e);
+            }
+            if (m.copiesOut() && next != null) {
+                m.release();
+                throw bouncedLink();
+            }
+            memory = m;
         }
         engine = by;
         state = SUBMITTED;
     }
 
-    /** Lets go of the request's IoArena, once: at completion, refusal, or a submission that failed. */
+    private RuntimeException withRequest(RuntimeException e) {
+        String msg = e.getMessage() + ": " + this;
+        if (e instanceof IllegalArgumentException) return new IllegalArgumentException(msg, e);
+        if (e instanceof IllegalStateException) return new IllegalStateException(msg, e);
+        return e;
+    }
+
+    private void hand(RequestMemory m) {
+        switch (opcode) {
+            case IORING_OP_READ, IORING_OP_READ_FIXED -> kbuf = m.output(buffer, "read buffer");
+            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> kbuf = m.input(buffer, "write buffer");
+            case IORING_OP_OPENAT -> kbuf = m.input(buffer, "path");
+            case IORING_OP_STATX -> {
+                kbuf = m.input(buffer, "path");
+                kbuf2 = m.output(buffer2, "statx buffer");
+            }
+            case IORING_OP_READV, IORING_OP_WRITEV -> {
+                MemorySegment iov = m.scratch(Iovec.SIZE * vectors.length);
+                for (int i = 0; i < vectors.length; i++) {
+                    Iovec.set(iov, i, opcode == IORING_OP_READV ? m.output(vectors[i], "readv buffer " + i)
+                            : m.input(vectors[i], "writev buffer " + i));
+                }
+                kbuf = iov;
+            }
+            default -> throw new IllegalStateException("request with memory of unknown kind: " + this);
+        }
+        addr = kbuf.address();
+    }
+
+    /** The SQE's off field: the file offset, or for statx the address of the buffer the kernel fills. */
+    long sqeOff() {
+        return opcode == IORING_OP_STATX ? kbuf2.address() : off;
+    }
+
+    /** Lets go of the request's memory, once: at completion, refusal, or a submission that failed. */
     void unpin() {
-        if (pinHeld) {
-            pinHeld = false;
-            pin.release();
+        RequestMemory m = memory;
+        if (m != null) {
+            memory = null;
+            m.release();
         }
     }
 
-    /**
-     * Copies {@code n} bytes of a bounced read from the bounce buffer to the caller's segment, on a thread that may
-     * access it. Returns {@code n}, or -EFAULT when the caller's arena was closed while the read was in flight.
-     */
-    private long copyToDest(long n) {
-        try {
-            if (!dest.scope().isAlive()) return -Errno.EFAULT;
-            MemorySegment.copy(buffer, 0, dest, 0, n);
-            return n;
-        } catch (IllegalStateException closedMeanwhile) {
-            return -Errno.EFAULT;
-        }
-    }
-
-    /** Run by the waiting thread after a bounced read completed on a thread that could not access its memory. */
-    void finishPendingCopy() {
-        if (!copyPending) return;
-        copyPending = false;
-        result = copyToDest(result);
+    /** Copies what the kernel wrote into bounce buffers to the caller's memory; -EFAULT if it was freed. */
+    private long copyOut(long r) {
+        RequestMemory m = memory;
+        if (m == null || !m.copiesOut() || r < 0 || (r == 0 && opcode != IORING_OP_STATX)) return r;
+        long c = m.copyOut(opcode == IORING_OP_STATX ? -1 : r);
+        return c < 0 ? c : r;
     }
 
     /** True for requests whose result is normal on -ETIME (a plain timer). */
@@ -476,13 +528,7 @@ public final class IoOp {
     void complete(long res) {
         long r = res;
         if (opcode == IORING_OP_TIMEOUT && r == -Errno.ETIME) r = 0;
-        if (dest != null && r > 0) {
-            if (dest.isAccessibleBy(Thread.currentThread())) {
-                r = copyToDest(r);
-            } else {
-                copyPending = true;
-            }
-        }
+        r = copyOut(r);
         unpin();
         result = r;
         Runnable done = whenDone;

@@ -62,17 +62,17 @@ final class Syscalls {
             case IORING_OP_NOP -> 0;
             case IORING_OP_READ, IORING_OP_READ_FIXED -> readWrite(op, false);
             case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> readWrite(op, true);
-            case IORING_OP_READV -> LibC.preadv(op.fd, raw(op.buffer), op.len, op.off);
-            case IORING_OP_WRITEV -> LibC.pwritev(op.fd, raw(op.buffer), op.len, op.off);
+            case IORING_OP_READV -> LibC.preadv(op.fd, raw(op.kbuf), op.len, op.off);
+            case IORING_OP_WRITEV -> LibC.pwritev(op.fd, raw(op.kbuf), op.len, op.off);
             case IORING_OP_FSYNC -> (op.opFlags & IORING_FSYNC_DATASYNC) != 0 ? LibC.fdatasync(op.fd)
                     : LibC.fsync(op.fd);
             case IORING_OP_SYNC_FILE_RANGE -> LibC.syncFileRange(op.fd, op.off, Integer.toUnsignedLong(op.len),
                     op.opFlags);
             case IORING_OP_FALLOCATE -> LibC.fallocate(op.fd, op.len, op.off, op.addr);
             case IORING_OP_FADVISE -> LibC.posixFadvise(op.fd, op.off, Integer.toUnsignedLong(op.len), op.opFlags);
-            case IORING_OP_OPENAT -> LibC.openat(op.fd, raw(op.buffer), op.opFlags, op.len);
+            case IORING_OP_OPENAT -> LibC.openat(op.fd, raw(op.kbuf), op.opFlags, op.len);
             case IORING_OP_CLOSE -> LibC.close(op.fd);
-            case IORING_OP_STATX -> LibC.statx(op.fd, raw(op.buffer), op.opFlags, op.len, raw(op.buffer2));
+            case IORING_OP_STATX -> LibC.statx(op.fd, raw(op.kbuf), op.opFlags, op.len, raw(op.kbuf2));
             case IORING_OP_SPLICE -> splice(op);
             default -> -Errno.EOPNOTSUPP;
         };
@@ -81,15 +81,15 @@ final class Syscalls {
     /**
      * The request's memory as a segment of the global scope: the caller's segment may belong to a confined arena
      * of the submitting thread, which a pool thread may not pass to a downcall (WrongThreadException). Like the
-     * kernel with io_uring we use the address: liveness was checked at submission, and the {@link IoEngine}
-     * contract forbids freeing the memory before the request completes.
+     * kernel with io_uring we use the address: the request's {@link RequestMemory} keeps it from being freed
+     * until the request completes (or it is a bounce buffer the engine owns).
      */
     private static MemorySegment raw(MemorySegment s) {
         return s == null ? null : MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
     }
 
     private static long readWrite(IoOp op, boolean write) {
-        MemorySegment buf = raw(op.buffer);
+        MemorySegment buf = raw(op.kbuf);
         long r = write ? LibC.pwrite(op.fd, buf, op.len, op.off) : LibC.pread(op.fd, buf, op.len, op.off);
         return r == -Errno.ESPIPE ? stream(op, write) : r;
     }
@@ -117,7 +117,7 @@ final class Syscalls {
                 int n = LibC.poll(pollfd, 1, CANCEL_CHECK_MILLIS);
                 if (n == 0 || n == -Errno.EINTR) continue;
                 if (n < 0) return n;
-                MemorySegment buf = raw(op.buffer);
+                MemorySegment buf = raw(op.kbuf);
                 return write ? LibC.write(op.fd, buf, op.len) : LibC.read(op.fd, buf, op.len);
             }
         }

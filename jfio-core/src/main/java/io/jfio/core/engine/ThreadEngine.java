@@ -41,6 +41,8 @@ public final class ThreadEngine extends AbstractEngine {
     /** Timers not fired yet; whoever removes one (the timer, cancel or close) completes it. */
     private final Set<IoOp> pendingTimers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** The buffers registered last; guarded by this. */
+    private RegisteredBuffers registered;
 
     /** A pool of {@link #DEFAULT_THREADS} threads. */
     public ThreadEngine() {
@@ -144,9 +146,23 @@ public final class ThreadEngine extends AbstractEngine {
         return opcode == IORING_OP_TIMEOUT || Syscalls.implemented(opcode);
     }
 
+    /**
+     * Holds the buffers as the io_uring engine does (the same buffers are accepted and kept alive), though nothing
+     * is registered with the kernel: fixed requests run as plain pread/pwrite on the same memory.
+     */
     @Override
-    public void registerBuffers(MemorySegment... buffers) {
-        // Nothing to register: fixed requests run as plain pread/pwrite on the same memory.
+    public void registerBuffers(MemorySegment... buffers) throws EngineClosedException {
+        RegisteredBuffers held = RegisteredBuffers.hold(buffers);
+        RegisteredBuffers old;
+        synchronized (this) {
+            if (closed) {
+                held.release();
+                throw new EngineClosedException(name());
+            }
+            old = registered;
+            registered = held;
+        }
+        if (old != null) old.release();
     }
 
     @Override
@@ -161,8 +177,10 @@ public final class ThreadEngine extends AbstractEngine {
      */
     @Override
     public void close() {
-        if (closed) return;
-        closed = true;
+        synchronized (this) {
+            if (closed) return;
+            closed = true;
+        }
         for (IoOp head : live) {
             for (IoOp op = head; op != null; op = op.next) op.cancelRequested = true;
         }
@@ -177,6 +195,13 @@ public final class ThreadEngine extends AbstractEngine {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        RegisteredBuffers held;
+        synchronized (this) {
+            held = registered;
+            registered = null;
+        }
+        if (held != null) held.release();
+        bounces().close();
     }
 
     @Override

@@ -119,6 +119,8 @@ public final class UringEngine extends AbstractEngine {
     private long[] cqeUserData;
     private int[] cqeRes;
     private Throwable fatal;
+    /** The buffers registered with the ring, held until unregistered or the ring is closed. */
+    private RegisteredBuffers registered;
 
     private final int submitBatch = submitBatch();
     private final boolean inlinePlatform;
@@ -308,18 +310,35 @@ public final class UringEngine extends AbstractEngine {
 
     @Override
     public void registerBuffers(MemorySegment... buffers) throws IOException {
-        for (MemorySegment b : buffers) {
-            if (!b.isNative()) throw new IllegalArgumentException("registered buffers must be native segments");
+        RegisteredBuffers held = RegisteredBuffers.hold(buffers);
+        // Whoever sets this owns {@code held}: the ring thread registering it, or this thread giving up.
+        java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+        long r;
+        try {
+            r = onRingThread(() -> {
+                if (!taken.compareAndSet(false, true)) return -Errno.ECANCELED;
+                LibC.ioUringRegister(ring.fd(), IORING_UNREGISTER_BUFFERS, 0, 0); // ENXIO when none: fine
+                if (registered != null) registered.release(); // the kernel no longer uses them
+                registered = null;
+                if (held.count() == 0) return 0L;
+                long res;
+                try (Arena a = Arena.ofConfined()) { // the kernel copies the iovecs during the call
+                    MemorySegment[] bufs = held.buffers();
+                    MemorySegment iov = a.allocate(Iovec.SIZE * bufs.length, 8);
+                    for (int i = 0; i < bufs.length; i++) Iovec.set(iov, i, bufs[i]);
+                    res = ring.register(IORING_REGISTER_BUFFERS, iov.address(), bufs.length);
+                }
+                if (res >= 0) {
+                    registered = held;
+                } else {
+                    held.release();
+                }
+                return res;
+            });
+        } catch (IOException | RuntimeException e) {
+            if (taken.compareAndSet(false, true)) held.release();
+            throw e;
         }
-        long r = onRingThread(() -> {
-            LibC.ioUringRegister(ring.fd(), IORING_UNREGISTER_BUFFERS, 0, 0); // ENXIO when none: fine
-            if (buffers.length == 0) return 0L;
-            try (Arena a = Arena.ofConfined()) { // the kernel copies the iovecs during the call
-                MemorySegment iov = a.allocate(Iovec.SIZE * buffers.length, 8);
-                for (int i = 0; i < buffers.length; i++) Iovec.set(iov, i, buffers[i]);
-                return (long) ring.register(IORING_REGISTER_BUFFERS, iov.address(), buffers.length);
-            }
-        });
         ErrnoException.check(r, "io_uring_register(IORING_REGISTER_BUFFERS)", ring.fd(), null);
     }
 
@@ -567,7 +586,7 @@ public final class UringEngine extends AbstractEngine {
             int flags = op.sqeFlags | (hasTimeout || op.next != null ? IOSQE_IO_LINK : 0);
             long addr = op.addr;
             int len = op.len;
-            long off = op.off;
+            long off = op.sqeOff();
             if (op.opcode == IORING_OP_TIMEOUT || hasTimeout) {
                 long nanos = op.opcode == IORING_OP_TIMEOUT ? op.timeoutNanos() : op.linkTimeoutNanos;
                 long ts = 16L * slot;
@@ -691,6 +710,9 @@ public final class UringEngine extends AbstractEngine {
             terminated = true;
             while ((head = pollAny()) != null) failClosed(head);
             ring.close(); // the kernel cancels whatever is left and releases registered buffers
+            if (registered != null) registered.release();
+            registered = null;
+            bounces().close();
             // The ring thread no longer sets sleeping = 1, so no new waker can win the CAS; wait out the ones that
             // did, which are at most one write(2) away from done.
             while (wakers.get() != 0) Thread.onSpinWait();

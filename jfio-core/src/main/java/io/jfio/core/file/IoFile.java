@@ -6,7 +6,6 @@ import io.jfio.core.engine.IoOp;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
-import io.jfio.core.sys.Iovec;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Stat;
 import io.jfio.core.sys.Statx;
@@ -14,7 +13,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.OpenOption;
@@ -43,7 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class IoFile implements AutoCloseable {
     private static final long CLOSED = 1L << 62;
     /** Most segments one vectored request takes: the kernel's IOV_MAX (UIO_MAXIOV in linux/uio.h). */
-    public static final int IOV_MAX = 1024;
+    public static final int IOV_MAX = IoOp.IOV_MAX;
 
     private final int fd;
     private final Path path;
@@ -417,9 +415,8 @@ public final class IoFile implements AutoCloseable {
     /**
      * Reads into {@code dsts}, in order, at {@code position} with one preadv request.
      *
-     * <p>The segments must be native, writable, at most {@link #IOV_MAX} of them, and stay alive until this returns
-     * (the request reaches them by address, so it cannot keep them alive itself). With O_DIRECT each segment's
-     * address and length must be aligned.
+     * <p>The segments must be native, writable, at most {@link #IOV_MAX} of them; the engine keeps each from being
+     * freed under the kernel as for {@link #read}. With O_DIRECT each segment's address and length must be aligned.
      *
      * @return bytes read: possibly fewer than the segments hold, filling them in order; 0 at or past end of file
      */
@@ -457,16 +454,7 @@ public final class IoFile implements AutoCloseable {
             total += b.byteSize();
         }
         if (total == 0) return 0;
-        MemorySegment iov = TempBuffers.take(Iovec.SIZE * bufs.length);
-        try {
-            for (int i = 0; i < bufs.length; i++) Iovec.set(iov, i, bufs[i]);
-            return run(read ? IoOp.readv(fd, iov, bufs.length, position)
-                    : IoOp.writev(fd, iov, bufs.length, position));
-        } finally {
-            // The iovec holds bare addresses: keep the segments' arenas reachable until the kernel is done.
-            Reference.reachabilityFence(bufs);
-            TempBuffers.give(iov);
-        }
+        return run(read ? IoOp.readv(fd, bufs, position) : IoOp.writev(fd, bufs, position));
     }
 
     // ------------------------------------------------------------------ in-kernel copy

@@ -13,7 +13,6 @@ import io.jfio.core.file.BufferPool;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
-import io.jfio.core.sys.Iovec;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Statx;
 import io.jfio.core.testing.EngineKind;
@@ -165,15 +164,10 @@ class EngineTest {
         one.copyFrom(MemorySegment.ofArray("abc".getBytes()));
         MemorySegment two = a.allocate(4);
         two.copyFrom(MemorySegment.ofArray("defg".getBytes()));
-        MemorySegment iov = a.allocate(Iovec.LAYOUT, 2);
-        Iovec.set(iov, 0, one);
-        Iovec.set(iov, 1, two);
-        assertEquals(7, e.execute(IoOp.writev(fd, iov, 2, 1)));
+        assertEquals(7, e.execute(IoOp.writev(fd, new MemorySegment[] {one, two}, 1)));
         MemorySegment x = a.allocate(5);
         MemorySegment y = a.allocate(5);
-        Iovec.set(iov, 0, x);
-        Iovec.set(iov, 1, y);
-        assertEquals(8, e.execute(IoOp.readv(fd, iov, 2, 0)));
+        assertEquals(8, e.execute(IoOp.readv(fd, new MemorySegment[] {x, y}, 0)));
         assertEquals("\0abcd", new String(bytes(x)));
         assertEquals("efg", new String(bytes(y.asSlice(0, 3))));
     }
