@@ -24,8 +24,8 @@ class BenchmarksRunTest {
                 .measurementIterations(1).measurementTime(TimeValue.milliseconds(30)).param("size", "8192")
                 .shouldFailOnError(true).build();
         Collection<RunResult> results = new Runner(o).run();
-        // MetadataBench 5 + MemcpyBench 4 + UringRoundTripBench 4
-        assertEquals(13, results.size(), results.toString());
+        // MetadataBench 5 + MemcpyBench 4 + UringRoundTripBench 4 + BounceBench 4 (size fixed above)
+        assertEquals(17, results.size(), results.toString());
         for (RunResult r : results) {
             double s = r.getPrimaryResult().getScore();
             assertTrue(Double.isFinite(s) && s > 0, r.getParams().getBenchmark() + ": " + s);

@@ -20,22 +20,29 @@ import java.util.concurrent.CompletableFuture;
  * </ul>
  * Chains built with {@link IoOp#link} are submitted by submitting the head.
  *
- * <p>Memory during a request. A request's buffers belong to the kernel from submission until completion: the
- * caller must not reuse them before then. What happens if the caller frees them anyway depends on their arena:
+ * <p>Memory during a request. The kernel reads or writes a request's memory (buffers, {@link IoOp#readv}/
+ * {@link IoOp#writev} segments, statx buffers, openat and statx paths) from submission until completion: the caller
+ * must not reuse it before then. Freeing it anyway never lets the kernel touch memory that may have been handed to
+ * another allocation; what happens depends on the memory's arena:
  * <ul>
  *   <li>{@link IoArena}: the request holds the arena; closing it while requests are in flight frees the memory only
- *       when the last of them completes. Reads go straight into this memory: the zero-copy path, used by copy,
+ *       when the last of them completes. The kernel uses this memory directly: the zero-copy path, used by copy,
  *       {@link io.jfio.core.file.BufferPool} and the benchmarks.</li>
  *   <li>{@link java.lang.foreign.Arena#ofAuto()}, {@link java.lang.foreign.Arena#global()}, direct buffers: freed
  *       only once unreachable, and the request keeps them reachable. Also zero-copy.</li>
- *   <li>Any other arena ({@link java.lang.foreign.Arena#ofConfined()}, {@link java.lang.foreign.Arena#ofShared()}):
- *       the JDK has no public API to hold it open, so a {@link IoOp#read} into it goes through a bounce buffer the
- *       request owns, copied at completion; if the arena was closed meanwhile the read fails with EFAULT and the
- *       bytes are dropped. Such a read must end its chain, and into confined memory it must be a blocking
- *       {@link #execute} of the owning thread. Writes, {@link IoOp#readv} (the iovecs' targets),
- *       {@link IoOp#readFixed} (registered buffers) and statx are not bounced: freeing their memory in flight
- *       remains the caller's error.</li>
+ *   <li>Memory confined to the thread that waits in {@link #execute}: only that thread could close the arena, and
+ *       it is blocked until the request is over. Also zero-copy.</li>
+ *   <li>Any other memory ({@link java.lang.foreign.Arena#ofShared()}, custom arenas, confined memory submitted
+ *       asynchronously): the kernel gets a bounce buffer from the engine's pool. Memory the kernel reads (a write's
+ *       source, a path) is copied into it at submission, so the request uses the bytes of that moment. Memory the
+ *       kernel writes (a read's destination, a statx buffer) is copied from it at completion; if the arena was closed
+ *       meanwhile the request fails with EFAULT and the bytes are dropped. Such a request must end its chain, and
+ *       into confined memory it must be a blocking {@link #execute} of the owning thread (else
+ *       {@link IllegalArgumentException} at submission).</li>
  * </ul>
+ * {@link #registerBuffers} accepts only memory that cannot be freed under the registration (the first two kinds),
+ * and holds an {@link IoArena} until the buffers are replaced or the engine closes. A request on memory of a
+ * closed {@link IoArena} or arena is refused with {@link IllegalStateException}.
  * Read-only destinations are refused with {@link IllegalArgumentException} before submission.
  */
 public interface IoEngine extends AutoCloseable {
@@ -77,9 +84,16 @@ public interface IoEngine extends AutoCloseable {
     boolean supports(int opcode);
 
     /**
-     * Registers buffers for {@link IoOp#readFixed}/{@link IoOp#writeFixed}, replacing any registered before;
-     * buffer {@code i} gets index {@code i}. The buffers must stay alive until replaced or the engine closes. On the
-     * thread engine registration is a no-op and fixed requests run as plain ones.
+     * Registers buffers for {@link IoOp#readFixed}/{@link IoOp#writeFixed}, replacing any registered before (none
+     * for an empty call); buffer {@code i} gets index {@code i}. The registration keeps the buffers alive until they
+     * are replaced or the engine closes: memory of an {@link IoArena} (closing the arena frees it only then),
+     * {@link java.lang.foreign.Arena#ofAuto()} or {@link java.lang.foreign.Arena#global()} memory and direct
+     * buffers. On the thread engine nothing reaches the kernel and fixed requests run as plain ones, but the same
+     * buffers are accepted and held.
+     *
+     * @throws IllegalArgumentException for heap segments and memory of other arenas, which could be freed while the
+     *                                  kernel still uses it
+     * @throws EngineClosedException    if the engine is closed
      */
     void registerBuffers(MemorySegment... buffers) throws IOException;
 

@@ -36,13 +36,13 @@ import java.util.concurrent.CompletableFuture;
  * <p>The opcode vocabulary is io_uring's; the thread engine executes the same requests with the equivalent system
  * calls, so both engines give the same results, including {@code -errno} for failures.
  *
- * <p>Buffers: a request keeps a strong reference to its segments until it completes, so an automatic arena cannot
- * free them under the kernel, and a request on the memory of an {@link IoArena} holds that arena open until it
- * completes. A {@link #read} into memory that its owner may free at any time (a confined or shared
- * {@link java.lang.foreign.Arena}) goes through a bounce buffer the request owns:
- * the kernel writes only there, and the bytes are copied to the caller's segment at completion if its arena is
- * still open; if it was closed meanwhile, the read fails with EFAULT and the bytes are dropped. Read-only
- * destinations are refused with {@link IllegalArgumentException}. See {@link IoEngine} for the whole contract.
+ * <p>Memory: at submission the engine decides, for every segment the kernel reads or writes, whether the kernel gets
+ * it directly (memory of an {@link IoArena}, which the request holds open until it completes; memory freed only
+ * once unreachable, which the request references; memory confined to the thread blocked in
+ * {@link IoEngine#execute}) or a bounce buffer of the engine's pool (any other memory: filled at submission when
+ * the kernel reads it, copied back at completion when the kernel writes it, EFAULT if its arena was closed
+ * meanwhile). Read-only destinations are refused with {@link IllegalArgumentException}. See {@link IoEngine} for
+ * the whole contract.
  */
 public final class IoOp {
     /** Largest byte count one read or write request carries (the kernel's MAX_RW_COUNT, INT_MAX rounded to pages). */
