@@ -469,8 +469,9 @@ public final class IoOp {
 
     private void hand(RequestMemory m) {
         switch (opcode) {
-            case IORING_OP_READ, IORING_OP_READ_FIXED -> kbuf = m.output(buffer, "read buffer");
-            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> kbuf = m.input(buffer, "write buffer");
+            // Only the bytes the request carries (at most MAX_RW) are bounced.
+            case IORING_OP_READ, IORING_OP_READ_FIXED -> kbuf = m.output(buffer.asSlice(0, len), "read buffer");
+            case IORING_OP_WRITE, IORING_OP_WRITE_FIXED -> kbuf = m.input(buffer.asSlice(0, len), "write buffer");
             case IORING_OP_OPENAT -> kbuf = m.input(buffer, "path");
             case IORING_OP_STATX -> {
                 kbuf = m.input(buffer, "path");

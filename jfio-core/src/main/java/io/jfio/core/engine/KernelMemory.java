@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Thread-safe; stateless after initialisation. Decides whether the kernel may write into a caller's segment
- * directly, or only into a bounce buffer the request owns.
+ * Thread-safe; stateless after initialisation. Tells the kinds of caller memory apart, for {@link RequestMemory}
+ * to decide whether the kernel may use a caller's segment directly, or only a bounce buffer the engine owns.
  *
  * <p>Memory may be written directly when it cannot be freed while the request references it: memory of an open
  * {@link IoArena} (the request holds the arena), and memory whose scope lives as long as it is reachable, which is
@@ -16,11 +16,11 @@ import java.util.Set;
  * arena and of a direct {@link ByteBuffer} (the request keeps the segment, and so the memory, reachable). Memory of
  * an explicitly closed arena ({@link Arena#ofConfined()}, {@link Arena#ofShared()}, a custom arena) may be freed by
  * its owner at any time, and no public JDK API can hold such a scope open for the duration of an asynchronous
- * request, so it is bounced.
+ * request, so it is bounced (unless it is confined to the thread blocked until the request is over).
  *
  * <p>The public API does not say which kind of arena a scope belongs to; the JDK implements each kind with its own
  * scope class, so the scope classes of sample segments of the safe kinds are recorded. Should a JDK implement a
- * closeable kind with one of those classes, nothing is treated as safe and every such read is bounced: slower,
+ * closeable kind with one of those classes, nothing is treated as safe and every such request is bounced: slower,
  * never unsafe.
  */
 final class KernelMemory {
