@@ -40,9 +40,9 @@ import picocli.CommandLine.Spec;
             "Measure which file I/O strategy wins on this machine: every experiment by default, or the NAMEs given.",
             "",
             "Experiments: load-types, alignment, readahead, buffers, transfer, mmap, metadata, memcpy, uring, watch,"
-                    + " copy-tuning (see README). Test files go in a jfio-bench-suite-* directory under --dir and "
-                    + "are removed at the end, on errors and on Ctrl-C/SIGTERM. The report (report.md, report.html, "
-                    + "one PNG per experiment, results.json) goes to --out. Progress goes to stderr.",
+                    + " copy-tuning (see docs/bench.md). Test files go in a jfio-bench-suite-* directory under --dir "
+                    + "and are removed at the end, on errors and on Ctrl-C/SIGTERM. The report (report.md, "
+                    + "report.html, one PNG per experiment, results.json) goes to --out. Progress goes to stderr.",
         },
         subcommands = {UringBenchCommand.class, CopyBenchCommand.class, ShipBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {

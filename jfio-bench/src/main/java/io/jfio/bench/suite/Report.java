@@ -21,7 +21,7 @@ import java.util.Map;
  */
 public final class Report {
     /** The results.json schema version. */
-    public static final int SCHEMA_VERSION = 2;
+    public static final int SCHEMA_VERSION = 3;
 
     private Report() {
     }

@@ -20,7 +20,7 @@ import java.util.List;
  */
 public record SuiteOptions(Path dir, Path out, Scale scale, List<String> only, boolean allowTmpfs, boolean fio,
                            boolean installFio, long seed, boolean plots) {
-    /** Sizes and repetitions: TINY for tests, QUICK (default, at most ~3 minutes), FULL (the article's sizes). */
+    /** Sizes and repetitions: TINY for tests, QUICK (default, at most ~3 minutes), FULL (the NIO article's sizes). */
     public enum Scale { TINY, QUICK, FULL }
 
     /** Measured repetitions per cell, after one unmeasured warm-up. */

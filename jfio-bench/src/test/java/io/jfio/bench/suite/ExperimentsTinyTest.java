@@ -78,7 +78,7 @@ class ExperimentsTinyTest {
         // file: 11 methods x 2 cache states; socket: 9 methods (no transferFrom, copy_file_range) x 2
         assertTable("transfer", 0, List.of("dest", "method", "file_size_bytes", "cache", "gb_per_s_median",
                 "spread_pct", "bytes_moved", "content_check"), 40);
-        assertTable("transfer", 1, List.of("method_003", "bytes", "elapsed_ms", "gb_per_s"), 5);
+        assertTable("transfer", 1, List.of("zero_copy_notes_method", "bytes", "elapsed_ms", "gb_per_s"), 5);
         // 4 methods x 1 and 3 passes x cold and hot
         assertTable("mmap", 0, List.of("method", "passes", "cache", "gb_per_s_median"), 16);
         // (large file + tree) x 2 block sizes x 2 depths, every copy verified

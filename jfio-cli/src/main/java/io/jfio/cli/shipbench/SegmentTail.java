@@ -19,9 +19,9 @@ import java.util.List;
  * nothing new it lists the directory for the next one.
  *
  * <p>A line counts as delivered when it is readable in the segment, that is after the shipper's write and before its
- * fsync. An earlier version polled every millisecond, which added up to 1 ms (0.5 ms on average) to every latency
- * measured here and made the dir sink's median look worse than TCP's by about that much; where inotify cannot be
- * used the watcher polls, and a look every 50 ms catches anything it missed. Not thread-safe: one thread, started by
+ * fsync. It waits for inotify rather than polling, because a polling interval adds up to itself to every latency
+ * measured here and would make the dir sink look worse than TCP; where inotify cannot be used the watcher polls,
+ * and a look every 50 ms catches anything it missed. Not thread-safe: one thread, started by
  * the constructor, stopped by {@link #close}.
  */
 final class SegmentTail implements AutoCloseable {

@@ -176,7 +176,7 @@ public final class ShipBench {
         progress("writing %,d lines (%s) to %s", o.lines(), mb(o.lines() * LogLines.LINE), input);
         inputBytes = LogLines.writeFile(input, o.lines());
         // Written back now, not during the runs: otherwise the disk writes the input while the dir sink's fsyncs
-        // wait behind it (measured: 400 against 750-850 MB/s on the same quiet machine). It stays in the cache.
+        // wait behind it and the dir sink measures the disk's backlog. It stays in the cache.
         try (FileChannel ch = FileChannel.open(input, StandardOpenOption.WRITE)) {
             ch.force(false);
         }

@@ -38,8 +38,8 @@ final class Storage {
      * Whether the block device {@code dev} (dev_t encoding) is rotational: its {@code queue/rotational}, or for a
      * partition its disk's. Not rotational for devices without a queue (tmpfs, overlayfs, NFS) or where sysfs
      * cannot be read. Virtual disks (virtio_blk, Xen's vbd) report 1 because their driver cannot know and 1 is the
-     * kernel's default, not because anything spins (a virtio disk measured here: 29 us random 4 KiB reads, 110k IOPS
-     * at depth 32); their flag is not trusted, and {@code --sequential} is there for the spinning disk behind one.
+     * kernel's default, not because anything spins (docs/measurements/copy.md has such a disk's random-read
+     * latency); their flag is not trusted, and {@code --sequential} is there for the spinning disk behind one.
      */
     static Rotation rotation(long dev) {
         return ROTATIONAL.computeIfAbsent(dev, d -> readRotation(SYS, d));

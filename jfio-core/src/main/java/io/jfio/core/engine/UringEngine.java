@@ -58,9 +58,9 @@ public final class UringEngine extends AbstractEngine {
     /**
      * System property: how many requests submitted by completion callbacks may wait while the ring thread goes on
      * running the callbacks of the same batch of completions, before it pushes them into the kernel with an
-     * io_uring_enter of their own. Without this, a batch of 31 completions was resubmitted only after all 31
-     * callbacks ran; requests then travel in convoys and the device idles between them (jfio-bench uring, O_DIRECT,
-     * depth 32 on a virtio disk: 1.26x to 1.34x the IOPS with 1 to 8, for at most one extra syscall per 8 requests).
+     * io_uring_enter of their own. Without this, a batch of completions is resubmitted only after all its callbacks
+     * ran; requests then travel in convoys and the device idles between them. Pushing early costs at most one extra
+     * syscall per this many requests (docs/measurements/uring-engine.md).
      */
     public static final String SUBMIT_BATCH_PROP = "jfio.uring.submitBatch";
     public static final int SUBMIT_BATCH_DEFAULT = 8;
@@ -266,8 +266,8 @@ public final class UringEngine extends AbstractEngine {
         }
         if (inlinePlatform && head.waiter == me && !me.isVirtual() && InlineRunner.canRun(head)) {
             // A blocking call from a platform thread: one request at a time gains nothing from a ring, and the
-            // hand-off to the ring thread and back costs two context switches (measured on the development VM: a
-            // cached 4 KiB read took 3 us through the ring, 0.8 us inline). The caller makes the system call itself.
+            // hand-off to the ring thread and back costs two context switches, several times the cost of a cached
+            // read (docs/measurements/uring-engine.md). The caller makes the system call itself.
             if (closing) throw new EngineClosedException(name());
             InlineRunner.runOps(head);
             return;

@@ -23,10 +23,10 @@ import java.lang.invoke.MethodHandle;
  * too: see {@code sys}).
  *
  * <p>Each handle is built once, in the static initialiser of its own holder class, so it is linked on first use
- * rather than when this class loads: linking a downcall of a new shape costs 4-10 ms (the linker generates code for
- * it), and linking all of them up front cost 130-240 ms at every start of the JVM (measured on JDK 25), where a
- * command uses a dozen. For the same reason the calls of the tree copy and of io_uring are raw system calls through
- * one {@code syscall(2)} handle: one shape for all of them.
+ * rather than when this class loads: linking a downcall of a new shape costs milliseconds (the linker generates code
+ * for it), so linking all of them up front would slow every start of the JVM, where a command uses a dozen
+ * (docs/measurements/jvm-startup.md). For the same reason the calls of the tree copy and of io_uring are raw system
+ * calls through one {@code syscall(2)} handle: one shape for all of them.
  */
 public final class LibC {
     private static final long IO_URING_SETUP = 425; // __NR_io_uring_setup, same number on x86_64 and aarch64
@@ -178,9 +178,9 @@ public final class LibC {
 
 
     // The system calls a tree copy makes for every file go through syscall(2) with the Syscall6 shape: a downcall
-    // of a new shape costs the linker 4-10 ms of generated code and a dozen method-handle classes, most of it
-    // compiled again by the JIT, so twenty shapes were 100-200 ms of a short copy's CPU time; one shape is linked
-    // once. The numbers (x86_64 / aarch64, from asm/unistd_64.h and asm-generic/unistd.h) and prototypes:
+    // of a new shape costs the linker generated code and a dozen method-handle classes, most of it compiled again
+    // by the JIT, so twenty shapes would be a large part of a short copy's CPU time; one shape is linked once.
+    // The numbers (x86_64 / aarch64, from asm/unistd_64.h and asm-generic/unistd.h) and prototypes:
     private static final boolean X86 = Platform.isX86();
     private static final long NR_WRITE = X86 ? 1 : 64;               // ssize_t write(int, const void *, size_t)
     private static final long NR_CLOSE = X86 ? 3 : 57;               // int close(int)

@@ -50,8 +50,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     /**
      * The default read size: 1 MiB. A read's bytes are copied in by pread, scanned for newlines and copied out by the
      * sink (pwrite, or the Kafka producer), so they pass the CPU three times; 1 MiB stays in a core's L2 cache
-     * between the three (2 MiB per core on the development machine), 4 MiB did not: measured 1.25-1.40 GB/s into
-     * the dir sink with 1 MiB against 0.87-0.95 GB/s with 4 MiB (one 460 MB file, hot, same machine, interleaved).
+     * between the three, larger reads do not and are slower (docs/measurements/ship-throughput.md).
      */
     public static final long BUFFER_SIZE_DEFAULT = 1L << 20;
     /** The default segment size of the dir sink. */

@@ -161,13 +161,14 @@ public final class AlignmentExperiment implements Experiment {
             LibC.close(fd);
         }
         r.plot(plot);
-        Table src = r.table(new Table("000's figures for the same cells (its table gives no unit and no cache state; "
-                + "ours above are µs)", "offsets", "p0", "p50", "p90", "p95", "p99", "p99_9", "p99_99"));
-        src.add("aligned (000)", "2708", "3000", "3125", "3125", "3125", "4042", "502413");
-        src.add("not-aligned (000)", "3125", "3417", "3541", "3542", "3542", "4250", "1889361");
-        r.note("000 labels its columns 0, 0.5, 0.9 … 0.9999 and gives no unit; if those are ns its reads were served "
-                + "from the page cache (compare our hot rows), and its 'p0.9999' of 0.5 to 1.9 ms is one slow read "
-                + "in its sample, not a property of alignment");
+        Table src = r.table(new Table("the NIO article's figures for the same cells (its table gives no "
+                + "unit and no cache state; ours above are µs)", "offsets", "p0", "p50", "p90", "p95", "p99", "p99_9",
+                "p99_99"));
+        src.add("aligned (NIO article)", "2708", "3000", "3125", "3125", "3125", "4042", "502413");
+        src.add("not-aligned (NIO article)", "3125", "3417", "3541", "3542", "3542", "4250", "1889361");
+        r.note("the NIO article labels its columns 0, 0.5, 0.9 … 0.9999 and gives no unit; if those are ns "
+                + "its reads were served from the page cache (compare our hot rows), and its 'p0.9999' of 0.5 to "
+                + "1.9 ms is one slow read in its sample, not a property of alignment");
         r.note("offsets: the first reads of a seeded permutation of the file's 8 KiB pairs of pages (seed in the "
                 + "header), the same for aligned and unaligned, so no page is read twice in a repetition (a cold read "
                 + "never hits a page an earlier one brought in; hot passes wrap around); aligned reads take the "

@@ -142,9 +142,9 @@ public final class BuffersExperiment implements Experiment {
         r.note("the temporary buffer does not show in the BufferPoolMXBean \"direct\" pool: on this JDK it comes from "
                 + "Unsafe.allocateMemory wrapped as a DirectByteBuffer, and only ByteBuffer.allocateDirect is counted "
                 + "there; a pool-growth column would read 0 even though the buffer and the copy exist");
-        r.note("000's buffers table (heap 2708 … 4042, direct 3125 … 4250 for 1MB … 1GB, no unit) repeats its "
-                + "alignment table digit for digit and has direct slower than heap, against its own text: it is not "
-                + "a measurement of this, so it is not set beside ours");
+        r.note("the NIO article's buffers table (heap 2708 … 4042, direct 3125 … 4250 for 1MB … 1GB, no unit) "
+                + "repeats its alignment table digit for digit and has direct slower than heap, against its own "
+                + "text: it is not a measurement of this, so it is not set beside ours");
         return r;
     }
 

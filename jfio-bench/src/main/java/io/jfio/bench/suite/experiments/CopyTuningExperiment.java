@@ -209,7 +209,7 @@ public final class CopyTuningExperiment implements Experiment {
         deleteTree(treeDst);
         deleteTree(treeSrc);
         ctx.delete(src);
-        Table ref = r.table(new Table("004's eio copy (Linux 6.1 laptop; file size and cache state not stated)",
+        Table ref = r.table(new Table("the eio notes' copy (Linux 6.1 laptop; file size and cache state not stated)",
                 "copy", "mb_per_s"));
         ref.add("eio Flow.copy, before (\"OLD\")", 288.79);
         ref.add("eio with io_uring batching (\"NEW\")", 462.35);

@@ -47,7 +47,7 @@ public final class LoadTypesExperiment implements Experiment {
     /** jfio io_uring's requests in flight: 1 MiB requests for the sequential loads, 4 KiB ones for the random. */
     static final int SEQ_DEPTH = 4;
     static final int RANDOM_DEPTH = 32;
-    /** 000's "Load type (GB per sec)" table, by file size 1, 2, 4, 8 GB. */
+    /** The NIO article's "Load type (GB per sec)" table, by file size 1, 2, 4, 8 GB. */
     private static final String[] SOURCE = {"0.084, 0.194, 0.902, 1.71", "0.288, 0.719, 1.183, 2.484",
         "0.337, 0.628, 0.949, 2.048", "1.342, 2.538, 4.955, 9.819"};
 
@@ -98,7 +98,8 @@ public final class LoadTypesExperiment implements Experiment {
     public ExperimentResult run(SuiteContext ctx) throws Exception {
         ExperimentResult r = new ExperimentResult(name(), description());
         Table t = r.table(new Table("Throughput by load type, GB/s (10^9 bytes/s)", "load", "file_size_bytes",
-                "method", "cache", "gb_per_s_median", "spread_pct", "bytes_per_rep", "source_000_gb_per_s_1_2_4_8_gb"));
+                "method", "cache", "gb_per_s_median", "spread_pct", "bytes_per_rep",
+                "nio_article_gb_per_s_1_2_4_8_gb"));
         long[] sizes = sizes(ctx.scale());
         Map<String, double[][]> lines = new LinkedHashMap<>();
         List<String> cats = new ArrayList<>();
@@ -188,8 +189,9 @@ public final class LoadTypesExperiment implements Experiment {
         Plot p = Plot.lines("load-types: GB/s by file size", "file size (MiB)", "GB/s (median)", true, true);
         for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
         r.plot(p);
-        r.note("000's table (GB per sec, 1/2/4/8 GB files) grows with the file size and has random write 10x faster "
-                + "than sequential read: those look like elapsed times, not rates; they are quoted as printed. "
+        r.note("the NIO article's table (GB per sec, 1/2/4/8 GB files) grows with the file size and has random "
+                + "write 10x faster than sequential read: those look like elapsed times, not rates; they are "
+                + "quoted as printed. "
                 + "The quick run uses 64 and 256 MiB files: a 1 GiB file's cold reads and writes would move 18 GiB "
                 + "through the disk, and even its hot reads alone (8 s) do not fit the 3-minute quick suite (--full: "
                 + "1, 2, 4, 8 GiB, every cell)");

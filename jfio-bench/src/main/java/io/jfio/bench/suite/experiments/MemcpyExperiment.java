@@ -18,14 +18,14 @@ import java.util.Map;
 
 /**
  * Experiment 8: copying memory, System.arraycopy vs MemorySegment.copy (heap to heap, heap to native, native to
- * native), 8 KiB to 32 MiB, in µs per copy. Source 001 reports memcpy vs System.arraycopy for the same sizes; its
- * figures stand beside ours.
+ * native), 8 KiB to 32 MiB, in µs per copy. The JVM file I/O talk reports memcpy vs System.arraycopy for the
+ * same sizes; its figures stand beside ours.
  *
  * <p>Thread-safe; stateless.
  */
 public final class MemcpyExperiment implements Experiment {
     private static final int[] SIZES = {8 << 10, 128 << 10, 1 << 20, 8 << 20, 16 << 20, 32 << 20};
-    /** 001, i7-8565U: memcpy µs / System.arraycopy µs. */
+    /** The JVM file I/O talk, i7-8565U: memcpy µs / System.arraycopy µs. */
     private static final Map<Integer, String> SOURCE = Map.of(8 << 10, "0.172 / 0.132", 128 << 10, "3.439 / 4.171",
             8 << 20, "542.921 / 959.101", 16 << 20, "1393.213 / 2209.657", 32 << 20, "3128.653 / 4702.299");
     private static final String[] METHODS = {"System.arraycopy heap->heap", "MemorySegment.copy heap->heap",
@@ -62,7 +62,7 @@ public final class MemcpyExperiment implements Experiment {
         ExperimentResult r = new ExperimentResult(name(), description());
         int max = ctx.scale() == SuiteOptions.Scale.TINY ? 1 << 20 : 32 << 20;
         Table t = r.table(new Table("Copy time by size (no file I/O: cache column n/a)", "size_bytes", "method",
-                "us_per_copy_median", "spread_pct", "gb_per_s", "source_001_memcpy_us_vs_arraycopy_us"));
+                "us_per_copy_median", "spread_pct", "gb_per_s", "talk_memcpy_us_vs_arraycopy_us"));
         Map<String, double[][]> lines = new LinkedHashMap<>();
         int n = 0;
         for (int s : SIZES) {
@@ -118,9 +118,10 @@ public final class MemcpyExperiment implements Experiment {
         Plot p = Plot.lines("memcpy: µs per copy", "bytes", "µs per copy (median)", true, true);
         for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
         r.plot(p);
-        r.note("001's table compares a JNI memcpy with System.arraycopy (i7-8565U): memcpy 543 µs vs arraycopy 959 µs"
-                + " at 8 MB. jfio has no JNI; MemorySegment.copy heap->native is the FFM path that a native memcpy "
-                + "would serve. Compare our arraycopy column with 001's second number: a different CPU");
+        r.note("the JVM file I/O talk's table compares a JNI memcpy with System.arraycopy (i7-8565U): memcpy "
+                + "543 µs vs arraycopy 959 µs at 8 MB. jfio has no JNI; MemorySegment.copy heap->native is the FFM "
+                + "path that a native memcpy "
+                + "would serve. Compare our arraycopy column with the talk's second number: a different CPU");
         r.note("copies are repeated on the same buffers, so sizes up to the CPU's last-level cache run from cache");
         return r;
     }

@@ -24,13 +24,13 @@ import java.util.Locale;
 
 /**
  * Experiment 7: the cost of identifying and touching a file, per call: stat on a path (statx), open + fstat +
- * close, fstat on an open descriptor, an 8 KiB pread and an 8 B pread (page cache hot). Source 001 reports the same
- * calls in reference cycles; they are set beside ours, converted at this CPU's clock.
+ * close, fstat on an open descriptor, an 8 KiB pread and an 8 B pread (page cache hot). The JVM file I/O talk
+ * reports the same calls in reference cycles; they are set beside ours, converted at this CPU's clock.
  *
  * <p>Thread-safe; stateless.
  */
 public final class MetadataExperiment implements Experiment {
-    /** 001's reference cycles (i7-8550U, kernel 5.3; "noflush" / with cache flush). */
+    /** The JVM file I/O talk's reference cycles (i7-8550U, kernel 5.3; "noflush" / with cache flush). */
     private static final String[][] SOURCE = {
         {"stat (statx on the path)", "2010 noflush, 2486"},
         {"open + fstat + close", "4265 noflush, 4699"},
@@ -72,7 +72,7 @@ public final class MetadataExperiment implements Experiment {
         int calls = ctx.scale() == SuiteOptions.Scale.TINY ? 2_000 : 100_000;
         double mhz = Native.cpuMhz();
         Table t = r.table(new Table("Cost per call (" + calls + " calls per repetition)", "call", "cache",
-                "ns_per_call_median", "spread_pct", "ref_cycles_at_cpu_mhz", "source_001_ref_cycles"));
+                "ns_per_call_median", "spread_pct", "ref_cycles_at_cpu_mhz", "talk_ref_cycles"));
         List<String> names = new ArrayList<>();
         List<Double> values = new ArrayList<>();
         try (Arena a = Arena.ofConfined()) {
@@ -118,8 +118,9 @@ public final class MetadataExperiment implements Experiment {
         }
         double[] y = values.stream().mapToDouble(Double::doubleValue).toArray();
         r.plot(Plot.bars("metadata: ns per call (hot)", "ns per call", false, names).bars("median", y));
-        r.note(String.format(Locale.ROOT, "001 gives reference cycles (TSC ticks) on an i7-8550U with kernel 5.3, not"
-                + " ns; ours are converted at this CPU's reported %.0f MHz, so compare orders of magnitude only", mhz));
+        r.note(String.format(Locale.ROOT, "the JVM file I/O talk gives reference cycles (TSC ticks) on an i7-8550U "
+                + "with kernel 5.3, not ns; ours are converted at this CPU's reported %.0f MHz, so compare orders of "
+                + "magnitude only", mhz));
         r.note("stat is statx(AT_FDCWD, path, STATX_BASIC_STATS), what glibc's stat uses on recent systems; all calls"
                 + " are FFM downcalls, so each includes ~10-20 ns of Java-to-native transition");
         if (!cache.ok()) r.note("the file was not fully resident: " + cache.label());

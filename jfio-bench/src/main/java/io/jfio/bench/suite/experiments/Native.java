@@ -34,7 +34,7 @@ final class Native {
 
     /**
      * CPU time of the whole process, all threads, in ns (clock_gettime(CLOCK_PROCESS_CPUTIME_ID)). Precise, where
-     * OperatingSystemMXBean.getProcessCpuTime counts in 10 ms clock ticks on this kernel (measured).
+     * OperatingSystemMXBean.getProcessCpuTime counts in clock ticks, too coarse for short cells.
      */
     static long processCpuNanos() {
         try (Arena a = Arena.ofConfined()) {

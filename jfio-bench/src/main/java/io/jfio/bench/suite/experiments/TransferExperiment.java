@@ -58,14 +58,17 @@ public final class TransferExperiment implements Experiment {
         "sendfile loop (LibC)", "splice via pipe (LibC)"};
     static final String[] DESTS = {"file", "socket"};
     private static final int ONE_CALL = 2;
-    /** Why a socket row can say NOT COLD; seen on Linux 6.18 with a 1 MiB file (~0.4 MiB stayed resident). */
+    /** Why a socket row can say NOT COLD: the kernel keeps part of a file it sent to a socket referenced. */
     public static final String SOCKET_PINNED = "after a zero-copy send (sendfile, splice, transferTo) to the "
             + "loopback socket, part of the file's page cache stayed referenced by the kernel and POSIX_FADV_DONTNEED "
             + "could not drop it, even a second later: a fixed few hundred KiB, which matters only for small files; "
             + "such socket rows say NOT COLD with the residency measured";
     private static final int MIB = 1 << 20;
-    /** 003: a 9,740,308,808-byte file; destination and cache state not stated. {name, bytes, ms, our method}. */
-    private static final Object[][] SOURCE_003 = {
+    /**
+     * The zero-copy notes: a 9,740,308,808-byte file; destination and cache state not stated. {name, bytes, ms, our
+     * method}.
+     */
+    private static final Object[][] ZERO_COPY_NOTES = {
         {"Buffered InputStream", 9_740_308_808L, 43_560L, METHODS[0]},
         {"FileChannel#transferFrom", 9_740_308_808L, 58_862L, METHODS[6]},
         {"FileChannel#transferTo smaller chunks (size not stated)", 9_740_308_808L, 39_775L, METHODS[3]},
@@ -199,9 +202,10 @@ public final class TransferExperiment implements Experiment {
                 ctx.delete(src);
             }
         }
-        Table src = r.table(new Table("003's timings beside ours (003: a 9,740,308,808-byte file; destination and "
-                + "cache state not stated)", "method_003", "bytes", "elapsed_ms", "gb_per_s", "our_row"));
-        for (Object[] o : SOURCE_003) {
+        Table src = r.table(new Table("the zero-copy notes' timings beside ours (a 9,740,308,808-byte file; "
+                + "destination and cache state not stated)", "zero_copy_notes_method", "bytes", "elapsed_ms",
+                "gb_per_s", "our_row"));
+        for (Object[] o : ZERO_COPY_NOTES) {
             long b = (Long) o[1];
             long ms = (Long) o[2];
             src.add(o[0], b, ms, b / (ms * 1e6), o[3]);

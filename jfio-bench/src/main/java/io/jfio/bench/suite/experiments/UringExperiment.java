@@ -172,7 +172,7 @@ public final class UringExperiment implements Experiment {
         for (String w : u.warnings()) r.note("warning: " + w);
         for (String s : u.setup()) r.note(s);
         for (UringBenchResult.Check c : u.checks()) r.note("target: " + c.line());
-        r.note(String.format(Locale.ROOT, "002 (JUring README) reports ~1250 vs ~987 ops/ms for 4 KiB reads with 32 "
+        r.note(String.format(Locale.ROOT, "the JUring README reports ~1250 vs ~987 ops/ms for 4 KiB reads with 32 "
                 + "threads (io_uring vs FileChannel); its cache state is not stated, so it is not set beside a cell"));
         r.note("`bin/jfio bench uring --help` runs the standalone version of the first table with every option");
         if (u.errors() > 0) {
