@@ -1,6 +1,7 @@
 package io.jfio.core.sys;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -328,13 +329,17 @@ public final class LibC {
     }
 
     /**
-     * openat(2) with a path given as a Java string (encoded UTF-8, NUL-terminated in a temporary arena).
+     * openat(2) with a path given as a Java string: its bytes by {@link FileNames#encode} (UTF-8, and the bytes a
+     * name that is not valid UTF-8 was read with), NUL-terminated in a temporary arena.
      *
      * @return the new descriptor, or -errno
      */
     public static int openat(int dirfd, String path, int flags, int mode) {
+        byte[] b = FileNames.encode(path);
         try (Arena arena = Arena.ofConfined()) {
-            return openat(dirfd, arena.allocateFrom(path), flags, mode);
+            MemorySegment seg = arena.allocate(b.length + 1L);
+            MemorySegment.copy(b, 0, seg, JAVA_BYTE, 0, b.length);
+            return openat(dirfd, seg, flags, mode);
         }
     }
 

@@ -36,12 +36,20 @@ public final class PathBytes {
 
     /**
      * The bytes of a path. Where its string shows a replaced byte (U+FFFD), the path's URI form (which
-     * percent-encodes the raw bytes) gives them back, as an absolute path.
+     * percent-encodes the raw bytes) gives them back; a relative path stays relative.
      */
     public static byte[] bytes(Path path) {
         String s = path.toString();
         if (s.indexOf('\uFFFD') < 0) return s.getBytes(JNU);
-        String raw = path.toAbsolutePath().toUri().getRawPath();
+        byte[] abs = uriBytes(path.toAbsolutePath());
+        if (path.isAbsolute()) return abs;
+        byte[] cwd = bytes(Path.of("").toAbsolutePath());
+        int skip = cwd.length + (cwd[cwd.length - 1] == '/' ? 0 : 1);
+        return Arrays.copyOfRange(abs, skip, abs.length);
+    }
+
+    private static byte[] uriBytes(Path absolute) {
+        String raw = absolute.toUri().getRawPath();
         ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);

@@ -1,5 +1,6 @@
 package io.jfio.core.watch;
 
+import io.jfio.core.sys.FileNames;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -11,8 +12,8 @@ import java.util.Objects;
  * ({@code name} is empty: a watched file was modified, a watched directory was deleted, ...). {@link #path()} joins
  * the two. A {@link Kind#MOVED} event is reported at its destination and carries the source in {@code from};
  * {@code from} is null for every other kind. {@link Kind#OVERFLOW} concerns the whole watcher: {@code dir} is null.
- * {@code name} is decoded with {@code sun.jnu.encoding}, as the JDK shows file names: a name that does not decode
- * shows U+FFFD, and {@link #path()} then does not name the entry ({@code dir} and {@code from} keep their bytes).
+ * {@code name} is decoded without loss by {@link FileNames#decode} (UTF-8, with bytes that are not valid UTF-8 kept as
+ * escapes), so {@link #path()} names the entry whatever its bytes.
  *
  * @param kind      what happened
  * @param dir       the watched directory (or watched file) the event belongs to; null for {@link Kind#OVERFLOW}
@@ -74,7 +75,7 @@ public record FileEvent(Kind kind, Path dir, String name, boolean directory, Pat
     /** The full path of the entry ({@code dir/name}), or {@code dir} itself for events on it; null for OVERFLOW. */
     public Path path() {
         if (dir == null) return null;
-        return name.isEmpty() ? dir : dir.resolve(name);
+        return name.isEmpty() ? dir : FileNames.resolve(dir, name);
     }
 
     @Override

@@ -24,6 +24,7 @@ import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.Inotify;
 import io.jfio.core.sys.InotifyEvent;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.PathBytes;
 import io.jfio.core.watch.FileEvent.Kind;
 import java.io.IOException;
@@ -395,7 +396,7 @@ public final class InotifyWatcher implements FileWatcher {
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
                 for (Path e : ds) {
                     boolean isDir = Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS);
-                    if (emit != null) emit.add(FileEvent.of(Kind.CREATE, d, e.getFileName().toString(), isDir));
+                    if (emit != null) emit.add(FileEvent.of(Kind.CREATE, d, FileNames.of(e.getFileName()), isDir));
                     if (isDir) todo.add(e);
                 }
             } catch (IOException | DirectoryIteratorException gone) {
@@ -568,9 +569,9 @@ public final class InotifyWatcher implements FileWatcher {
             self(w, mask);
             return;
         }
-        // The event carries the name as a string; the watcher's own paths are built from the bytes, so a name that is
-        // not valid in sun.jnu.encoding still names the right directory.
-        String name = new String(nameBytes, PathBytes.JNU);
+        // The event carries the name as a string that keeps its bytes; the watcher's own paths are built from the
+        // bytes.
+        String name = FileNames.decode(nameBytes);
         if ((mask & IN_MOVED_FROM) != 0) {
             held.put(cookie, new Held(pending.size(), now + PAIR_WAIT_NANOS, nameBytes));
             pending.add(FileEvent.of(Kind.MOVED_FROM, w.path, name, isDir));

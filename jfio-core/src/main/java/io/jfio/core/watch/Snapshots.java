@@ -2,6 +2,7 @@ package io.jfio.core.watch;
 
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Statx;
 import io.jfio.core.watch.FileEvent.Kind;
@@ -222,7 +223,7 @@ final class Snapshots {
                     added.add(new Change(dir, e.getKey(), e.getValue()));
                 } else if (modified != null) {
                     Kind k = changeKind(oe, e.getValue());
-                    if (k != null) modified.add(FileEvent.of(k, dir, e.getKey().toString(), e.getValue().dir));
+                    if (k != null) modified.add(FileEvent.of(k, dir, FileNames.of(e.getKey()), e.getValue().dir));
                 }
             }
         }
@@ -251,16 +252,16 @@ final class Snapshots {
                 }
             }
             if (pair != null) {
-                out.add(new FileEvent(Kind.MOVED, pair.dir, pair.name.toString(), pair.entry.dir, r.path()));
+                out.add(new FileEvent(Kind.MOVED, pair.dir, FileNames.of(pair.name), pair.entry.dir, r.path()));
                 added.remove(pair);
             } else {
-                deletes.add(FileEvent.of(Kind.DELETE, r.dir, r.name.toString(), r.entry.dir));
+                deletes.add(FileEvent.of(Kind.DELETE, r.dir, FileNames.of(r.name), r.entry.dir));
             }
         }
         // Deepest first, like rm -r: a directory's entries go before the directory.
         deletes.sort(Comparator.comparingInt((FileEvent e) -> -e.path().getNameCount()));
         out.addAll(deletes);
-        for (Change a : added) out.add(FileEvent.of(Kind.CREATE, a.dir, a.name.toString(), a.entry.dir));
+        for (Change a : added) out.add(FileEvent.of(Kind.CREATE, a.dir, FileNames.of(a.name), a.entry.dir));
         out.addAll(modified);
     }
 

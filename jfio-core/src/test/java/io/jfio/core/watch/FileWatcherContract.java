@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.PathBytes;
 import io.jfio.core.testing.Fds;
@@ -215,7 +216,8 @@ abstract class FileWatcherContract {
     /**
      * Names that do not decode in sun.jnu.encoding (bytes 0xfe and 0xff are neither UTF-8 nor ASCII): the JDK shows
      * them with U+FFFD, so a watcher that turned such a path's string back into bytes would examine or watch a name
-     * that does not exist. A file with
+     * that does not exist. An event's name keeps the bytes (two such names are two strings) and its path names the
+     * entry. A file with
      * such a name, a directory with one in a tree (there before the watch, and made after it), and that directory
      * renamed: each is reported, and what happens inside the directories is reported at their real paths.
      */
@@ -230,12 +232,12 @@ abstract class FileWatcherContract {
         settle();
         Path file = create(dir, "bad\u00ff.log", false);
         rec.await("CREATE " + file, e -> e.kind() == Kind.CREATE && dir.equals(e.dir())
-                && e.name().equals(file.getFileName().toString()));
+                && e.name().equals(FileNames.of(file.getFileName())) && file.equals(e.path()));
         Files.writeString(f0, "more", StandardOpenOption.APPEND);
         rec.await(Kind.MODIFY, f0);
         Path after = create(tree, "new\u00fe", true);
         rec.await("CREATE " + after, e -> e.kind() == Kind.CREATE && tree.equals(e.dir()) && e.directory()
-                && e.name().equals(after.getFileName().toString()));
+                && e.name().equals(FileNames.of(after.getFileName())) && after.equals(e.path()));
         settle();
         Path f1 = Files.writeString(after.resolve("f1"), "1");
         rec.await(Kind.CREATE, f1);

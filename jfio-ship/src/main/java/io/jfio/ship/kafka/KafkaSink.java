@@ -2,12 +2,12 @@ package io.jfio.ship.kafka;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import io.jfio.core.sys.FileNames;
 import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.sink.Batch;
 import io.jfio.ship.sink.Sink;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -202,7 +202,7 @@ public final class KafkaSink implements Sink {
     @Override
     public CompletableFuture<Void> send(Batch batch) throws IOException {
         String topic = topicFor(batch.input());
-        byte[] key = batch.source().getBytes(StandardCharsets.UTF_8);
+        byte[] key = FileNames.encode(batch.source());
         MemorySegment bytes = batch.bytes();
         long length = batch.length();
         BatchFuture own = new BatchFuture();

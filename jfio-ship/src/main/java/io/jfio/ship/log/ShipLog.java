@@ -1,5 +1,6 @@
 package io.jfio.ship.log;
 
+import io.jfio.core.sys.FileNames;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -86,6 +87,8 @@ public final class ShipLog {
                 default -> {
                     if (c < ' ' || c == 0x7f) {
                         b.append(String.format("\\x%02x", (int) c));
+                    } else if (FileNames.isEscape(v, i)) {
+                        b.append(String.format("\\x%02x", c & 0xff)); // a byte of a name that is not UTF-8
                     } else {
                         b.append(c);
                     }

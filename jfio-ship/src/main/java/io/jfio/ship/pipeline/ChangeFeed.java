@@ -1,5 +1,6 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.watch.FileEvent;
 import io.jfio.core.watch.FileWatcher;
 import io.jfio.core.watch.WatcherClosedException;
@@ -402,7 +403,7 @@ final class ChangeFeed implements AutoCloseable {
         String p = byName != null ? byName.get(e.name()) : null;
         if (p == null) {
             Path path = e.path();
-            p = relevant(path) ? path.toString() : NOT_RELEVANT;
+            p = relevant(path) ? FileNames.of(path) : NOT_RELEVANT;
             if (modifyCacheSize >= MODIFY_CACHE_MAX) clearModifyCache();
             modifyCache.computeIfAbsent(e.dir(), k -> new java.util.HashMap<>()).put(e.name(), p);
             modifyCacheSize++;

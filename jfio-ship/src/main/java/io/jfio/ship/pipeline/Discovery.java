@@ -1,6 +1,7 @@
 package io.jfio.ship.pipeline;
 
 import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.FileNames;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.log.ShipLog;
 import java.io.IOException;
@@ -93,7 +94,7 @@ final class Discovery {
 
     private void walk(int input, Glob g, Path dir, int depth, List<Found> out, Set<String> seen,
                       Set<TrackedFile.Id> dirs) {
-        int r = stx.ofPath(dir.toString());
+        int r = stx.ofPath(FileNames.of(dir));
         if (r < 0 || !stx.isDirectory()) return;
         if (!dirs.add(new TrackedFile.Id(stx.dev(), stx.ino()))) return; // a symlink loop
         InputConfig in = inputs.get(input);
@@ -107,7 +108,7 @@ final class Discovery {
                     if (depth + 1 < g.maxDepth) {
                         // The walk below lists p's entries; it goes into p's subdirectories when depth + 2 levels
                         // are still within the glob.
-                        boolean symlink = stx.ofPathNoFollow(p.toString()) == 0 && stx.isSymlink();
+                        boolean symlink = stx.ofPathNoFollow(FileNames.of(p)) == 0 && stx.isSymlink();
                         if (symlink) linked(p, depth + 2 < g.maxDepth);
                         walk(input, g, p, depth + 1, out, seen, dirs);
                     }
@@ -164,7 +165,8 @@ final class Discovery {
      * the link's owner may point there; 0, -errno, or {@link #REFUSED} (said once per path in the log).
      */
     private int look(InputConfig in, Path p) {
-        int r = stx.ofPathNoFollow(p.toString());
+        String name = FileNames.of(p);
+        int r = stx.ofPathNoFollow(name);
         if (r < 0 || !stx.isSymlink()) return r;
         if (!in.followSymlinks()) {
             warnOnce("link:" + p, "symlink-skipped", "input", in.name(), "path", p,
@@ -172,7 +174,7 @@ final class Discovery {
             return REFUSED;
         }
         int linkOwner = stx.uid();
-        r = stx.ofPath(p.toString());
+        r = stx.ofPath(name);
         if (r < 0) return r;
         String why = SourceAccess.linkRefused(linkOwner, stx.uid());
         if (why == null) return 0;
@@ -189,7 +191,7 @@ final class Discovery {
      */
     boolean liesWhereNamed(InputConfig input, String path, Path real) {
         int i = inputs.indexOf(input);
-        Path dir = Path.of(path).getParent();
+        Path dir = FileNames.path(path).getParent();
         if (i < 0 || dir == null || real.getParent() == null) return false;
         for (Glob g : globs.get(i)) {
             Path base = g.literal ? g.base.getParent() : g.base;
@@ -214,7 +216,7 @@ final class Discovery {
                     Integer.toUnsignedString(stx.uid()), "why", "not one of the input's owners");
             return;
         }
-        String path = p.toString();
+        String path = FileNames.of(p);
         if (!seen.add(path)) return;
         out.add(new Found(inputs.get(input), path, stx.dev(), stx.ino(), stx.size(), stx.isRegular(),
                 stx.typeName()));
@@ -243,9 +245,10 @@ final class Discovery {
         if (dir == null) return null;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
-                if (stx.ofPathNoFollow(p.toString()) == 0 && stx.isRegular() && stx.dev() == device
+                String name = FileNames.of(p);
+                if (stx.ofPathNoFollow(name) == 0 && stx.isRegular() && stx.dev() == device
                         && stx.ino() == inode) {
-                    return p.toString();
+                    return name;
                 }
             }
         } catch (IOException | java.nio.file.DirectoryIteratorException e) {

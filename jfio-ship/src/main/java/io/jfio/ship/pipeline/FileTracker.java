@@ -2,6 +2,7 @@ package io.jfio.ship.pipeline;
 
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.LibC;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.config.ShipConfig;
@@ -344,7 +345,7 @@ final class FileTracker {
     }
 
     private InputConfig inputFor(String path) {
-        Path p = Path.of(path);
+        Path p = FileNames.path(path);
         List<InputConfig> all = config.inputsOf(name);
         for (InputConfig in : all) {
             for (String g : in.paths()) {
@@ -375,7 +376,7 @@ final class FileTracker {
     }
 
     private static Path parent(String path) {
-        return Path.of(path).getParent();
+        return FileNames.path(path).getParent();
     }
 
     /**
@@ -498,8 +499,8 @@ final class FileTracker {
         byPathStale = true;
         changed();
         boolean watchedNow = false;
-        if (feed != null && !feed.covers(Path.of(path))) {
-            t.watchedLink = Path.of(path);
+        if (feed != null && !feed.covers(FileNames.path(path))) {
+            t.watchedLink = FileNames.path(path);
             feed.watchFile(t.watchedLink);
             watchedNow = true;
         }

@@ -1,5 +1,6 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.sys.FileNames;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
@@ -27,7 +28,7 @@ final class Glob {
     }
 
     static Glob of(String pattern) {
-        String p = Path.of(pattern).normalize().toString();
+        String p = FileNames.of(FileNames.path(pattern).normalize());
         String[] parts = p.split("/");
         StringBuilder base = new StringBuilder();
         int i = 0;
@@ -36,7 +37,7 @@ final class Glob {
             if (!parts[i].isEmpty()) base.append('/').append(parts[i]);
         }
         if (i == parts.length) {
-            return new Glob(p, Path.of(p), 0, true, null);
+            return new Glob(p, FileNames.path(p), 0, true, null);
         }
         boolean recursive = p.contains("**");
         int depth = recursive ? Integer.MAX_VALUE : parts.length - i;
@@ -47,7 +48,7 @@ final class Glob {
             PathMatcher zero = FileSystems.getDefault().getPathMatcher("glob:" + p.replace("/**/", "/"));
             m = path -> full.matches(path) || zero.matches(path);
         }
-        return new Glob(p, Path.of(base.isEmpty() ? "/" : base.toString()), depth, false, m);
+        return new Glob(p, FileNames.path(base.isEmpty() ? "/" : base.toString()), depth, false, m);
     }
 
     static boolean hasMeta(String s) {
@@ -59,7 +60,7 @@ final class Glob {
     }
 
     boolean matches(Path path) {
-        return literal ? path.toString().equals(pattern) : matcher.matches(path);
+        return literal ? FileNames.of(path).equals(pattern) : matcher.matches(path);
     }
 
     @Override

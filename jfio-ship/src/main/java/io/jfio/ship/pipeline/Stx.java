@@ -1,12 +1,13 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Statx;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 
 /**
  * A reusable statx buffer: of a path (following symlinks, like the paths a user names) or of an open descriptor
@@ -38,8 +39,8 @@ final class Stx {
     }
 
     private int ofPath(String path, int flags) {
-        byte[] b = path.getBytes(StandardCharsets.UTF_8);
-        if (b.length > Fcntl.PATH_MAX) return -36; // ENAMETOOLONG
+        byte[] b = FileNames.encode(path);
+        if (b.length >= Fcntl.PATH_MAX) return -Errno.ENAMETOOLONG;
         MemorySegment.copy(b, 0, pathBuf, ValueLayout.JAVA_BYTE, 0, b.length);
         pathBuf.set(ValueLayout.JAVA_BYTE, b.length, (byte) 0);
         return LibC.statx(Fcntl.AT_FDCWD, pathBuf, flags, MASK, buf);

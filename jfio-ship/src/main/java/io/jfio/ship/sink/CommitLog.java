@@ -2,6 +2,7 @@ package io.jfio.ship.sink;
 
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Stat;
@@ -592,6 +593,14 @@ final class CommitLog implements AutoCloseable {
         int room = ENTRY_FIXED + (int) Math.min(3L * path.length(), MAX_PATH);
         if (entry.capacity() < room) entry = ByteBuffer.allocate(Math.max(room, 2 * entry.capacity()));
         ByteBuffer b = entry.clear().position(ENTRY_FIXED).limit(room);
+        if (FileNames.escaped(path)) {
+            // A name that is not valid UTF-8: its bytes as they are (rare, so the array is no concern).
+            byte[] raw = FileNames.encode(path);
+            b.put(raw, 0, Math.min(raw.length, b.remaining()));
+            int n = b.position() - ENTRY_FIXED;
+            entry.clear();
+            return n;
+        }
         utf8.reset();
         utf8.encode(CharBuffer.wrap(path), b, true);
         utf8.flush(b);
@@ -759,7 +768,7 @@ final class CommitLog implements AutoCloseable {
             MemorySegment.copy(s, ValueLayout.JAVA_BYTE, at + ENTRY_FIXED, path, 0, path.length);
             Entry e = new Entry(s.get(LONG, at + E_DEVICE), s.get(LONG, at + E_INODE), s.get(INT, at + E_FP_LENGTH),
                     s.get(LONG, at + E_FP_HASH), s.get(LONG, at + E_OFFSET), s.get(LONG, at + E_SEEN_AT),
-                    new String(path, StandardCharsets.UTF_8));
+                    FileNames.decode(path));
             entries.put(Key.of(e.device(), e.inode(), e.fpLength(), e.fpHash()), e);
         });
         return new Parsed(true, w.found(), w.trustTail(), w.segment(), w.length(), entries, false, w.problem());

@@ -2,6 +2,7 @@ package io.jfio.ship.state;
 
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.ship.log.ShipLog;
@@ -138,7 +139,7 @@ public final class CheckpointStore {
                 problem = "entry checksum mismatch at entry " + i;
                 continue;
             }
-            out.add(new Checkpoint(dev, ino, fpLen, fpHash, offset, seen, new String(path, StandardCharsets.UTF_8)));
+            out.add(new Checkpoint(dev, ino, fpLen, fpHash, offset, seen, FileNames.decode(path)));
         }
         if (problem == null && buf.remaining() != 4) problem = "trailing bytes: bytes=" + (buf.remaining() - 4);
         return problem;
@@ -154,7 +155,7 @@ public final class CheckpointStore {
             out.writeLong(System.currentTimeMillis());
             out.writeInt(entries.size());
             for (Checkpoint c : entries) {
-                byte[] path = c.path().getBytes(StandardCharsets.UTF_8);
+                byte[] path = FileNames.encode(c.path());
                 if (path.length > 65_535) path = java.util.Arrays.copyOf(path, 65_535);
                 ByteBuffer body = ByteBuffer.allocate(46 + path.length);
                 body.putLong(c.device()).putLong(c.inode()).putInt(c.fpLength()).putLong(c.fpHash())
