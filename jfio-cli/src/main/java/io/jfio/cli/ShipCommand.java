@@ -1,14 +1,13 @@
 package io.jfio.cli;
 
 import io.jfio.ship.Shipper;
+import io.jfio.ship.StartException;
 import io.jfio.ship.config.ConfigException;
 import io.jfio.ship.config.ConfigLoader;
 import io.jfio.ship.config.RawConfig;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.pipeline.Pipeline;
-import io.jfio.ship.sink.Sinks;
-import io.jfio.ship.state.StateLock;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -177,12 +176,9 @@ public final class ShipCommand implements Callable<Integer> {
         Shipper shipper;
         try {
             shipper = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, log);
-        } catch (StateLock.LockedException | Sinks.UnavailableException e) {
-            throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
-        } catch (IllegalArgumentException e) {
-            throw new CliException(ExitCodes.USAGE, e.getMessage());
-        } catch (IOException e) {
-            throw new CliException(ExitCodes.FAILED, "cannot start: " + e.getMessage());
+        } catch (StartException e) {
+            throw new CliException(e.kind() == StartException.Kind.USAGE ? ExitCodes.USAGE : ExitCodes.ENVIRONMENT,
+                    e.getMessage());
         }
         AtomicReference<String> signal = new AtomicReference<>();
         Runnable undo = Signals.onTermination(name -> {
@@ -206,6 +202,11 @@ public final class ShipCommand implements Callable<Integer> {
             }
         }
         if (!ok) throw new CliException(ExitCodes.FAILED, shipper.failure());
+        List<String> unmatched = shipper.unmatched();
+        if (once && !unmatched.isEmpty()) {
+            throw new CliException(ExitCodes.NOTHING_MATCHED, "no file matched: " + String.join(" ", unmatched)
+                    + " (--from, config keys from and inputs.paths)");
+        }
         return ExitCodes.OK;
     }
 
