@@ -26,8 +26,10 @@ import picocli.CommandLine.Spec;
  * <p>Not thread-safe; one instance per command line. Logs go to stderr as key=value lines; {@code --dry-run} prints
  * its report to the out writer. Runs until SIGTERM or SIGINT, then flushes, checkpoints and exits
  * {@link ExitCodes#OK}; with {@code --once} it exits when everything present was shipped ({@link ExitCodes#FAILED}
- * when some file could not be read or the sink kept failing). A bad configuration exits {@link ExitCodes#USAGE}; a
- * state directory locked by another shipper, or a sink not in this build, {@link ExitCodes#ENVIRONMENT}.
+ * when some file could not be read, the sink kept failing or the last checkpoint could not be saved;
+ * {@link ExitCodes#NOTHING_MATCHED} when a pattern matched no file). A bad configuration exits
+ * {@link ExitCodes#USAGE}; one the machine refuses (state or sink directory unusable or locked, a host that does not
+ * resolve) {@link ExitCodes#ENVIRONMENT}.
  */
 @Command(name = "ship", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
         description = {
@@ -36,7 +38,21 @@ import picocli.CommandLine.Spec;
             "Sinks: dir:PATH (segment files, fsync on commit), stdout:, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC. "
                     + "Checkpoints under --state advance only after the sink acknowledged the bytes; a restart "
                     + "resumes there (some bytes may be sent again, none are lost). Runs until SIGTERM/SIGINT.",
-        })
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:stopped by a signal, or --once shipped everything",
+            "1:--once could not read a file or the sink failed 5 times in a row; or the checkpoints could not be "
+                    + "saved at the end (the error names the file; the next start ships again what came after the "
+                    + "last checkpoint saved)",
+            "2:invalid options or configuration, or a file they name (--config, TLS, token) cannot be read",
+            "3:the machine refuses the configuration: state or sink directory cannot be created or used, lock "
+                    + "held by another shipper, sink host does not resolve, metrics port cannot be bound",
+            "4:--once, and a --from pattern (or an input's path) matched no file; the rest was shipped. Without "
+                    + "--once such a pattern is only warned about: files that appear later are shipped",
+        },
+        footer = {"", "Errors are one line: what could not be used, its path or value, the reason the system gave, "
+                + "and the option and config key that named it."})
 public final class ShipCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
