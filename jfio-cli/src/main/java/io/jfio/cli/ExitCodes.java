@@ -17,6 +17,11 @@ public final class ExitCodes {
      * {@code -Djfio.engine=uring} where it is unavailable.
      */
     public static final int ENVIRONMENT = 3;
+    /**
+     * {@code jfio ship --once}: a pattern to ship from named no file. What the other patterns named was shipped; each
+     * pattern without a file was named in a warning.
+     */
+    public static final int NOTHING_MATCHED = 4;
 
     private ExitCodes() {
     }

@@ -1,14 +1,13 @@
 package io.jfio.cli;
 
 import io.jfio.ship.Shipper;
+import io.jfio.ship.StartException;
 import io.jfio.ship.config.ConfigException;
 import io.jfio.ship.config.ConfigLoader;
 import io.jfio.ship.config.RawConfig;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.pipeline.Pipeline;
-import io.jfio.ship.sink.Sinks;
-import io.jfio.ship.state.StateLock;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -27,8 +26,10 @@ import picocli.CommandLine.Spec;
  * <p>Not thread-safe; one instance per command line. Logs go to stderr as key=value lines; {@code --dry-run} prints
  * its report to the out writer. Runs until SIGTERM or SIGINT, then flushes, checkpoints and exits
  * {@link ExitCodes#OK}; with {@code --once} it exits when everything present was shipped ({@link ExitCodes#FAILED}
- * when some file could not be read or the sink kept failing). A bad configuration exits {@link ExitCodes#USAGE}; a
- * state directory locked by another shipper, or a sink not in this build, {@link ExitCodes#ENVIRONMENT}.
+ * when some file could not be read, the sink kept failing or the last checkpoint could not be saved;
+ * {@link ExitCodes#NOTHING_MATCHED} when a pattern matched no file). A bad configuration exits
+ * {@link ExitCodes#USAGE}; one the machine refuses (state or sink directory unusable or locked, a host that does not
+ * resolve) {@link ExitCodes#ENVIRONMENT}.
  */
 @Command(name = "ship", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
         description = {
@@ -37,7 +38,21 @@ import picocli.CommandLine.Spec;
             "Sinks: dir:PATH (segment files, fsync on commit), stdout:, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC. "
                     + "Checkpoints under --state advance only after the sink acknowledged the bytes; a restart "
                     + "resumes there (some bytes may be sent again, none are lost). Runs until SIGTERM/SIGINT.",
-        })
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:stopped by a signal, or --once shipped everything",
+            "1:--once could not read a file or the sink failed 5 times in a row; or the checkpoints could not be "
+                    + "saved at the end (the error names the file; the next start ships again what came after the "
+                    + "last checkpoint saved)",
+            "2:invalid options or configuration, or a file they name (--config, TLS, token) cannot be read",
+            "3:the machine refuses the configuration: state or sink directory cannot be created or used, lock "
+                    + "held by another shipper, sink host does not resolve, metrics port cannot be bound",
+            "4:--once, and a --from pattern (or an input's path) matched no file; the rest was shipped. Without "
+                    + "--once such a pattern is only warned about: files that appear later are shipped",
+        },
+        footer = {"", "Errors are one line: what could not be used, its path or value, the reason the system gave, "
+                + "and the option and config key that named it."})
 public final class ShipCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -177,12 +192,9 @@ public final class ShipCommand implements Callable<Integer> {
         Shipper shipper;
         try {
             shipper = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, log);
-        } catch (StateLock.LockedException | Sinks.UnavailableException e) {
-            throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
-        } catch (IllegalArgumentException e) {
-            throw new CliException(ExitCodes.USAGE, e.getMessage());
-        } catch (IOException e) {
-            throw new CliException(ExitCodes.FAILED, "cannot start: " + e.getMessage());
+        } catch (StartException e) {
+            throw new CliException(e.kind() == StartException.Kind.USAGE ? ExitCodes.USAGE : ExitCodes.ENVIRONMENT,
+                    e.getMessage());
         }
         AtomicReference<String> signal = new AtomicReference<>();
         Runnable undo = Signals.onTermination(name -> {
@@ -206,6 +218,11 @@ public final class ShipCommand implements Callable<Integer> {
             }
         }
         if (!ok) throw new CliException(ExitCodes.FAILED, shipper.failure());
+        List<String> unmatched = shipper.unmatched();
+        if (once && !unmatched.isEmpty()) {
+            throw new CliException(ExitCodes.NOTHING_MATCHED, "no file matched: " + String.join(" ", unmatched)
+                    + " (--from, config keys from and inputs.paths)");
+        }
         return ExitCodes.OK;
     }
 

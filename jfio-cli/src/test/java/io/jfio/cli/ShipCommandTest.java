@@ -42,7 +42,8 @@ class ShipCommandTest {
         assertTrue(r.err().contains("no sink"), r.err());
         r = run("ship", "--config", tmp.resolve("missing.toml").toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
-        assertTrue(r.err().contains("config file not found"), r.err());
+        assertTrue(r.err().contains("cannot read config file " + tmp.resolve("missing.toml")
+                + ": No such file or directory (--config)"), r.err());
         r = run("ship", "--from", "/x", "--state", tmp.toString(), "--to", "kafka:k:9092/logs",
                 "--kafka-compression", "brotli");
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());

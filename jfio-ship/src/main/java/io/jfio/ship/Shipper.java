@@ -4,6 +4,7 @@ import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.config.Units;
+import io.jfio.ship.log.OsReason;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.MetricsServer;
 import io.jfio.ship.metrics.ShipMetrics;
@@ -49,48 +50,106 @@ public final class Shipper implements AutoCloseable {
      * Prepares a run: locks the state directory, loads checkpoints, opens the sinks, starts the metrics server.
      * Nothing is read yet.
      *
-     * @throws StateLock.LockedException  when another shipper uses the state directory
-     * @throws Sinks.UnavailableException when a sink is not part of this build
-     * @throws IllegalArgumentException   when a sink's spec cannot name a sink (a bad kafka topic)
-     * @throws IOException                when the state directory, a sink or the metrics port cannot be used
+     * @throws StartException when something the configuration names cannot be used: the message names it, its
+     *                        option and key, and the reason; {@link StartException#kind()} says whose fault it is
      */
-    public static Shipper open(ShipConfig config, Pipeline.Mode mode, ShipLog log) throws IOException {
-        io.jfio.ship.sink.PrivateDirs.create(config.state(), 0700);
-        StateLock lock = StateLock.acquire(config.state(), "lock", "state directory");
-        Shipper s = new Shipper(config, log, mode, lock);
+    public static Shipper open(ShipConfig config, Pipeline.Mode mode, ShipLog log) throws StartException {
+        Shipper s = new Shipper(config, log, mode, lockState(config.state()));
         try {
-            migrateCheckpointFiles(config.state(), config.sinks().keySet(), log);
+            try {
+                migrateCheckpointFiles(config.state(), config.sinks().keySet(), log);
+            } catch (IOException e) {
+                throw StartException.environment("cannot use state directory", config.state(),
+                        StartException.STATE_KEY, e);
+            }
             for (Map.Entry<String, SinkSpec> e : config.sinks().entrySet()) {
                 List<InputConfig> inputs = config.inputsOf(e.getKey());
                 if (inputs.isEmpty()) {
                     log.warn("sink-without-inputs", "sink", e.getKey(), "action", "not opened");
                     continue;
                 }
-                boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
-                Sink sink = Sinks.open(e.getValue(), new Sinks.Options(config.segmentSize(), config.maxInFlight(),
-                        config.bufferCapacity(), config.tcpAck(), config.tcpSecurity(), config.kafkaCompression(), raw,
-                        config.kafkaProperties(), log, config.outputMode()));
+                Sink sink = openSink(config, e.getKey(), e.getValue(), inputs, log);
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
                             log, s.metrics, mode));
-                } catch (IOException | RuntimeException ex) {
-                    sink.close();
+                } catch (IOException ex) {
+                    closeQuietly(sink);
+                    throw new StartException(StartException.Kind.ENVIRONMENT, "cannot start shipping to sink "
+                            + e.getKey() + ": " + OsReason.withPath(ex), ex);
+                } catch (RuntimeException ex) {
+                    closeQuietly(sink);
                     throw ex;
                 }
             }
             if (config.metrics() != null) {
-                s.metricsServer = new MetricsServer(config.metrics(), s.metrics);
+                try {
+                    s.metricsServer = new MetricsServer(config.metrics(), s.metrics);
+                } catch (IOException e) {
+                    throw StartException.environment("cannot serve metrics on", config.metrics().getHostString()
+                            + ":" + config.metrics().getPort(), StartException.METRICS_KEY, e);
+                }
                 log.info("metrics", "address", config.metrics().getHostString() + ":" + s.metricsServer.port(),
                         "path", "/metrics");
             }
             return s;
-        } catch (IOException | RuntimeException e) {
+        } catch (StartException | RuntimeException e) {
             for (Pipeline p : s.pipelines) {
                 p.stop();
                 p.run(); // stopping already: reads nothing, closes its sink
             }
             s.close();
             throw e;
+        }
+    }
+
+    private static void closeQuietly(Sink sink) {
+        try {
+            sink.close();
+        } catch (IOException | RuntimeException e) {
+            // Failing to start already; the start's error is the one to report.
+        }
+    }
+
+    /** Creates (mode 0700) and locks the state directory. */
+    private static StateLock lockState(Path state) throws StartException {
+        try {
+            io.jfio.ship.sink.PrivateDirs.create(state, 0700);
+        } catch (IOException e) {
+            throw StartException.environment("cannot create state directory", state, StartException.STATE_KEY, e);
+        }
+        try {
+            return StateLock.acquire(state, "lock", "state directory");
+        } catch (StateLock.LockedException e) {
+            throw new StartException(StartException.Kind.ENVIRONMENT, e.getMessage() + " ("
+                    + StartException.STATE_KEY + ")", e);
+        } catch (IOException e) {
+            throw StartException.environment("cannot use state directory", state, StartException.STATE_KEY, e);
+        }
+    }
+
+    /** Opens sink {@code name}: its hosts must resolve, its directory must be usable. */
+    private static Sink openSink(ShipConfig config, String name, SinkSpec spec, List<InputConfig> inputs,
+                                 ShipLog log) throws StartException {
+        String key = StartException.sinkKey(name);
+        try {
+            io.jfio.ship.sink.SinkHosts.requireResolvable(spec);
+        } catch (java.net.UnknownHostException e) {
+            throw new StartException(StartException.Kind.ENVIRONMENT, "cannot resolve the host of sink " + name
+                    + " " + spec + ": " + OsReason.of(e) + " (" + key + ")", e);
+        }
+        boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
+        try {
+            return Sinks.open(spec, new Sinks.Options(config.segmentSize(), config.maxInFlight(),
+                    config.bufferCapacity(), config.tcpAck(), config.tcpSecurity(), config.kafkaCompression(), raw,
+                    config.kafkaProperties(), log, config.outputMode()));
+        } catch (StateLock.LockedException | Sinks.UnavailableException e) {
+            throw new StartException(StartException.Kind.ENVIRONMENT, e.getMessage() + " (" + key + ")", e);
+        } catch (IllegalArgumentException e) {
+            throw new StartException(StartException.Kind.USAGE, e.getMessage() + " (" + key + ")", e);
+        } catch (IOException e) {
+            Object where = spec.scheme().equals(SinkSpec.DIR) ? spec.dir().toAbsolutePath().normalize() : spec;
+            String what = spec.scheme().equals(SinkSpec.DIR) ? "cannot use sink directory" : "cannot open sink";
+            throw StartException.environment(what, where, key, e);
         }
     }
 
@@ -187,7 +246,7 @@ public final class Shipper implements AutoCloseable {
         }
         boolean ok = true;
         for (Pipeline p : pipelines) {
-            if (p.fatal() != null) ok = false;
+            if (p.fatal() != null || p.checkpointFailure() != null) ok = false;
             if (mode == Pipeline.Mode.ONCE && p.fileErrors() > 0) ok = false;
         }
         ShipMetrics m = metrics();
@@ -197,16 +256,26 @@ public final class Shipper implements AutoCloseable {
         return ok;
     }
 
-    /** Why the run failed (a pipeline's fatal error), or null. */
+    /** Why the run failed (a pipeline's fatal error, a checkpoint that could not be saved), or null. */
     public String failure() {
         for (Pipeline p : pipelines) {
             if (p.fatal() != null) return "sink=" + p.name() + " " + p.fatal();
+        }
+        for (Pipeline p : pipelines) {
+            if (p.checkpointFailure() != null) return p.checkpointFailure();
         }
         for (Pipeline p : pipelines) {
             if (p.fileErrors() > 0) return "some files could not be read: sink=" + p.name() + " errors="
                     + p.fileErrors();
         }
         return null;
+    }
+
+    /** The input patterns that named no file when the run began, after {@link #run}. */
+    public List<String> unmatched() {
+        List<String> out = new ArrayList<>();
+        for (Pipeline p : pipelines) out.addAll(p.unmatchedAtStart());
+        return out;
     }
 
     /** Asks every pipeline to flush, checkpoint and end; returns at once. */

@@ -144,9 +144,12 @@ class BadInputTest {
         var cfg = ShipRun.config(List.of(file.toString()), tmp.resolve("out"), tmp.resolve("state"), Map.of());
         try (ShipRun run = ShipRun.start(cfg)) {
             var cfg2 = ShipRun.config(List.of(file.toString()), tmp.resolve("out2"), tmp.resolve("state"), Map.of());
-            StateLock.LockedException e = assertThrows(StateLock.LockedException.class,
+            StartException e = assertThrows(StartException.class,
                     () -> Shipper.open(cfg2, Pipeline.Mode.ONCE, io.jfio.ship.log.ShipLog.stderr()));
-            assertTrue(e.getMessage().contains("pid=" + ProcessHandle.current().pid()), e.getMessage());
+            assertTrue(e.getCause() instanceof StateLock.LockedException, String.valueOf(e.getCause()));
+            assertEquals(StartException.Kind.ENVIRONMENT, e.kind());
+            assertTrue(e.getMessage().contains("pid=" + ProcessHandle.current().pid())
+                    && e.getMessage().endsWith("(--state, config key state)"), e.getMessage());
         }
     }
 

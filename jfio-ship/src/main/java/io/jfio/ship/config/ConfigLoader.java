@@ -10,7 +10,6 @@ import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -46,10 +45,9 @@ public final class ConfigLoader {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException("config file not found: file=" + file);
         } catch (IOException e) {
-            throw new ConfigException("cannot read config file: file=" + file + " error=" + e);
+            throw new ConfigException("cannot read config file " + file + ": " + io.jfio.ship.log.OsReason.of(e)
+                    + " (--config)", e);
         }
         if (bytes.length == 0) throw new ConfigException("config file is empty: file=" + file);
         try {

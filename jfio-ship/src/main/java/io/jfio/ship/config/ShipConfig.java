@@ -2,7 +2,9 @@ package io.jfio.ship.config;
 
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.tcp.TcpSecurity;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -253,11 +255,28 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         if (!ack && (tls || tcp.tokenFile() != null)) {
             throw new ConfigException("tcp TLS and token need acknowledgements: drop tcp-ack: false (--tcp-no-ack)");
         }
+        readable(path(tcp.tlsCa(), base), "CA file", "--tcp-tls-ca, config key tcp.tls-ca");
+        readable(path(tcp.tlsCert(), base), "certificate file", "--tcp-tls-cert, config key tcp.tls-cert");
+        readable(path(tcp.tlsKey(), base), "key file", "--tcp-tls-key, config key tcp.tls-key");
+        readable(path(tcp.tokenFile(), base), "token file", "--tcp-token-file, config key tcp.token-file");
         try {
             return TcpSecurity.sender(tls, path(tcp.tlsCa(), base), path(tcp.tlsCert(), base),
                     path(tcp.tlsKey(), base), path(tcp.tokenFile(), base));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("invalid tcp settings: " + e.getMessage());
+        }
+    }
+
+    /** Fails naming {@code key} and the operating system's reason when {@code file} (if given) cannot be read. */
+    private static void readable(Path file, String what, String key) throws ConfigException {
+        if (file == null) return;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            if (Files.isDirectory(file)) {
+                throw new ConfigException("cannot read " + what + " " + file + ": Is a directory (" + key + ")");
+            }
+        } catch (IOException e) {
+            throw new ConfigException("cannot read " + what + " " + file + ": " + io.jfio.ship.log.OsReason.of(e)
+                    + " (" + key + ")", e);
         }
     }
 

@@ -43,6 +43,10 @@ final class Discovery {
                  String type) {
     }
 
+    /** A pattern of an input that named no file in a scan. */
+    record Unmatched(String input, String pattern) {
+    }
+
     private final List<InputConfig> inputs;
     private final List<List<Glob>> globs = new ArrayList<>();
     private final List<List<PathMatcher>> nameExcludes = new ArrayList<>();
@@ -54,6 +58,10 @@ final class Discovery {
     private final Map<Path, Path> baseReals = new HashMap<>();
     /** The symlinked directories the last scan walked into, by the link's path. */
     private Map<Path, LinkedDir> linkedDirs = new LinkedHashMap<>();
+    /** The patterns the last scan found no file for. */
+    private List<Unmatched> unmatched = List.of();
+    /** Whether the glob being scanned named a file (one that no exclude or owner check left out). */
+    private boolean named;
 
     Discovery(List<InputConfig> inputs, Stx stx, ShipLog log) {
         this.inputs = inputs;
@@ -80,16 +88,25 @@ final class Discovery {
         Set<String> seen = new HashSet<>();
         linkedDirs = new LinkedHashMap<>();
         baseReals.clear();
+        List<Unmatched> none = new ArrayList<>();
         for (int i = 0; i < inputs.size(); i++) {
             for (Glob g : globs.get(i)) {
+                named = false;
                 if (g.literal) {
                     consider(i, g.base, out, seen);
                 } else {
                     walk(i, g, g.base, 0, out, seen, new HashSet<>());
                 }
+                if (!named) none.add(new Unmatched(inputs.get(i).name(), g.pattern));
             }
         }
+        unmatched = none;
         return out;
+    }
+
+    /** The patterns the last {@link #scan} found no file for (after excludes and owner checks), in order. */
+    List<Unmatched> unmatched() {
+        return unmatched;
     }
 
     private void walk(int input, Glob g, Path dir, int depth, List<Found> out, Set<String> seen,
@@ -216,6 +233,7 @@ final class Discovery {
                     Integer.toUnsignedString(stx.uid()), "why", "not one of the input's owners");
             return;
         }
+        named = true;
         String path = FileNames.of(p);
         if (!seen.add(path)) return;
         out.add(new Found(inputs.get(input), path, stx.dev(), stx.ino(), stx.size(), stx.isRegular(),

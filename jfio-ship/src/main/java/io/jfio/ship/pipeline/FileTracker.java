@@ -89,6 +89,7 @@ final class FileTracker {
     /** No position was known at start: start = end applies to what the first scan finds. */
     private final boolean firstRun;
     private boolean firstScanDone;
+    private List<String> unmatchedAtStart = List.of();
     private long scanGen;
     private int openFiles;
     private boolean capWarned;
@@ -167,6 +168,11 @@ final class FileTracker {
 
     int fileErrors() {
         return fileErrors;
+    }
+
+    /** The patterns the first scan found no file for. */
+    List<String> unmatchedAtStart() {
+        return unmatchedAtStart;
     }
 
     boolean firstScanDone() {
@@ -283,6 +289,11 @@ final class FileTracker {
         }
         if (!firstScanDone) {
             firstScanDone = true;
+            unmatchedAtStart = discovery.unmatched().stream().map(Discovery.Unmatched::pattern).toList();
+            for (Discovery.Unmatched u : discovery.unmatched()) {
+                log.warn("no-file-matched", "sink", name, "input", u.input(), "pattern", u.pattern(),
+                        "consequence", once ? "nothing to ship for it" : "files that appear later are shipped");
+            }
             findRotatedWhileStopped(now);
         }
         forgetOld(now);

@@ -83,6 +83,9 @@ public final class Pipeline {
     private long lastAcks;
     private int consecutiveFailures;
     private String fatal;
+    /** Why the checkpoint at shutdown could not be written, or null. */
+    private volatile String checkpointFailure;
+    private final java.nio.file.Path checkpointFile;
     private volatile List<ShipMetrics.FileGauge> gauges = List.of();
 
     private volatile boolean stopping;
@@ -132,6 +135,7 @@ public final class Pipeline {
         this.harvester = new Harvester(name, config, log, metrics, files, window,
                 arena.allocate(config.bufferCapacity(), 4096));
         this.checkpointer = new Checkpointer(name, store, log, metrics);
+        this.checkpointFile = store.file();
         metrics.register(() -> gauges);
     }
 
@@ -167,9 +171,23 @@ public final class Pipeline {
         return files.fileErrors() + harvester.readErrors();
     }
 
+    /** The patterns of this sink's inputs that named no file when the run began. */
+    public List<String> unmatchedAtStart() {
+        return files.unmatchedAtStart();
+    }
+
     /** Why the pipeline gave up, or null. */
     public String fatal() {
         return fatal;
+    }
+
+    /**
+     * Why the checkpoint written at the end of {@link #run} failed ({@code cannot save checkpoints to FILE: REASON}),
+     * or null when it was written. The file then holds an earlier checkpoint: the next start resumes there and
+     * ships again what came after it.
+     */
+    public String checkpointFailure() {
+        return checkpointFailure;
     }
 
     /** Asks the pipeline to finish: stop reading, flush, wait for acknowledgements, checkpoint, close. */
@@ -428,6 +446,16 @@ public final class Pipeline {
         }
     }
 
+    /** The last write, always this thread's own, whatever the writer thread did; a failure is the run's. */
+    private void finalCheckpoint() {
+        checkpointer.takeFailure();
+        if (checkpointer.writeNow(files.entries(System.currentTimeMillis()))) return;
+        checkpointFailure = "cannot save checkpoints to " + checkpointFile + ": " + checkpointer.lastError();
+        log.error("checkpoint-final-failed", "sink", name, "file", checkpointFile, "error",
+                checkpointer.lastError(), "consequence", "the next start resumes from the last checkpoint written; "
+                        + "what was shipped after it is shipped again");
+    }
+
     private void publishGauges(boolean force) {
         long now = System.nanoTime();
         long v = gaugeVersion();
@@ -470,7 +498,7 @@ public final class Pipeline {
                         "action", "not checkpointed; sent again at the next start");
             }
             checkpointer.close();
-            checkpoint(true); // the last write is always this thread's own, whatever the other one did
+            finalCheckpoint();
         } finally {
             try {
                 sink.close();

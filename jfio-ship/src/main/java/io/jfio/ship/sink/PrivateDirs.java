@@ -17,10 +17,18 @@ public final class PrivateDirs {
     private PrivateDirs() {
     }
 
-    /** Creates {@code dir} and its missing parents with permission bits {@code mode}. */
+    /**
+     * Creates {@code dir} and its missing parents with permission bits {@code mode}.
+     *
+     * @throws java.nio.file.NotDirectoryException when {@code dir} exists and is not a directory
+     */
     public static void create(Path dir, int mode) throws IOException {
         if (Files.isDirectory(dir)) return;
-        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(perms(mode)));
+        try {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(perms(mode)));
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new java.nio.file.NotDirectoryException(dir.toString()); // a file (or a link to one) is there
+        }
     }
 
     /** The mode of a directory that holds files of mode {@code fileMode}: the same bits plus x wherever r is set. */

@@ -190,23 +190,36 @@ public final class CheckpointStore {
         int fd = LibC.openat(Fcntl.AT_FDCWD, temp.toString(), Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL
                 | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0600);
         ErrnoException.check(fd, "open", -1, temp.toString());
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocateFrom(ValueLayout.JAVA_BYTE, b);
-            long done = 0;
-            while (done < b.length) {
-                long n = LibC.pwrite(fd, seg.asSlice(done), b.length - done, done);
-                if (n == -Errno.EINTR) continue;
-                ErrnoException.check(n, "pwrite", fd, temp.toString(), done, b.length - done);
-                done += n;
-            }
-            ErrnoException.check(LibC.fsync(fd), "fsync", fd, temp.toString());
-        } finally {
-            LibC.close(fd);
-        }
+        boolean renamed = false;
         try {
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException("state directory cannot rename atomically: dir=" + file.getParent(), e);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment seg = arena.allocateFrom(ValueLayout.JAVA_BYTE, b);
+                long done = 0;
+                while (done < b.length) {
+                    long n = LibC.pwrite(fd, seg.asSlice(done), b.length - done, done);
+                    if (n == -Errno.EINTR) continue;
+                    ErrnoException.check(n, "pwrite", fd, temp.toString(), done, b.length - done);
+                    done += n;
+                }
+                ErrnoException.check(LibC.fsync(fd), "fsync", fd, temp.toString());
+            } finally {
+                LibC.close(fd);
+            }
+            try {
+                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                renamed = true;
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("state directory cannot rename atomically: dir=" + file.getParent(), e);
+            }
+        } finally {
+            // A write that failed (a full disk) gives back the space its partial temporary took; the old file stands.
+            if (!renamed) {
+                try {
+                    Files.deleteIfExists(temp);
+                } catch (IOException ignored) {
+                    // The next write removes it first.
+                }
+            }
         }
         syncDirectory(file.getParent());
     }

@@ -207,7 +207,7 @@ public final class TcpReceiver implements AutoCloseable {
     private static void prepareDirectory(Path dir) throws StartException {
         try {
             io.jfio.ship.sink.PrivateDirs.create(dir, 0700);
-        } catch (FileAlreadyExistsException e) {
+        } catch (java.nio.file.NotDirectoryException e) {
             throw new StartException(StartPart.DIRECTORY, "cannot create output directory " + dir + ": "
                     + e.getFile() + " exists and is not a directory");
         } catch (FileSystemException e) {

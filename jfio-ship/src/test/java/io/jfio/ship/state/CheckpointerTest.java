@@ -56,4 +56,29 @@ class CheckpointerTest {
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("checkpoint-write-failed"));
         c.close();
     }
+
+    @Test
+    void shouldRetryAFailedWriteOnItsOwnAndSayEachReasonOnce() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ShipLog log = new ShipLog(new PrintStream(out, true, StandardCharsets.UTF_8), true);
+        Path dir = tmp.resolve("later");
+        CheckpointStore store = new CheckpointStore(dir.resolve("checkpoints-main.bin"));
+        ShipMetrics metrics = new ShipMetrics();
+        Checkpointer c = new Checkpointer("main", store, log, metrics, 10_000_000L);
+        c.submit(List.of(entry(7)));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline && !metrics.render().contains("kind=\"checkpoint\"} 5")) {
+            Thread.sleep(5);
+        }
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(1, text.lines().filter(l -> l.contains("event=checkpoint-write-failed")
+                && l.contains("error=\"No such file or directory\"")).count(), text);
+        assertEquals("No such file or directory", c.lastError());
+        Files.createDirectories(dir); // the next retry, with no new submission, writes the snapshot
+        while (System.nanoTime() < deadline && !Files.exists(store.file())) Thread.sleep(5);
+        assertEquals(7, store.load(log, false).entries().get(0).offset());
+        c.close();
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("event=checkpoint-write-recovered"));
+        assertEquals(null, c.lastError());
+    }
 }
