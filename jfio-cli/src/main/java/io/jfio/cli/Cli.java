@@ -28,6 +28,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             "1:some work failed",
             "2:bad usage or input",
             "3:environment: missing JDK or kernel feature, io_uring forced but unavailable",
+            "4:jfio ship --once: a pattern matched no file",
         },
         footer = {"", "The engine is chosen with -Djfio.engine=auto|uring|threads; with bin/jfio, pass it in "
                 + "JFIO_JAVA_OPTS."})
