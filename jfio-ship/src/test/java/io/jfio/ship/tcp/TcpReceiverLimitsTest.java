@@ -136,14 +136,18 @@ class TcpReceiverLimitsTest {
         List<Socket> clients = new ArrayList<>();
         try {
             int port = port(p);
-            // More than the receiver has descriptors for; once its backlog is full too, connecting times out.
-            for (int i = 0; i < 300; i++) {
+            // More than the receiver has descriptors for. A busy receiver accepts slowly: while its backlog is full,
+            // connecting times out; keep going until it has run out of descriptors (or 300 are open).
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            int open = 0;
+            while (open < 300 && System.nanoTime() < until && lines(Files.readString(err), "accept failed") == 0) {
                 Socket s = new Socket();
                 clients.add(s);
                 try {
                     s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+                    open++;
                 } catch (SocketTimeoutException e) {
-                    break;
+                    Thread.sleep(100);
                 }
             }
             Thread.sleep(2500);
