@@ -87,6 +87,11 @@ public final class Pipeline {
     private volatile String checkpointFailure;
     private final java.nio.file.Path checkpointFile;
     private volatile List<ShipMetrics.FileGauge> gauges = List.of();
+    /**
+     * Whether anyone reads the per-file gauges (a metrics endpoint is configured): a snapshot holds an object per
+     * tracked file, which a shipper of many idle files should not keep, nor rebuild every second, for no reader.
+     */
+    private final boolean gaugesWanted;
 
     private volatile boolean stopping;
     private volatile boolean woken;
@@ -111,6 +116,7 @@ public final class Pipeline {
              ShipLog log, ShipMetrics metrics, Mode mode, FileWatcher watcher) throws IOException {
         this.name = name;
         this.config = config;
+        this.gaugesWanted = config.metrics() != null;
         this.sink = sink;
         this.log = log;
         this.metrics = metrics;
@@ -289,7 +295,7 @@ public final class Pipeline {
                 wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
             }
             // The lag gauges say what changed within a second, without waking an idle pipeline for nothing.
-            if (gaugedVersion != gaugeVersion()) {
+            if (gaugesWanted && gaugedVersion != gaugeVersion()) {
                 wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
             }
             if (backingOff) wait = Math.min(wait, backoffUntil - System.nanoTime());
@@ -457,6 +463,7 @@ public final class Pipeline {
     }
 
     private void publishGauges(boolean force) {
+        if (!gaugesWanted) return;
         long now = System.nanoTime();
         long v = gaugeVersion();
         if (!force && (v == gaugedVersion || now - lastGaugeNanos < GAUGE_NANOS)) return;
