@@ -1,9 +1,9 @@
 package io.jfio.ship;
 
+import io.jfio.core.units.Units;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.config.ShipConfig;
-import io.jfio.ship.config.Units;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.MetricsServer;
 import io.jfio.ship.metrics.ShipMetrics;
