@@ -4,6 +4,7 @@ import io.jfio.core.units.Units;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.kafka.KafkaSinkFactory;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.MetricsServer;
 import io.jfio.ship.metrics.ShipMetrics;
@@ -14,6 +15,7 @@ import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.sink.Sinks;
 import io.jfio.ship.state.CheckpointStore;
 import io.jfio.ship.state.StateLock;
+import io.jfio.ship.tcp.TcpSinkFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,9 +69,7 @@ public final class Shipper implements AutoCloseable {
                     continue;
                 }
                 boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
-                Sink sink = Sinks.open(e.getValue(), new Sinks.Options(config.segmentSize(), config.maxInFlight(),
-                        config.bufferCapacity(), config.tcpAck(), config.tcpSecurity(), config.kafkaCompression(), raw,
-                        config.kafkaProperties(), log, config.outputMode()));
+                Sink sink = Sinks.open(e.getValue(), sinkOptions(config, raw, log));
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
                             log, s.metrics, mode));
@@ -92,6 +92,16 @@ public final class Shipper implements AutoCloseable {
             s.close();
             throw e;
         }
+    }
+
+    /** What the sinks take from {@code config}: the common options and each sink kind's settings. */
+    private static Sinks.Options sinkOptions(ShipConfig config, boolean raw, ShipLog log) {
+        Map<Class<?>, Object> settings = Map.of(
+                TcpSinkFactory.Settings.class, new TcpSinkFactory.Settings(config.tcpAck(), config.tcpSecurity()),
+                KafkaSinkFactory.Settings.class, new KafkaSinkFactory.Settings(config.kafkaCompression(),
+                        config.kafkaProperties()));
+        return new Sinks.Options(config.segmentSize(), config.maxInFlight(), config.bufferCapacity(), raw, log,
+                config.outputMode(), settings);
     }
 
     /** The checkpoint store of sink {@code sink} in {@code state}. */

@@ -136,8 +136,8 @@ class UnitTest {
         assertEquals(List.of("*.gz"), a.inputs().get(0).exclude());
         assertEquals(false, a.tcpAck());
         assertEquals("zstd", a.kafkaCompression());
-        assertEquals("k1:9092,k2:9092", a.sinks().get("bus").bootstrap());
-        assertEquals(5140, a.sinks().get("net").port());
+        assertEquals("k1:9092,k2:9092", io.jfio.ship.kafka.KafkaSinkFactory.bootstrap(a.sinks().get("bus")));
+        assertEquals(5140, io.jfio.ship.tcp.TcpSinkFactory.port(a.sinks().get("net")));
     }
 
     @Test
