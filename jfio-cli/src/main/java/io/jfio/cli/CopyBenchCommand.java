@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -50,8 +49,8 @@ public final class CopyBenchCommand implements Callable<Integer> {
     @Option(names = "--files", paramLabel = "N", description = "Files in the tree (default 20000; --quick: 4000).")
     private Integer files;
 
-    @Option(names = "--size", paramLabel = "SIZE", description = "Size of the large file, e.g. 4g, 512m (default "
-            + "4g; --quick: 1g).")
+    @Option(names = "--size", paramLabel = "SIZE", description = "Size of the large file, e.g. 4GiB, 512MiB "
+            + "(g, m are GiB, MiB; GB, MB are powers of 1000; see docs/units.md; default 4GiB; --quick: 1GiB).")
     private String size;
 
     @Option(names = "--reps", paramLabel = "N", description = "Repetitions per cell; the median is reported "
@@ -103,7 +102,7 @@ public final class CopyBenchCommand implements Callable<Integer> {
                     .jfio(jfioCommand());
             if (dir != null) b.dir(dir);
             if (files != null) b.files(files);
-            if (size != null) b.bigSize(bytes(size));
+            if (size != null) b.bigSize(UnitOptions.size("--size", size));
             if (reps != null) b.reps(reps);
             if (seed != null) b.seed(seed);
             if (tools != null) b.contenders(CopyBenchOptions.parseList(tools));
@@ -113,29 +112,6 @@ public final class CopyBenchCommand implements Callable<Integer> {
             return b.build();
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());
-        }
-    }
-
-    /** {@code 4g}, {@code 512m}, {@code 1048576}: binary units. */
-    static long bytes(String v) {
-        String t = v.trim().toLowerCase(Locale.ROOT);
-        int shift = 0;
-        if (!t.isEmpty()) {
-            switch (t.charAt(t.length() - 1)) {
-                case 'k' -> shift = 10;
-                case 'm' -> shift = 20;
-                case 'g' -> shift = 30;
-                case 't' -> shift = 40;
-                default -> shift = 0;
-            }
-        }
-        if (shift > 0) t = t.substring(0, t.length() - 1);
-        try {
-            long n = Long.parseLong(t);
-            if (n <= 0 || n > (Long.MAX_VALUE >> shift)) throw new NumberFormatException();
-            return n << shift;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("invalid size: size=" + v + " expected e.g. 4g, 512m");
         }
     }
 

@@ -110,7 +110,8 @@ public final class CopyCommand implements Callable<Integer> {
     private String method;
 
     @Option(names = "--block-size", paramLabel = "SIZE", description = "Bytes per request for uring and "
-            + "read_write, e.g. 1m (default 1m).")
+            + "read_write: a power of two from 4KiB to 64MiB, e.g. 256KiB (default 1MiB). Sizes: 4096, 64KiB, 1MiB "
+            + "(k, m are KiB, MiB); kB, MB are powers of 1000. See docs/units.md.")
     private String blockSize;
 
     @Option(names = "--queue-depth", paramLabel = "N", description = "io_uring requests in flight per file "
@@ -393,7 +394,7 @@ public final class CopyCommand implements Callable<Integer> {
             }
             if (reflink != null) b.reflink(reflink(reflink));
             if (method != null) b.method(CopyMethod.parse(method));
-            if (blockSize != null) b.blockSize(size(blockSize));
+            if (blockSize != null) b.blockSize(UnitOptions.positiveIntSize("--block-size", blockSize));
             if (queueDepth != null) b.queueDepth(queueDepth);
             return b.build();
         } catch (IllegalArgumentException e) {
@@ -409,27 +410,6 @@ public final class CopyCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("invalid --reflink: reflink=" + v
                     + " expected=auto|always|never");
         };
-    }
-
-    /** {@code 1m}, {@code 256k}, {@code 4096}: binary units. */
-    static int size(String v) {
-        String t = v.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (t.endsWith("k") || t.endsWith("m") || t.endsWith("g")) {
-            mult = switch (t.charAt(t.length() - 1)) {
-                case 'k' -> 1L << 10;
-                case 'm' -> 1L << 20;
-                default -> 1L << 30;
-            };
-            t = t.substring(0, t.length() - 1);
-        }
-        try {
-            long n = Long.parseLong(t) * mult;
-            if (n <= 0 || n > Integer.MAX_VALUE) throw new NumberFormatException();
-            return (int) n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("invalid size: size=" + v + " expected e.g. 1m, 256k, 4096");
-        }
     }
 
     private CopyProgressPrinter.Mode progressMode(PrintWriter err) {

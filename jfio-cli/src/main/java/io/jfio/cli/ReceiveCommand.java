@@ -1,6 +1,6 @@
 package io.jfio.cli;
 
-import io.jfio.ship.config.Units;
+import io.jfio.core.units.Units;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.tcp.TcpReceiver;
 import java.io.IOException;
@@ -57,7 +57,7 @@ public final class ReceiveCommand implements Callable<Integer> {
     private Path to;
 
     @Option(names = "--sync-interval", paramLabel = "DURATION", description = "Sync and acknowledge at most this "
-            + "often (default 10ms); also after every 4MiB.")
+            + "often, e.g. 10ms, 1s (default 10ms); also after every 4MiB. Durations: see docs/units.md.")
     private String syncInterval;
 
     @Option(names = "--max-connections", paramLabel = "N", description = "Most connections served at once "
@@ -87,11 +87,11 @@ public final class ReceiveCommand implements Callable<Integer> {
         InetSocketAddress bind = resolve(address(listen));
         TcpReceiver.Options options = TcpReceiver.Options.defaults();
         if (syncInterval != null) {
+            Duration d = UnitOptions.duration("--sync-interval", syncInterval);
             try {
-                Duration d = Units.parseDuration(syncInterval);
                 options = options.withSyncInterval(d);
-            } catch (IllegalArgumentException | ArithmeticException e) {
-                throw new CliException(ExitCodes.USAGE, "invalid --sync-interval: " + e.getMessage());
+            } catch (IllegalArgumentException e) {
+                throw new CliException(ExitCodes.USAGE, "--sync-interval: " + e.getMessage());
             }
         }
         if (maxConnections < 1) {

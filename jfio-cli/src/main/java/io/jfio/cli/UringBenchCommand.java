@@ -1,6 +1,5 @@
 package io.jfio.cli;
 
-import io.jfio.bench.Units;
 import io.jfio.bench.uring.UringBench;
 import io.jfio.bench.uring.UringBenchOptions;
 import io.jfio.bench.uring.UringBenchResult;
@@ -42,8 +41,8 @@ public final class UringBenchCommand implements Callable<Integer> {
             + "current directory). Must not be tmpfs.")
     private Path dir;
 
-    @Option(names = "--size", paramLabel = "SIZE", description = "Data file size, e.g. 1g, 512m (default 1g; "
-            + "--quick: 256m).")
+    @Option(names = "--size", paramLabel = "SIZE", description = "Data file size, e.g. 1GiB, 512MiB (g, m are "
+            + "GiB, MiB; GB, MB are powers of 1000; see docs/units.md; default 1GiB; --quick: 256MiB).")
     private String size;
 
     @Option(names = "--duration", paramLabel = "D", description = "One measured repetition, e.g. 1s, 500ms "
@@ -113,9 +112,9 @@ public final class UringBenchCommand implements Callable<Integer> {
             UringBenchOptions.Builder b = UringBenchOptions.builder().quick(quick).fio(!noFio)
                     .installFio(!noInstall);
             if (dir != null) b.dir(dir);
-            if (size != null) b.fileSize(Units.parseSize(size));
-            if (duration != null) b.duration(Units.parseDuration(duration));
-            if (warmup != null) b.warmup(Units.parseDuration(warmup));
+            if (size != null) b.fileSize(UnitOptions.size("--size", size));
+            if (duration != null) b.duration(UnitOptions.duration("--duration", duration));
+            if (warmup != null) b.warmup(UnitOptions.duration("--warmup", warmup));
             if (reps != null) b.reps(reps);
             if (depths != null) b.depths(depths);
             if (modes != null) b.modes(UringBenchOptions.parseModes(modes));

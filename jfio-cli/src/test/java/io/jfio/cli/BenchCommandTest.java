@@ -46,7 +46,31 @@ class BenchCommandTest {
         assertEquals(ExitCodes.USAGE, CliTest.run("bench", "uring", "--modes", "lukewarm").exit());
         CliTest.Run r = CliTest.run("bench", "uring", "--size", "huge");
         assertEquals(ExitCodes.USAGE, r.exit());
-        assertTrue(r.err().contains("invalid size 'huge'"), r.err());
+        assertTrue(r.err().contains("--size: 'huge' is not a size: use a number with B, kB"), r.err());
+        r = CliTest.run("bench", "uring", "--duration", "5x");
+        assertEquals(ExitCodes.USAGE, r.exit());
+        assertTrue(r.err().contains("--duration: '5x' is not a duration"), r.err());
+    }
+
+    @Test
+    void sizesAndDurationsMeanWhatTheirUnitsSay() {
+        assertEquals(1L << 20, uring("--size", "1MiB").fileSize());
+        assertEquals(1L << 20, uring("--size", "1m").fileSize());
+        assertEquals(3L << 29, uring("--size", "1.5GiB").fileSize());
+        assertEquals(4_096_000_000L, uring("--size", "4.096GB").fileSize());
+        assertEquals(java.time.Duration.ofMillis(1500), uring("--duration", "1.5s").duration());
+        assertEquals(java.time.Duration.ofMinutes(2), uring("--duration", "2m").duration());
+        // 1MB is 10^6 bytes, not a whole number of 4 KiB blocks
+        CliException e = org.junit.jupiter.api.Assertions.assertThrows(CliException.class,
+                () -> uring("--size", "1MB"));
+        assertEquals(ExitCodes.USAGE, e.exitCode());
+        assertTrue(e.getMessage().contains("size=1000000"), e.getMessage());
+    }
+
+    private static io.jfio.bench.uring.UringBenchOptions uring(String... args) {
+        UringBenchCommand c = new UringBenchCommand();
+        new picocli.CommandLine(c).parseArgs(args);
+        return c.options();
     }
 
     @Test

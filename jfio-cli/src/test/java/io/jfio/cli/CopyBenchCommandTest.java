@@ -32,13 +32,24 @@ class CopyBenchCommandTest {
 
     @Test
     void shouldParseSizesAndRunJfioTheWayAUserDoes() {
-        assertEquals(4L << 30, CopyBenchCommand.bytes("4g"));
-        assertEquals(512L << 20, CopyBenchCommand.bytes("512M"));
-        assertEquals(1000, CopyBenchCommand.bytes("1000"));
-        assertThrows(IllegalArgumentException.class, () -> CopyBenchCommand.bytes("-1"));
+        assertEquals(4L << 30, bigSize("4g"));
+        assertEquals(512L << 20, bigSize("512M"));
+        assertEquals(512L << 20, bigSize("512MiB"));
+        assertEquals(3L << 29, bigSize("1.5GiB"));
+        assertEquals(2_000_000_000L, bigSize("2GB"));
+        CliException e = assertThrows(CliException.class, () -> bigSize("-1"));
+        assertEquals(ExitCodes.USAGE, e.exitCode());
+        assertTrue(e.getMessage().startsWith("--size: '-1' is negative"), e.getMessage());
         List<String> cmd = CopyBenchCommand.jfioCommand();
         // from test classes there is no jar: this JVM with this class path
         assertTrue(cmd.get(cmd.size() - 1).equals(Main.class.getName()) || cmd.get(0).endsWith("bin/jfio")
                 || cmd.contains("-jar"), cmd.toString());
+    }
+
+    /** The large file's bytes for {@code --size text}, read as the command line reads it. */
+    private static long bigSize(String text) {
+        CopyBenchCommand c = new CopyBenchCommand();
+        new picocli.CommandLine(c).parseArgs("--size", text);
+        return c.options().bigSize();
     }
 }

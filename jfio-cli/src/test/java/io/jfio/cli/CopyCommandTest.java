@@ -97,6 +97,28 @@ class CopyCommandTest {
     }
 
     @Test
+    void blockSizeTakesTheUnitsEveryCommandTakes(@TempDir Path dir) throws Exception {
+        Path src = tree(dir);
+        for (String size : List.of("1MiB", "1m", "256KiB", "0.5MiB", "4096")) {
+            Path dst = dir.resolve("dst-" + size);
+            CliTest.Run r = CliTest.run("copy", "-a", "--method=read_write", "--block-size", size, src.toString(),
+                    dst.toString());
+            assertEquals(ExitCodes.OK, r.exit(), size + ": " + r.err());
+            assertTrue(Files.exists(dst.resolve("a")), size);
+        }
+        // 1MB is 10^6 bytes: not a power of two
+        CliTest.Run r = CliTest.run("copy", "--block-size=1MB", src.toString(), dir.resolve("x").toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("block_size=1000000"), r.err());
+        r = CliTest.run("copy", "--block-size=1MX", src.toString(), dir.resolve("x").toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("jfio copy: --block-size: '1MX' is not a size: use a number with B, kB, MB"),
+                r.err());
+        assertFalse(r.err().contains("\tat "), r.err());
+        assertFalse(Files.exists(dir.resolve("x")));
+    }
+
+    @Test
     void shouldListEachFailureAndExitOne(@TempDir Path dir) throws Exception {
         Path src = tree(dir);
         Path missing = dir.resolve("missing");

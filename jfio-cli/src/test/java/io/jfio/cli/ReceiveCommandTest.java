@@ -115,6 +115,34 @@ class ReceiveCommandTest {
     }
 
     @Test
+    void aSyncIntervalTakesTheUnitsEveryCommandTakes() throws Exception {
+        Result bad = run("receive", "--listen", "127.0.0.1:0", "--to", tmp.resolve("out").toString(),
+                "--sync-interval", "10x");
+        assertEquals(ExitCodes.USAGE, bad.exit(), bad.err());
+        assertOneLine(bad, "--sync-interval: '10x' is not a duration: use a number with ns, us, ms, s");
+        assertFalse(Files.exists(tmp.resolve("out")));
+
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Path err = tmp.resolve("receive.err");
+        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "receive", "--listen", "0", "--to",
+                tmp.resolve("out").toString(), "--sync-interval", "0.5s").redirectErrorStream(true)
+                .redirectOutput(err.toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline && !Files.readString(err).contains("event=listening")) {
+                assertTrue(p.isAlive(), Files.readString(err));
+                Thread.sleep(20);
+            }
+            assertTrue(Files.readString(err).contains("sync-interval=500ms"), Files.readString(err));
+        } finally {
+            p.destroy();
+            p.waitFor(30, TimeUnit.SECONDS);
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
     void aConnectionLimitBelowOneIsAUsageError() {
         Result r = run("receive", "--listen", "127.0.0.1:0", "--to", tmp.resolve("out").toString(),
                 "--max-connections", "0");

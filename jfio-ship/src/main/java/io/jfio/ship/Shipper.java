@@ -1,9 +1,10 @@
 package io.jfio.ship;
 
+import io.jfio.core.units.Units;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.config.ShipConfig;
-import io.jfio.ship.config.Units;
+import io.jfio.ship.kafka.KafkaSinkFactory;
 import io.jfio.ship.log.OsReason;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.MetricsServer;
@@ -15,6 +16,7 @@ import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.sink.Sinks;
 import io.jfio.ship.state.CheckpointStore;
 import io.jfio.ship.state.StateLock;
+import io.jfio.ship.tcp.TcpSinkFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -132,16 +134,14 @@ public final class Shipper implements AutoCloseable {
                                  ShipLog log) throws StartException {
         String key = StartException.sinkKey(name);
         try {
-            io.jfio.ship.sink.SinkHosts.requireResolvable(spec);
+            Sinks.requireResolvable(spec);
         } catch (java.net.UnknownHostException e) {
             throw new StartException(StartException.Kind.ENVIRONMENT, "cannot resolve the host of sink " + name
                     + " " + spec + ": " + OsReason.of(e) + " (" + key + ")", e);
         }
         boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
         try {
-            return Sinks.open(spec, new Sinks.Options(config.segmentSize(), config.maxInFlight(),
-                    config.bufferCapacity(), config.tcpAck(), config.tcpSecurity(), config.kafkaCompression(), raw,
-                    config.kafkaProperties(), log, config.outputMode()));
+            return Sinks.open(spec, sinkOptions(config, raw, log));
         } catch (StateLock.LockedException | Sinks.UnavailableException e) {
             throw new StartException(StartException.Kind.ENVIRONMENT, e.getMessage() + " (" + key + ")", e);
         } catch (IllegalArgumentException e) {
@@ -151,6 +151,16 @@ public final class Shipper implements AutoCloseable {
             String what = spec.scheme().equals(SinkSpec.DIR) ? "cannot use sink directory" : "cannot open sink";
             throw StartException.environment(what, where, key, e);
         }
+    }
+
+    /** What the sinks take from {@code config}: the common options and each sink kind's settings. */
+    private static Sinks.Options sinkOptions(ShipConfig config, boolean raw, ShipLog log) {
+        Map<Class<?>, Object> settings = Map.of(
+                TcpSinkFactory.Settings.class, new TcpSinkFactory.Settings(config.tcpAck(), config.tcpSecurity()),
+                KafkaSinkFactory.Settings.class, new KafkaSinkFactory.Settings(config.kafkaCompression(),
+                        config.kafkaProperties()));
+        return new Sinks.Options(config.segmentSize(), config.maxInFlight(), config.bufferCapacity(), raw, log,
+                config.outputMode(), settings);
     }
 
     /** The checkpoint store of sink {@code sink} in {@code state}. */

@@ -10,7 +10,6 @@ import io.jfio.ship.config.ConfigLoader;
 import io.jfio.ship.config.Overlong;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.config.Start;
-import io.jfio.ship.config.Units;
 import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.testing.ShipRun;
@@ -137,8 +136,8 @@ class UnitTest {
         assertEquals(List.of("*.gz"), a.inputs().get(0).exclude());
         assertEquals(false, a.tcpAck());
         assertEquals("zstd", a.kafkaCompression());
-        assertEquals("k1:9092,k2:9092", a.sinks().get("bus").bootstrap());
-        assertEquals(5140, a.sinks().get("net").port());
+        assertEquals("k1:9092,k2:9092", io.jfio.ship.kafka.KafkaSinkFactory.bootstrap(a.sinks().get("bus")));
+        assertEquals(5140, io.jfio.ship.tcp.TcpSinkFactory.port(a.sinks().get("net")));
     }
 
     @Test
@@ -166,10 +165,31 @@ class UnitTest {
         Files.writeString(yaml, "state: /s\nto: kafka:k:9092/logs\nfrom: /a\nkafka-compression: brotli\n");
         e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
         assertTrue(e.getMessage().contains("invalid kafka-compression"), e.getMessage());
-        assertEquals(Duration.ofMillis(250), Units.parseDuration("250ms"));
-        assertEquals(1L << 20, Units.parseSize("1MiB"));
-        assertEquals(1_000_000L, Units.parseSize("1MB"));
-        assertThrows(IllegalArgumentException.class, () -> Units.parseDuration("5"));
+    }
+
+    @Test
+    void sizesAndDurationsInTheConfigurationMeanWhatTheirUnitsSay() throws Exception {
+        assertEquals(1_048_576L, configured("buffer-size: 1MiB").bufferSize());
+        assertEquals(1_000_000L, configured("buffer-size: 1MB").bufferSize());
+        assertEquals(1_048_576L, configured("buffer-size: 1m").bufferSize());
+        assertEquals(3L << 19, configured("segment-size: 1.5MiB").segmentSize());
+        assertEquals(Duration.ofMillis(250), configured("rotate-wait: 250ms").rotateWait());
+        assertEquals(Duration.ofSeconds(5), configured("rotate-wait: 5").rotateWait());
+        assertEquals(Duration.ofDays(1), configured("rotate-wait: 1d").rotateWait());
+        assertEquals(Duration.ofSeconds(2), configured("rotate-wait: PT2S").rotateWait());
+        ConfigException e = assertThrows(ConfigException.class, () -> configured("buffer-size: 1MX"));
+        assertTrue(e.getMessage().contains("buffer-size") && e.getMessage().contains("'1MX' is not a size: use"),
+                e.getMessage());
+        e = assertThrows(ConfigException.class, () -> configured("poll: soon"));
+        assertTrue(e.getMessage().contains("poll") && e.getMessage().contains("'soon' is not a duration: use"),
+                e.getMessage());
+    }
+
+    /** The configuration of a file with the required keys and {@code line}. */
+    private ShipConfig configured(String line) throws Exception {
+        Path yaml = tmp.resolve("units.yaml");
+        Files.writeString(yaml, "state: /s\nto: dir:/x\nfrom: /a\n" + line + "\n");
+        return ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/"));
     }
 
     @Test

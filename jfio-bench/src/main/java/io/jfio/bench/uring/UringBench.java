@@ -674,9 +674,9 @@ public final class UringBench {
         try {
             switch (opt) {
                 case "--dir" -> b.dir(Path.of(v));
-                case "--size" -> b.fileSize(Units.parseSize(v));
-                case "--duration" -> b.duration(Units.parseDuration(v));
-                case "--warmup" -> b.warmup(Units.parseDuration(v));
+                case "--size" -> b.fileSize(io.jfio.core.units.Units.parseSize(v));
+                case "--duration" -> b.duration(io.jfio.core.units.Units.parseDuration(v));
+                case "--warmup" -> b.warmup(io.jfio.core.units.Units.parseDuration(v));
                 case "--reps" -> b.reps(Integer.parseInt(v));
                 case "--depths" -> b.depths(UringBenchOptions.parseDepths(v));
                 case "--modes" -> b.modes(UringBenchOptions.parseModes(v));
@@ -688,6 +688,8 @@ public final class UringBench {
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("invalid value for " + opt + ": '" + v + "'");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(opt + ": " + e.getMessage(), e);
         }
     }
 }

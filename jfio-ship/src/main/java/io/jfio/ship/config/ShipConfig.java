@@ -1,5 +1,6 @@
 package io.jfio.ship.config;
 
+import io.jfio.core.units.Units;
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.tcp.TcpSecurity;
 import java.io.IOException;

@@ -90,8 +90,8 @@ class KafkaSinkTest {
 
     /** A sink for {@code BOOTSTRAP/TOPIC}, parsed as {@code --to kafka:BOOTSTRAP/TOPIC} is. */
     private static KafkaSink open(String target, KafkaSink.Options options) {
-        SinkSpec spec = SinkSpec.parse(SinkSpec.KAFKA + ":" + target);
-        return new KafkaSink(spec.bootstrap(), spec.topic(), options);
+        SinkSpec spec = SinkSpec.parse(KafkaSinkFactory.SCHEME + ":" + target);
+        return new KafkaSink(KafkaSinkFactory.bootstrap(spec), KafkaSinkFactory.topic(spec), options);
     }
 
     private static void sendAll(KafkaSink sink, SourceFile... sources) throws Exception {
