@@ -616,7 +616,7 @@ final class Copier implements AutoCloseable {
         }
         // The data must be that of the file the listing saw, whose owner, mode and times the copy gets: another
         // user who can write the directory could have put another file (one only root may read) at its name.
-        if (!dirs.sameAsListed(srcFd, m)) {
+        if (othersMayWrite(dir) && !dirs.sameAsListed(srcFd, m)) {
             LibC.close(srcFd);
             ctx.fail(e.srcPath(), e.dstPath(), "the source file was replaced while copying: path=" + e.showSrc()
                     + "; not copied", 0);
@@ -683,6 +683,15 @@ final class Copier implements AutoCloseable {
                 done.accept(this, ok);
             }
         }
+    }
+
+    /**
+     * Whether anyone but us (and root) may have changed the entries of {@code dir}'s source since it was listed:
+     * true unless we own it and neither its group nor others may write it (a named user's ACL entry shows in the
+     * group bits). Only then can a file at a listed name be another than the listing saw without our doing.
+     */
+    private boolean othersMayWrite(DirNode dir) {
+        return dir.meta == null || dir.meta.uid() != ctx.euid || (dir.meta.mode() & 022) != 0;
     }
 
     /** Files at least this large are advised POSIX_FADV_SEQUENTIAL (one more system call is nothing to them). */
