@@ -152,14 +152,15 @@ final class Copier implements AutoCloseable {
             d.broken = true;
             return;
         }
-        boolean follow = o.dereference() == CopyOptions.Dereference.ALWAYS
-                || (d.parent.isStandIn() && o.dereference() == CopyOptions.Dereference.COMMAND_LINE);
-        int flags = Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC | (follow ? 0 : Fcntl.O_NOFOLLOW);
         // O_NOATIME: listing the directory would otherwise move its atime, which we copy (allowed to the owner).
         boolean noatime = ctx.euid == 0 || ctx.euid == d.meta.uid();
-        int fd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags | (noatime ? Fcntl.O_NOATIME : 0), 0);
-        if (fd == -Errno.EPERM && noatime) fd = LibC.openat(Fcntl.AT_FDCWD, s.src, flags, 0);
+        int fd = dirs.openSourceUnchecked(d, Fcntl.O_RDONLY | (noatime ? Fcntl.O_NOATIME : 0));
+        if (fd == -Errno.EPERM && noatime) fd = dirs.openSourceUnchecked(d, Fcntl.O_RDONLY);
         if (fd < 0) {
+            if (DirFds.redirected(fd) && o.dereference() != CopyOptions.Dereference.ALWAYS) {
+                dirs.replaced(d, d.src, DirFds.SOURCE_REDIRECTED);
+                return;
+            }
             // Still create the target, as cp does: the directory exists, we just cannot read it.
             ctx.fail(d.src, d.dst, "open", fd, d.src);
             if (!makeTarget(d)) d.broken = true;
@@ -167,7 +168,7 @@ final class Copier implements AutoCloseable {
         }
         try {
             if (!dirs.sameAsListed(fd, d)) {
-                dirs.replaced(d, d.src, "the source directory was replaced while copying");
+                dirs.replaced(d, d.src, DirFds.SOURCE_REPLACED);
                 return;
             }
             boolean otherMount = d.parent.isStandIn() || d.parent.meta == null
@@ -608,8 +609,17 @@ final class Copier implements AutoCloseable {
         if (srcFd == -Errno.EPERM && noatime) srcFd = LibC.openat(curSrc, s.src, flags, 0);
         if (srcFd < 0) {
             String call = srcFd == -Errno.ENOENT ? "open (the source vanished)" : srcFd == -Errno.ELOOP
-                    ? "open (the source became a symlink)" : "open";
+                    ? "open (the source was replaced by a symlink)" : "open";
             ctx.fail(e.srcPath(), e.dstPath(), call, srcFd, e.srcPath());
+            done.accept(this, false);
+            return;
+        }
+        // The data must be that of the file the listing saw, whose owner, mode and times the copy gets: another
+        // user who can write the directory could have put another file (one only root may read) at its name.
+        if (othersMayWrite(dir) && !dirs.sameAsListed(srcFd, m)) {
+            LibC.close(srcFd);
+            ctx.fail(e.srcPath(), e.dstPath(), "the source file was replaced while copying: path=" + e.showSrc()
+                    + "; not copied", 0);
             done.accept(this, false);
             return;
         }
@@ -672,6 +682,15 @@ final class Copier implements AutoCloseable {
                 done.accept(this, ok);
             }
         }
+    }
+
+    /**
+     * Whether anyone but us (and root) may have changed the entries of {@code dir}'s source since it was listed:
+     * true unless we own it and neither its group nor others may write it (a named user's ACL entry shows in the
+     * group bits). Only then can a file at a listed name be another than the listing saw without our doing.
+     */
+    private boolean othersMayWrite(DirNode dir) {
+        return dir.meta == null || dir.meta.uid() != ctx.euid || (dir.meta.mode() & 022) != 0;
     }
 
     /** Files at least this large are advised POSIX_FADV_SEQUENTIAL (one more system call is nothing to them). */
@@ -945,6 +964,11 @@ final class Copier implements AutoCloseable {
     private boolean copySymlink(Entry e) {
         if (!names(e)) return false;
         long n = LibC.readlinkat(curSrc, s.src, s.aux, Fcntl.PATH_MAX);
+        if (n == -Errno.EINVAL) {
+            ctx.fail(e.srcPath(), e.dstPath(), "the source symlink was replaced while copying: path=" + e.showSrc()
+                    + "; not copied", 0);
+            return false;
+        }
         if (n < 0) {
             ctx.fail(e.srcPath(), e.dstPath(), "readlink", (int) n, e.srcPath());
             return false;

@@ -18,9 +18,11 @@ import java.lang.foreign.MemorySegment;
  * directory the copy started from (its stand-in's {@link DirNode#rootFd}) with {@code openat2(RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS)}, or, on kernels without openat2, one component at a time with {@code O_NOFOLLOW}; either
  * way no symlink below the given target is followed, and the directory found must have the device and inode
- * recorded when the copy created or adopted it. A source directory is opened by its path and must have the device
- * and inode its listing saw. When a directory fails these checks it is reported once and marked broken: nothing is
- * copied into or out of it any more.
+ * recorded when the copy created or adopted it. A source directory is opened the same way beneath the top-level
+ * source directory (its {@link DirNode#srcTop}, opened when the copy starts), and must have the device and inode
+ * its listing saw; only with {@code -L}, where every symlink is to be followed, is it opened by its path. When a
+ * directory fails these checks it is reported once and marked broken: nothing is copied into or out of it any
+ * more.
  */
 final class DirFds {
     /**
@@ -51,18 +53,11 @@ final class DirFds {
         if (d.dstRel.length == 0) {
             Names.putAscii(s.dirPath, ".");
             fd = LibC.openat(rootFd, s.dirPath, flags, 0);
-        } else if (PathBytes.put(s.dirPath, d.dstRel) < 0) {
-            fd = -Errno.ENAMETOOLONG;
         } else {
-            fd = noOpenat2 ? -Errno.ENOSYS : openBeneath(rootFd, flags);
-            if (fd == -Errno.ENOSYS || fd == -Errno.EPERM) {
-                boolean denied = fd == -Errno.EPERM;
-                fd = walk(rootFd, d.dstRel, flags);
-                if (!denied || fd >= 0) noOpenat2 = true;
-            }
+            fd = openBelow(rootFd, d.dstRel, flags);
         }
         if (fd < 0) {
-            if (fd == -Errno.ELOOP || fd == -Errno.EXDEV || fd == -Errno.ENOTDIR) {
+            if (redirected(fd)) {
                 replaced(d, d.dst, "a directory of the target was replaced by a symlink or a file while copying");
             } else if (d.breakOnce()) {
                 ctx.fail(d.src, d.dst, "open (target directory)", fd, d.dst);
@@ -86,25 +81,73 @@ final class DirFds {
      * @return the descriptor, or -1 after reporting and marking {@code d} broken
      */
     int openSource(DirNode d, boolean readable) {
-        boolean follow = d.isStandIn() || followSource(d);
-        int flags = (readable ? Fcntl.O_RDONLY : Fcntl.O_PATH) | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC
-                | (follow ? 0 : Fcntl.O_NOFOLLOW);
-        int fd = PathBytes.put(s.dirPath, d.src) < 0 ? -Errno.ENAMETOOLONG : LibC.openat(Fcntl.AT_FDCWD, s.dirPath,
-                flags, 0);
+        int fd = openSourceUnchecked(d, readable ? Fcntl.O_RDONLY : Fcntl.O_PATH);
         if (fd < 0) {
-            if (d.breakOnce()) ctx.fail(d.src, d.dst, "open (source directory)", fd, d.src);
+            if (redirected(fd) && !d.isStandIn() && !followsAll()) {
+                replaced(d, d.src, SOURCE_REDIRECTED);
+            } else if (d.breakOnce()) {
+                ctx.fail(d.src, d.dst, "open (source directory)", fd, d.src);
+            }
             return -1;
         }
         if (d.isStandIn() || sameAsListed(fd, d)) return fd;
         LibC.close(fd);
-        replaced(d, d.src, "the source directory was replaced while copying");
+        replaced(d, d.src, SOURCE_REPLACED);
         return -1;
+    }
+
+    /** Why a source directory is not used when the path to it now leads through a symlink or a file. */
+    static final String SOURCE_REDIRECTED = "a directory of the source was replaced by a symlink or a file while "
+            + "copying";
+    /** Why a source directory is not used when another directory is at its name now. */
+    static final String SOURCE_REPLACED = "the source directory was replaced while copying";
+
+    /**
+     * Opens {@code d}'s source directory with {@code access} ({@code O_RDONLY} or {@code O_PATH}, optionally with
+     * {@code O_NOATIME}) without checking or reporting anything: beneath its top-level source directory following no
+     * symlink, except for a stand-in (the directory holding a top-level source: followed, as cp does) and with
+     * {@code -L} (by its path, following symlinks as asked).
+     *
+     * @return the descriptor or -errno; {@link #redirected} tells whether the path led through a symlink or a file
+     */
+    int openSourceUnchecked(DirNode d, int access) {
+        int flags = access | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC;
+        if (d.isStandIn() || followsAll()) {
+            boolean follow = d.isStandIn() || followSource(d);
+            if (PathBytes.put(s.dirPath, d.src) < 0) return -Errno.ENAMETOOLONG;
+            return LibC.openat(Fcntl.AT_FDCWD, s.dirPath, flags | (follow ? 0 : Fcntl.O_NOFOLLOW), 0);
+        }
+        if (d.srcRel.length == 0) {
+            Names.putAscii(s.dirPath, ".");
+            return LibC.openat(d.srcTop.srcTopFd, s.dirPath, flags, 0);
+        }
+        return openBelow(d.srcTop.srcTopFd, d.srcRel, flags | Fcntl.O_NOFOLLOW);
+    }
+
+    /** True for the errors of a path that led through a symlink, out of its start, or through a non-directory. */
+    static boolean redirected(int negErrno) {
+        return negErrno == -Errno.ELOOP || negErrno == -Errno.EXDEV || negErrno == -Errno.ENOTDIR;
+    }
+
+    /** With {@code -L} every symlink in the source is followed: its directories are opened by their paths. */
+    private boolean followsAll() {
+        return ctx.options.dereference() == CopyOptions.Dereference.ALWAYS;
+    }
+
+    /**
+     * True when the file open as {@code fd} is the one its directory's listing saw as {@code m}: same device, inode
+     * and type. Otherwise another file was put at its name since, and what would be copied is not what {@code m}
+     * describes (its owner and mode would go to another file's data).
+     */
+    boolean sameAsListed(int fd, Meta m) {
+        int r = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Statx.STATX_TYPE | Statx.STATX_INO, s.statx2);
+        return r == 0 && Statx.dev(s.statx2) == m.dev() && Statx.ino(s.statx2) == m.ino()
+                && (Statx.mode(s.statx2) & Fcntl.S_IFMT) == m.type();
     }
 
     /** True when the directory open as {@code fd} is the source directory {@code d} the listing found. */
     boolean sameAsListed(int fd, DirNode d) {
-        int r = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Statx.STATX_INO, s.statx2);
-        return r == 0 && Statx.dev(s.statx2) == d.meta.dev() && Statx.ino(s.statx2) == d.meta.ino();
+        return sameAsListed(fd, d.meta);
     }
 
     /** Whether {@code d}'s source is opened following a symlink (-L everywhere, -H for a top-level source). */
@@ -120,6 +163,23 @@ final class DirFds {
             ctx.fail(d.src, d.dst, what + ": path=" + Names.show(path) + "; nothing more is copied into it",
                     Errno.ELOOP);
         }
+    }
+
+    /**
+     * Opens {@code rel} beneath {@code rootFd} following no symlink: {@code openat2(RESOLVE_BENEATH |
+     * RESOLVE_NO_SYMLINKS)}, or component by component with {@code O_NOFOLLOW} where the kernel has no openat2.
+     *
+     * @return the descriptor or -errno (ELOOP, EXDEV or ENOTDIR when the path leads through a symlink or a file)
+     */
+    private int openBelow(int rootFd, byte[] rel, int flags) {
+        if (PathBytes.put(s.dirPath, rel) < 0) return -Errno.ENAMETOOLONG;
+        int fd = noOpenat2 ? -Errno.ENOSYS : openBeneath(rootFd, flags);
+        if (fd == -Errno.ENOSYS || fd == -Errno.EPERM) {
+            boolean denied = fd == -Errno.EPERM;
+            fd = walk(rootFd, rel, flags);
+            if (!denied || fd >= 0) noOpenat2 = true;
+        }
+        return fd;
     }
 
     private int openBeneath(int rootFd, int flags) {

@@ -18,6 +18,13 @@ final class DirNode {
     final byte[] dst;
     /** The target's path below {@link #root}'s target directory ("name/sub"); empty for a stand-in. */
     final byte[] dstRel;
+    /**
+     * The top-level source directory this one is in or is (the child of a stand-in); null for a stand-in. Its
+     * {@link #srcTopFd} is where {@link #srcRel} is opened from.
+     */
+    final DirNode srcTop;
+    /** The source's path below {@link #srcTop} ("sub/deeper"); empty for a top-level directory and a stand-in. */
+    final byte[] srcRel;
     /** The source directory's metadata; null for the stand-in parent of a top-level entry. */
     final Meta meta;
     /** Entries not yet finished, plus one for the listing itself (or for the top-level entry of a stand-in). */
@@ -36,6 +43,11 @@ final class DirNode {
     int dstUid;
     /** For a stand-in: the target directory, opened when the copy starts ({@code O_PATH}); -1 for others. */
     int rootFd = -1;
+    /**
+     * For a top-level source directory: the directory itself, opened when the copy starts ({@code O_PATH}) and
+     * checked to be the one statx saw; every source directory below it is opened beneath it. -1 for others.
+     */
+    int srcTopFd = -1;
     /** Group a new entry in the target gets (the directory's if it is setgid, else ours). */
     int newGid;
     /** Whether new subdirectories inherit setgid. */
@@ -62,6 +74,9 @@ final class DirNode {
         this.dstRel = parent == null ? new byte[0] : parent.dstRel.length == 0 ? PathBytes.lastComponent(dst)
                 : PathBytes.join(parent.dstRel, PathBytes.lastComponent(dst));
         this.meta = meta;
+        this.srcTop = parent == null ? null : parent.isStandIn() ? this : parent.srcTop;
+        this.srcRel = parent == null || parent.isStandIn() ? new byte[0] : parent.srcRel.length == 0
+                ? PathBytes.lastComponent(src) : PathBytes.join(parent.srcRel, PathBytes.lastComponent(src));
     }
 
     /** True for the stand-in parent of a top-level source, which is not itself copied or finalized. */

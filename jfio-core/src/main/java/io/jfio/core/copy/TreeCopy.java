@@ -94,6 +94,11 @@ public final class TreeCopy {
      * one char per byte): every target below is opened beneath one of them.
      */
     private final Map<String, Integer> rootFds = new LinkedHashMap<>();
+    /**
+     * The top-level source directories, open ({@code O_PATH}) for the whole run: every source directory below is
+     * opened beneath one of them.
+     */
+    private final List<Integer> sourceFds = new ArrayList<>();
 
     private TreeCopy(List<Path> sources, Path target, CopyOptions options, CopyListener listener) {
         this.sources = List.copyOf(sources);
@@ -147,6 +152,7 @@ public final class TreeCopy {
             if (ctx.options.fsync() && !ctx.cancelled) syncRoots();
         } finally {
             for (int fd : rootFds.values()) LibC.close(fd);
+            for (int fd : sourceFds) LibC.close(fd);
             ctx.closeEngine();
         }
         return result();
@@ -348,7 +354,10 @@ public final class TreeCopy {
                 devices.add(m.dev());
                 devices.add(standIn.dstDev);
                 if (m.isDirectory()) {
-                    roots.add(new Copier.ListDir(new DirNode(standIn, stripSlashes(src), stripSlashes(dst), m)));
+                    DirNode top = new DirNode(standIn, stripSlashes(src), stripSlashes(dst), m);
+                    top.srcTopFd = openSourceTop(path, follow, m, src, dst, a);
+                    if (top.srcTopFd < 0) continue;
+                    roots.add(new Copier.ListDir(top));
                 } else {
                     ctx.filesFound.increment();
                     if (m.isRegular()) ctx.bytesFound.add(m.size());
@@ -357,6 +366,31 @@ public final class TreeCopy {
                 }
             }
         }
+    }
+
+    /**
+     * Opens a top-level source directory ({@code O_PATH}, following a symlink where {@code follow}, as cp does with
+     * its arguments) and checks it is the one statx saw as {@code m}; -1 after reporting.
+     */
+    private int openSourceTop(MemorySegment path, boolean follow, Meta m, byte[] src, byte[] dst, Arena a) {
+        int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_PATH | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC
+                | (follow ? 0 : Fcntl.O_NOFOLLOW), 0);
+        if (fd < 0) {
+            ctx.fail(src, dst, "open (source directory)", fd, src);
+            return -1;
+        }
+        sourceFds.add(fd);
+        MemorySegment sx = a.allocate(Statx.LAYOUT);
+        int r = LibC.statx(fd, a.allocateFrom(""), Fcntl.AT_EMPTY_PATH, Statx.STATX_INO, sx);
+        if (r < 0) {
+            ctx.fail(src, dst, "statx (source directory)", r, src);
+            return -1;
+        }
+        if (Statx.dev(sx) != m.dev() || Statx.ino(sx) != m.ino()) {
+            ctx.fail(src, dst, DirFds.SOURCE_REPLACED + ": path=" + Names.show(src), 0);
+            return -1;
+        }
+        return fd;
     }
 
     /** The name a source gets inside a target directory: its last component ("." and ".." by their real name). */

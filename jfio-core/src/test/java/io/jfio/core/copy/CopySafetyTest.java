@@ -89,7 +89,11 @@ class CopySafetyTest {
         }
     }
 
-    private static void raceRounds(Path dir, int rounds) throws Exception {
+    /**
+     * The command that runs the python script {@code script} as the attacker: uid and gid 65534 without groups when
+     * the test runs as root, else as the test's own user. Aborts the test where python3 or setpriv is missing.
+     */
+    static List<String> attackerCommand(Path script) {
         // The system's python: one under root's home (pyenv) is not reachable for the unprivileged attacker.
         String python = Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
         assumeTrue(python.startsWith("/") || onPath(python),
@@ -98,6 +102,18 @@ class CopySafetyTest {
         if (root && !onPath("setpriv")) {
             abort("running as root, the attacker needs setpriv (util-linux) to drop to an unprivileged user");
         }
+        List<String> cmd = new ArrayList<>();
+        if (root) cmd.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+        cmd.addAll(List.of(python, script.toString()));
+        return cmd;
+    }
+
+    private static void raceRounds(Path dir, int rounds) throws Exception {
+        boolean root = LibC.geteuid() == 0;
+        Path script = dir.resolve("attack.py");
+        Files.writeString(script, ATTACKER);
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rw-r--r--"));
+        List<String> attack = attackerCommand(script);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path src = dir.resolve("src");
         List<Path> sources = new ArrayList<>();
@@ -113,9 +129,6 @@ class CopySafetyTest {
             sources.add(top);
             names.add("d" + d);
         }
-        Path script = dir.resolve("attack.py");
-        Files.writeString(script, ATTACKER);
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rw-r--r--"));
         TestSeed seed = TestSeed.pick();
         long totalSwaps = 0;
         for (int round = 0; round < rounds; round++) {
@@ -124,9 +137,8 @@ class CopySafetyTest {
             Path outside = Files.createDirectory(dir.resolve("outside" + round));
             Files.setPosixFilePermissions(outside, PosixFilePermissions.fromString("rwx------"));
             Path stop = dir.resolve("stop" + round);
-            List<String> cmd = new ArrayList<>();
-            if (root) cmd.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
-            cmd.addAll(List.of(python, script.toString(), shared.toString(), outside.toString(), stop.toString(),
+            List<String> cmd = new ArrayList<>(attack);
+            cmd.addAll(List.of(shared.toString(), outside.toString(), stop.toString(),
                     Long.toString(seed.value() + round)));
             cmd.addAll(names);
             Process attacker = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -184,7 +196,7 @@ class CopySafetyTest {
         }
     }
 
-    private static boolean onPath(String program) {
+    static boolean onPath(String program) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) return true;
         }
