@@ -1,7 +1,7 @@
 package io.jfio.bench.uring;
 
 import io.jfio.bench.Json;
-import io.jfio.bench.SystemInfo;
+import io.jfio.bench.system.SystemInfo;
 import io.jfio.bench.Units;
 import java.util.ArrayList;
 import java.util.Comparator;

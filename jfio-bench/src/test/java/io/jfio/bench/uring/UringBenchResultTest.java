@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.bench.Json;
 import io.jfio.bench.Stats;
-import io.jfio.bench.SystemInfo;
+import io.jfio.bench.system.SystemInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
