@@ -2,7 +2,7 @@ package io.jfio.bench.ship;
 
 import io.jfio.bench.BenchFile;
 import io.jfio.bench.CpuUsage;
-import io.jfio.bench.Json;
+import io.jfio.bench.JsonText;
 import io.jfio.bench.Processes;
 import io.jfio.bench.Stats;
 import io.jfio.bench.system.SystemInfo;
@@ -785,7 +785,7 @@ public final class ShipBench {
         json.put("problems", problems);
         json.put("notes", notes);
         Path jsonFile = o.out().resolve("results.json");
-        Files.writeString(jsonFile, Json.write(json) + "\n");
+        Files.writeString(jsonFile, JsonText.write(json) + "\n");
         return new Result(report, jsonFile, verdicts, List.copyOf(problems));
     }
 

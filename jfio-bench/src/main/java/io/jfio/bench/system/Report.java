@@ -1,5 +1,6 @@
 package io.jfio.bench.system;
 
+import io.jfio.bench.JsonText;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,7 +11,7 @@ import java.util.Map;
  * A report made of titled sections of fields, each field with a stable snake_case key and a value, rendered either
  * as aligned {@code label: value} lines under headings or as one JSON object ({@code {section: {key: value}}}).
  *
- * <p>Not thread-safe; built and printed by one command. Values are what {@link Json} accepts; each field may carry
+ * <p>Not thread-safe; built and printed by one command. Values are what {@link JsonText} writes; each field may carry
  * its own human text (units, explanations), otherwise null prints as {@code n/a}, booleans as {@code yes}/{@code
  * no} and lists space-separated. A field with null text is in the JSON only: JSON keeps every key in every report
  * so that scripts can rely on them, while people need not read a line for what does not apply.
@@ -83,8 +84,8 @@ public final class Report {
         };
     }
 
-    /** The report as nested maps, in insertion order, for {@link Json#write}. */
-    Map<String, Object> toJsonTree() {
+    /** The report as nested maps, in insertion order, for {@link JsonText#write}. */
+    public Map<String, Object> toJsonTree() {
         Map<String, Object> root = new LinkedHashMap<>();
         for (Section s : sections.values()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -96,7 +97,7 @@ public final class Report {
 
     /** Prints the report as one JSON object. */
     public void printJson(PrintWriter out) {
-        out.println(Json.write(toJsonTree()));
+        out.println(JsonText.write(toJsonTree()));
     }
 
     /** Prints headings and aligned {@code label: value} lines; one column for all sections, so they line up. */

@@ -1,7 +1,6 @@
 package io.jfio.bench.system;
 
 import io.jfio.bench.Units;
-import io.jfio.core.sys.ErrnoException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -50,7 +49,7 @@ public record SystemInfo(String kernel, String fileSystem, String device, String
         try {
             real = path.toRealPath();
             st = PathStat.of(real.toString());
-        } catch (IOException | ErrnoException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             // unknown
         }
         String fs = UNKNOWN;

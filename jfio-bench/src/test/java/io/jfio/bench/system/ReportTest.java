@@ -3,6 +3,7 @@ package io.jfio.bench.system;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.bench.JsonText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Collections;
@@ -30,7 +31,7 @@ class ReportTest {
         assertEquals(indent + "ABCDEFGH ABCDEFGH", lines.get(7));
         assertEquals("  none:          n/a", lines.get(8));
         assertEquals(9, lines.size());
-        String json = Json.write(r.toJsonTree());
+        String json = JsonText.write(r.toJsonTree());
         String head = "{\n  \"a\": {\n    \"k\": 1,\n    \"long_key\": true,\n    \"hidden\": \"x\"\n  },\n"
                 + "  \"b\": {\n    \"ops\": [\n";
         assertTrue(json.startsWith(head), json);
