@@ -18,7 +18,7 @@ import java.util.Map;
  */
 public final class Report {
     /** Human output wraps long values (lists of opcodes, flags) at this column. */
-    static final int WIDTH = 100;
+    public static final int WIDTH = 100;
 
     /** One field: {@code key} in JSON, {@code label} and {@code text} in human output. */
     public record Field(String key, String label, Object value, String text) {

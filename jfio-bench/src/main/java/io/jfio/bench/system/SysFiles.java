@@ -14,12 +14,12 @@ import java.util.Optional;
  * <p>Thread-safe; stateless. A file that is absent or unreadable reads as empty: what the kernel does not expose
  * is reported as unknown rather than failing the whole report.
  */
-final class SysFiles {
+public final class SysFiles {
     private SysFiles() {
     }
 
     /** The file's content with surrounding whitespace removed, or empty if it cannot be read. */
-    static Optional<String> read(Path file) {
+    public static Optional<String> read(Path file) {
         try {
             return Optional.of(Files.readString(file, StandardCharsets.UTF_8).strip());
         } catch (IOException | SecurityException e) {
@@ -50,7 +50,7 @@ final class SysFiles {
     }
 
     /** A byte count for people: {@code 512 bytes}, {@code 4.0 KiB}, {@code 23.5 GiB}. */
-    static String bytes(long n) {
+    public static String bytes(long n) {
         if (n < 1024) return n + " bytes";
         String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
         double v = n;
