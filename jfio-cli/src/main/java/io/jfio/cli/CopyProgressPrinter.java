@@ -1,5 +1,6 @@
 package io.jfio.cli;
 
+import io.jfio.bench.system.SysFiles;
 import io.jfio.core.copy.CopyProgress;
 import io.jfio.core.copy.CopyResult;
 import io.jfio.core.copy.TreeCopy;

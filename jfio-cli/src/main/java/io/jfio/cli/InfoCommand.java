@@ -1,6 +1,12 @@
 package io.jfio.cli;
 
+import io.jfio.bench.system.EngineChoice;
+import io.jfio.bench.system.PathProbe;
+import io.jfio.bench.system.Report;
+import io.jfio.bench.system.SystemProbe;
+import io.jfio.bench.system.UringProbe;
 import io.jfio.core.engine.Engines;
+import io.jfio.core.sys.ErrnoException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.FileSystemException;
@@ -16,7 +22,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code jfio info [PATH] [--json]}: what jfio finds on this machine (kernel, CPU, memory, JDK), whether io_uring
- * works and which engine will run, and the storage facts of PATH (file system, device, queue, O_DIRECT).
+ * works and which engine will run, and the storage facts of PATH (file system, device, queue, O_DIRECT). The probes
+ * are jfio-bench's {@code io.jfio.bench.system}, which the benchmark reports use too.
  *
  * <p>Not thread-safe; one instance per command line. Exits {@link ExitCodes#USAGE} for a missing path and
  * {@link ExitCodes#ENVIRONMENT} when no engine can be created (io_uring forced but unavailable), after printing
@@ -56,7 +63,11 @@ public final class InfoCommand implements Callable<Integer> {
         uring.describe(report);
         EngineChoice engine = EngineChoice.decide(Engines.configured(), uring);
         engine.describe(report);
-        PathProbe.describe(report, path, real);
+        try {
+            PathProbe.describe(report, path, real);
+        } catch (ErrnoException e) {
+            throw new CliException(ExitCodes.FAILED, "cannot stat path: " + e.getMessage());
+        }
 
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

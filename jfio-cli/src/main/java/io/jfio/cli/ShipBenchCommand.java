@@ -1,10 +1,10 @@
 package io.jfio.cli;
 
-import io.jfio.cli.shipbench.ShipBench;
-import io.jfio.cli.shipbench.ShipBenchOptions;
-import io.jfio.cli.shipbench.torture.Torture;
-import io.jfio.cli.shipbench.torture.TortureOptions;
-import io.jfio.cli.shipbench.torture.TortureTable;
+import io.jfio.bench.ship.ShipBench;
+import io.jfio.bench.ship.ShipBenchOptions;
+import io.jfio.bench.ship.torture.Torture;
+import io.jfio.bench.ship.torture.TortureOptions;
+import io.jfio.bench.ship.torture.TortureTable;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -21,8 +21,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code jfio bench ship}: the shipper against its targets and against rsyslog's imfile in the same run
- * ({@link ShipBench}). It lives in jfio-cli because it runs jfio's own TCP receiver (jfio-ship) in-process, and
- * jfio-bench depends on jfio-core alone.
+ * ({@link ShipBench}, in jfio-bench); this class turns the options into {@link ShipBenchOptions} and the result into
+ * an exit code.
  *
  * <p>With {@code --torture} it runs the shipper's crash and rotation test instead ({@link Torture}): exit
  * {@link ExitCodes#OK} when every sink passed, {@link ExitCodes#FAILED} when one failed.
@@ -203,7 +203,7 @@ public final class ShipBenchCommand implements Callable<Integer> {
         try {
             return new TortureOptions(dir, seconds != null ? seconds : 40, kills != null ? kills : 12,
                     writers != null ? writers : 4, rate != null ? rate : 1000, TortureOptions.parseModes(modes),
-                    sinkList, kafkaBootstrap, s, 200, 3000, 300, TortureOptions.thisJvm());
+                    sinkList, kafkaBootstrap, s, 200, 3000, 300, TortureOptions.thisJvm(Main.class.getName()));
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());
         }
@@ -221,17 +221,8 @@ public final class ShipBenchCommand implements Callable<Integer> {
             o = o.withPeer(!noRsyslog, !noInstall).withAllowTmpfs(allowTmpfs);
             if (lines != null || reps != null || files != null || rate != null || seconds != null || idleTree != null
                     || idleSeconds != null) {
-                int[] tree = {o.idleDirs(), o.idleFiles()};
-                if (idleTree != null) {
-                    String[] p = idleTree.toLowerCase(java.util.Locale.ROOT).split("x");
-                    try {
-                        if (p.length != 2) throw new NumberFormatException();
-                        tree = new int[] {Integer.parseInt(p[0]), Integer.parseInt(p[1])};
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("invalid --idle-files: " + idleTree + " (expected e.g. "
-                                + "100x100)");
-                    }
-                }
+                int[] tree = idleTree != null ? ShipBenchOptions.parseIdleTree(idleTree)
+                        : new int[] {o.idleDirs(), o.idleFiles()};
                 o = o.withSizes(lines != null ? lines : o.lines(), reps != null ? reps : o.reps(),
                         files != null ? files : o.files(), rate != null ? rate : o.rate(),
                         seconds != null ? java.time.Duration.ofSeconds(seconds) : o.latency(), o.warmup(),

@@ -3,7 +3,7 @@ package io.jfio.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jfio.cli.shipbench.ShipBenchOptions;
+import io.jfio.bench.ship.ShipBenchOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

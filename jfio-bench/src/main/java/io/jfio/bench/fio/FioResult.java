@@ -1,6 +1,6 @@
 package io.jfio.bench.fio;
 
-import io.jfio.bench.Json;
+import io.jfio.bench.JsonText;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -36,25 +36,25 @@ public record FioResult(String version, double iops, double bandwidth, long ios,
 
     /** As {@link #parse(String)}, for the {@code "read"} or {@code "write"} statistics. */
     public static FioResult parse(String json, String section) {
-        Object root = Json.parse(json);
-        Object job = Json.at(root, "jobs", 0);
+        Object root = JsonText.parse(json);
+        Object job = JsonText.at(root, "jobs", 0);
         if (!(job instanceof Map)) throw new IllegalArgumentException("fio output has no jobs");
-        Object read = Json.at(job, section);
+        Object read = JsonText.at(job, section);
         if (!(read instanceof Map)) throw new IllegalArgumentException("fio job has no " + section + " statistics");
         String kind = "lat";
-        Object pct = Json.at(read, "lat_ns", "percentile");
+        Object pct = JsonText.at(read, "lat_ns", "percentile");
         if (!(pct instanceof Map)) {
             kind = "clat";
-            pct = Json.at(read, "clat_ns", "percentile");
+            pct = JsonText.at(read, "clat_ns", "percentile");
         }
         double p50 = percentile(pct, 50);
         double p99 = percentile(pct, 99);
         double p999 = percentile(pct, 99.9);
-        Object v = Json.at(root, "fio version");
-        double err = Json.number(job, "error");
-        return new FioResult(v == null ? "unknown" : v.toString(), Json.number(read, "iops"),
-                Json.number(read, "bw_bytes"), (long) Json.number(read, "total_ios"),
-                (long) Json.number(read, "runtime"), p50, p99, p999, kind, Double.isNaN(err) ? 0 : (int) err);
+        Object v = JsonText.at(root, "fio version");
+        double err = JsonText.number(job, "error");
+        return new FioResult(v == null ? "unknown" : v.toString(), JsonText.number(read, "iops"),
+                JsonText.number(read, "bw_bytes"), (long) JsonText.number(read, "total_ios"),
+                (long) JsonText.number(read, "runtime"), p50, p99, p999, kind, Double.isNaN(err) ? 0 : (int) err);
     }
 
     /** fio keys percentiles as {@code "99.900000"}; NaN when that percentile was not reported. */

@@ -1,6 +1,6 @@
 package io.jfio.bench.suite;
 
-import io.jfio.bench.Json;
+import io.jfio.bench.JsonText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,7 +68,7 @@ public final class Report {
         List<Object> es = new ArrayList<>();
         for (ExperimentResult e : r.results()) es.add(e.toMap(pngs.get(e.name())));
         m.put("experiments", es);
-        return Json.write(m) + "\n";
+        return JsonText.write(m) + "\n";
     }
 
     /** report.md. */

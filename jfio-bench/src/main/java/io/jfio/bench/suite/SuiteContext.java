@@ -1,6 +1,6 @@
 package io.jfio.bench.suite;
 
-import io.jfio.bench.SystemInfo;
+import io.jfio.bench.system.SystemInfo;
 import io.jfio.bench.fio.Fio;
 import io.jfio.bench.fio.FioResult;
 import java.io.IOException;

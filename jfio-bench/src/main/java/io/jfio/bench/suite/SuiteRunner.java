@@ -1,7 +1,7 @@
 package io.jfio.bench.suite;
 
 import io.jfio.bench.BenchFile;
-import io.jfio.bench.SystemInfo;
+import io.jfio.bench.system.SystemInfo;
 import io.jfio.bench.Units;
 import io.jfio.bench.fio.Fio;
 import io.jfio.core.sys.Platform;

@@ -4,7 +4,7 @@ import io.jfio.bench.BenchFile;
 import io.jfio.bench.CpuUsage;
 import io.jfio.bench.Offsets;
 import io.jfio.bench.Stats;
-import io.jfio.bench.SystemInfo;
+import io.jfio.bench.system.SystemInfo;
 import io.jfio.bench.Units;
 import io.jfio.bench.fio.Fio;
 import io.jfio.bench.fio.FioJob;

@@ -1,7 +1,7 @@
 package io.jfio.bench.uring;
 
-import io.jfio.bench.Json;
-import io.jfio.bench.SystemInfo;
+import io.jfio.bench.JsonText;
+import io.jfio.bench.system.SystemInfo;
 import io.jfio.bench.Units;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -275,7 +275,7 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
         m.put("checks", ch);
         m.put("warnings", warnings);
         m.put("elapsed_s", elapsedSeconds);
-        return Json.write(m);
+        return JsonText.write(m) + "\n";
     }
 
     /** Total failed or wrong reads over all cells. */

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jfio.bench.Json;
+import io.jfio.bench.JsonText;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -170,9 +170,9 @@ class ExperimentsTinyTest {
         assertTrue(md.contains("## metadata") && md.contains("| call | cache |"), md);
         String html = Files.readString(out.resolve("report.html"));
         assertTrue(html.contains("src=\"data:image/png;base64,"));
-        Object json = Json.parse(Files.readString(out.resolve("results.json")));
-        assertEquals(Report.SCHEMA_VERSION, ((Number) Json.at(json, "schema_version")).intValue());
-        assertTrue(Json.at(json, "experiments", 0, "tables", 0, "columns") instanceof List);
-        assertTrue(Json.at(json, "system") instanceof Map);
+        Object json = JsonText.parse(Files.readString(out.resolve("results.json")));
+        assertEquals(Report.SCHEMA_VERSION, ((Number) JsonText.at(json, "schema_version")).intValue());
+        assertTrue(JsonText.at(json, "experiments", 0, "tables", 0, "columns") instanceof List);
+        assertTrue(JsonText.at(json, "system") instanceof Map);
     }
 }

@@ -3,9 +3,9 @@ package io.jfio.bench.uring;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jfio.bench.Json;
+import io.jfio.bench.JsonText;
 import io.jfio.bench.Stats;
-import io.jfio.bench.SystemInfo;
+import io.jfio.bench.system.SystemInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,13 +68,13 @@ class UringBenchResultTest {
     void jsonCarriesCellsChecksAndRatios() {
         List<CellResult> cells = List.of(cell(CacheMode.DIRECT, Method.URING, 32, 50),
                 cell(CacheMode.DIRECT, Method.FIO_URING, 32, 100));
-        Object j = Json.parse(result(cells).toJson());
-        assertEquals("uring", Json.at(j, "benchmark"));
-        assertEquals(0.5, Json.number(j, "cells", 0, "ratio_to_fio"), 1e-9);
-        assertEquals("direct", Json.at(j, "cells", 0, "mode"));
-        assertEquals("SKIP", Json.at(j, "checks", 0, "status"));
-        assertEquals(1L, Json.at(j, "options", "seed"));
-        assertTrue(Json.at(j, "system", "kernel") instanceof String);
-        assertEquals(Set.of(), Set.copyOf((List<?>) Json.at(j, "warnings")));
+        Object j = JsonText.parse(result(cells).toJson());
+        assertEquals("uring", JsonText.at(j, "benchmark"));
+        assertEquals(0.5, JsonText.number(j, "cells", 0, "ratio_to_fio"), 1e-9);
+        assertEquals("direct", JsonText.at(j, "cells", 0, "mode"));
+        assertEquals("SKIP", JsonText.at(j, "checks", 0, "status"));
+        assertEquals(1L, JsonText.at(j, "options", "seed"));
+        assertTrue(JsonText.at(j, "system", "kernel") instanceof String);
+        assertEquals(Set.of(), Set.copyOf((List<?>) JsonText.at(j, "warnings")));
     }
 }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jfio.bench.Json;
+import io.jfio.bench.JsonText;
 import io.jfio.core.sys.Platform;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -84,9 +84,9 @@ class UringBenchTest {
         assertTrue(text.contains("SKIP cold buffered, depth 32"), "targets at depth 32 are skipped:\n" + text);
         assertEquals(0, r.errors());
 
-        Object j = Json.parse(Files.readString(json));
-        assertEquals((long) expected.size(), ((List<?>) Json.at(j, "cells")).size());
-        assertEquals(99L, Json.at(j, "options", "seed"));
+        Object j = JsonText.parse(Files.readString(json));
+        assertEquals((long) expected.size(), ((List<?>) JsonText.at(j, "cells")).size());
+        assertEquals(99L, JsonText.at(j, "options", "seed"));
 
         try (Stream<Path> s = Files.list(dir)) {
             assertTrue(s.noneMatch(p -> p.getFileName().toString().startsWith("jfio-bench-")),

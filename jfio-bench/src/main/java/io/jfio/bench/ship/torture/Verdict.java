@@ -1,0 +1,57 @@
+package io.jfio.bench.ship.torture;
+
+import io.jfio.ship.config.ShipConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The duplicate bound and the PASS/FAIL rules of a torture run.
+ *
+ * <p>Thread-safe; stateless.
+ */
+public final class Verdict {
+    private Verdict() {
+    }
+
+    /**
+     * What one kill may leave to be sent again: every byte that can be unacknowledged at once, the sink's
+     * {@code max-in-flight} plus one read buffer (the larger of {@code buffer-size} and {@code max-record + 1}).
+     */
+    public static long boundPerKill(long maxInFlight, long bufferSize, long maxRecord) {
+        return maxInFlight + Math.max(bufferSize, maxRecord + 1);
+    }
+
+    /** {@link #boundPerKill} with the shipper's defaults, which the torture run uses. */
+    public static long defaultBoundPerKill() {
+        return boundPerKill(ShipConfig.MAX_IN_FLIGHT_DEFAULT, ShipConfig.BUFFER_SIZE_DEFAULT,
+                ShipConfig.MAX_RECORD_DEFAULT);
+    }
+
+    /** True for the sinks that may deliver again what a kill left unacknowledged (all but dir). */
+    public static boolean atLeastOnce(String sink) {
+        return !sink.equals("dir");
+    }
+
+    /**
+     * Why a sink's run fails; empty when it passes. Fails: anything lost; a damaged line; a torn stream end except
+     * tcp's (a connection cut by a kill ends where it was cut; the receiver's next file has the resend); for dir any
+     * duplicate; for the others more duplicate bytes than {@code kills x boundPerKill}; records out of order when
+     * there was no kill and no copytruncate copy (then nothing may be sent twice or late).
+     */
+    public static List<String> reasons(String sink, int kills, Verifier.Counts c, long boundPerKill) {
+        List<String> r = new ArrayList<>();
+        if (c.lost() > 0) r.add(c.lost() + " record(s) lost");
+        if (c.damaged() > 0) r.add(c.damaged() + " damaged line(s)");
+        if (c.torn() > 0 && !sink.equals("tcp")) r.add(c.torn() + " torn stream end(s)");
+        if (atLeastOnce(sink)) {
+            long allowed = kills * boundPerKill;
+            if (c.duplicateBytes() > allowed) {
+                r.add(c.duplicateBytes() + " duplicate bytes > " + kills + " kills x " + boundPerKill + " bytes");
+            }
+        } else if (c.duplicated() > 0) {
+            r.add(c.duplicated() + " duplicate record(s) (" + c.duplicateBytes() + " bytes)");
+        }
+        if (kills == 0 && c.copies() == 0 && c.outOfOrder() > 0) r.add(c.outOfOrder() + " out of order without a kill");
+        return r;
+    }
+}
