@@ -33,8 +33,11 @@ import picocli.CommandLine.Command;
  * </ul>
  */
 class CliLayoutTest {
-    /** The entry point, the exit codes and the error they travel in, and the signal handling of the commands. */
-    private static final Set<String> WIRING = Set.of("Main", "ExitCodes", "CliException", "Signals");
+    /**
+     * The entry point, the exit codes and the error they travel in, the signal handling of the commands, and the
+     * reading of size and duration options into usage errors.
+     */
+    private static final Set<String> WIRING = Set.of("Main", "ExitCodes", "CliException", "Signals", "UnitOptions");
 
     @Test
     void everyClassOfTheCliIsACommandOrItsWiring() throws Exception {
