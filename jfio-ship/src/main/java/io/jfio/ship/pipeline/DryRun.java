@@ -74,11 +74,14 @@ public final class DryRun {
                 try {
                     Resume.Head head = len -> Fingerprint.of(fd, len, scratch);
                     dec = Resume.own(f.size(), head, byId.remove(id));
-                    if (dec != null) {
-                        orphans.addAll(dec.orphans());
-                    } else {
-                        dec = Resume.copy(f.size(), head, orphans);
-                        if (dec == null) dec = Resume.fresh(f.size(), f.input().start() == Start.END && firstRun);
+                    if (dec != null) orphans.addAll(dec.orphans());
+                    if (Resume.byContentToo(dec)) {
+                        Resume.Decision copy = Resume.copy(f.size(), head, orphans);
+                        if (copy != null) {
+                            dec = copy;
+                        } else if (dec == null) {
+                            dec = Resume.fresh(f.size(), f.input().start() == Start.END && firstRun);
+                        }
                     }
                 } finally {
                     LibC.close(fd);

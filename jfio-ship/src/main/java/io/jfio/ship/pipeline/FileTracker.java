@@ -265,10 +265,28 @@ final class FileTracker {
             fresh = first;
         }
         Set<TrackedFile.Id> seen = new HashSet<>();
+        List<TrackedFile> reusedInodes = null;
         for (Discovery.Found f : fresh) {
             if (!seen.add(new TrackedFile.Id(f.device(), f.inode()))) continue;
+            boolean hadEntry = known.containsKey(new TrackedFile.Id(f.device(), f.inode()));
             int fd = open(f.path(), f.input(), true);
-            if (fd >= 0) adopt(fd, f.path(), f.input(), now, false);
+            TrackedFile t = fd >= 0 ? adopt(fd, f.path(), f.input(), now, false) : null;
+            // With entries of its own and still possibly a copy: they describe another content (new-file-same-inode).
+            if (t != null && hadEntry && t.stream.mayBeCopy) {
+                if (reusedInodes == null) reusedInodes = new ArrayList<>();
+                reusedInodes.add(t);
+            }
+        }
+        // A file on a reused inode has entries of its own, as the original of its content has: both are adopted
+        // first, in directory order. When it came first, that original's entries were not orphans yet.
+        if (reusedInodes != null) {
+            for (TrackedFile t : reusedInodes) {
+                Stream s = t.stream;
+                if (t.fd >= 0 && s.mayBeCopy && s.fileCount() == 1 && s.inFlight == 0 && s.read == 0
+                        && s.fullFingerprint()) {
+                    copyOfShipped(t, t.lastSize, new Heads(t.fd).known(s.fpLength, s.fpHash));
+                }
+            }
         }
         // Files no path of an input names any more.
         for (TrackedFile t : new ArrayList<>(tracked.values())) {
@@ -472,11 +490,11 @@ final class FileTracker {
         Resume.Head head = new Heads(fd);
         Resume.Decision d = Resume.own(size, head, known.remove(id));
         Stream joined = null;
-        if (d != null) {
-            orphans.addAll(d.orphans());
-        } else {
+        if (d != null) orphans.addAll(d.orphans());
+        if (Resume.byContentToo(d)) {
             joined = sameContent(fd, size, head, now);
-            if (joined == null) d = Resume.copy(size, head, orphans);
+            Resume.Decision copy = joined == null ? Resume.copy(size, head, orphans) : null;
+            if (copy != null) d = copy;
             if (joined == null && d == null) {
                 d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway);
             }
@@ -718,19 +736,23 @@ final class FileTracker {
             changed();
             return true;
         }
-        if (!orphans.isEmpty()) {
-            Resume.Decision d = Resume.copy(size, head, orphans);
-            if (d != null) {
-                s.read = d.offset();
-                s.acked = d.offset();
-                reanchor(s, t.fd);
-                log.info("copy-recognised", "sink", name, "path", t.path, "from", d.offset(),
-                        "why", "its first KiB agrees with a content shipped before the start");
-                metrics.rotation(name, "copy");
-                changed();
-            }
-        }
+        copyOfShipped(t, size, head);
         return false;
+    }
+
+    /** Resumes {@code t}, which has read nothing, where a content shipped before the start that it copies was. */
+    private void copyOfShipped(TrackedFile t, long size, Resume.Head head) {
+        if (orphans.isEmpty()) return;
+        Resume.Decision d = Resume.copy(size, head, orphans);
+        if (d == null) return;
+        Stream s = t.stream;
+        s.read = d.offset();
+        s.acked = d.offset();
+        reanchor(s, t.fd);
+        log.info("copy-recognised", "sink", name, "path", t.path, "from", d.offset(),
+                "why", "its first KiB agrees with a content shipped before the start");
+        metrics.rotation(name, "copy");
+        changed();
     }
 
     /** A look at {@code t}'s size (from an event, a scan or a poll). */

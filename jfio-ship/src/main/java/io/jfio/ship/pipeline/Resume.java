@@ -15,8 +15,10 @@ import java.util.List;
  *       {@code fpLength} bytes is the same content; it resumes at the entry's offset (the largest, when the sink's
  *       commit record and the checkpoint both have one), unless the file is now shorter than that offset
  *       (truncated while the shipper was stopped: from 0). An entry whose fingerprint differs is another content on
- *       a reused inode, or the file truncated and rewritten: from 0;</li>
- *   <li>by content: a file with no entry of its own whose first {@link Fingerprint#SIZE} bytes equal those of a
+ *       a reused inode, or the file truncated and rewritten: no offset of its own, and on to the next rule;</li>
+ *   <li>by content: a file with no entry of its own, or whose entries describe another content (its inode reused,
+ *       so that a copy can land on the inode of a file deleted before), whose first {@link Fingerprint#SIZE} bytes
+ *       equal those of a
  *       content shipped before, whose own file is gone or holds something else now (an orphan: the original of a
  *       copytruncate, truncated since; a file deleted after a copy was made), is a copy of it and resumes at the
  *       shipped offset, or at its own end when it is shorter (everything in it was shipped). Only full fingerprints
@@ -43,6 +45,14 @@ final class Resume {
      * @param orphans entries of this inode that do not describe its content any more
      */
     record Decision(long offset, String why, Checkpoint entry, List<Checkpoint> orphans) {
+    }
+
+    /**
+     * Whether a decision by identity leaves the file to be matched by content too: none was made (no entry), or its
+     * entries describe another content ({@code new-file-same-inode}).
+     */
+    static boolean byContentToo(Decision own) {
+        return own == null || own.entry() == null && own.why().equals("new-file-same-inode");
     }
 
     /** By identity, from the entries of the file's (device, inode); null when there are none. */

@@ -484,6 +484,38 @@ class FileTrackerTest {
         assertTrue(logBytes.toString().contains("why=new-file-same-inode"), logBytes.toString());
     }
 
+    /**
+     * copytruncate while the shipper was stopped, and the copy got the inode of a file deleted earlier, whose entry is
+     * still in the positions: the copy has an entry of its own (another content), yet it is a copy of what was
+     * shipped and resumes there. Both orders of adoption: the copy's name before and after the original's.
+     */
+    @Test
+    void shouldResumeACopyThatLandedOnAReusedInodeWhereItsContentWasShipped() throws Exception {
+        for (String[] names : new String[][] {{"app.log", "app.log.1"}, {"app.log.1", "app.log"}}) {
+            Path dir = logs();
+            Path a = dir.resolve(names[0]);
+            append(a, records("a", 1, 40));
+            Checkpoint shipped = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fingerprint(a), 2250,
+                    System.currentTimeMillis(), a.toString());
+            Path copy = dir.resolve(names[1]);
+            Files.write(copy, Files.readAllBytes(a));
+            Checkpoint deletedBefore = new Checkpoint(dev(copy), inode(copy), Fingerprint.SIZE, 12345, 1400,
+                    System.currentTimeMillis(), dir.resolve("gone.log").toString());
+            truncate(a);
+            append(a, records("a", 41, 41));
+            logBytes.reset();
+            FileTracker files = tracker(List.of(shipped, deletedBefore));
+            files.scan(System.nanoTime());
+            assertEquals(2250, files.at(copy.toString()).readOffset(), "resumed where its content was shipped: "
+                    + logBytes);
+            assertEquals(0, files.at(a.toString()).readOffset(), "the original holds a new content");
+            assertTrue(logBytes.toString().contains("copy"), logBytes.toString());
+            files.closeAll();
+            Files.delete(a);
+            Files.delete(copy);
+        }
+    }
+
     @Test
     void shouldResumeAFileRenamedWhileItsRenameWentUnseenWithoutShippingItAgain() throws Exception {
         Path a = logs().resolve("app.log");
