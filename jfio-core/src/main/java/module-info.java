@@ -14,5 +14,5 @@ module io.jfio.core {
     exports io.jfio.core.watch;
 
     exports io.jfio.core.sys to io.jfio.ship, io.jfio.bench, io.jfio.cli;
-    exports io.jfio.core.uring to io.jfio.bench, io.jfio.cli;
+    exports io.jfio.core.uring to io.jfio.cli;
 }
