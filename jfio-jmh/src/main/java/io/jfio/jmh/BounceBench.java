@@ -6,7 +6,6 @@ import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
-import io.jfio.core.uring.Ring;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -58,7 +57,7 @@ public class BounceBench {
 
     @Setup
     public void setup() throws IOException {
-        ring = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
+        ring = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false);
         file = Files.createTempFile(Path.of(System.getProperty("jfio.jmh.dir", ".")), "jfio-jmh-", ".dat");
         Files.write(file, new byte[2 * size]);
         fd = (int) ErrnoException.check(LibC.openat(Fcntl.AT_FDCWD, file.toString(), Fcntl.O_RDWR

@@ -160,7 +160,7 @@ public final class UringBench {
         int entries = Integer.highestOneBit(Math.max(2, maxDepth) * 2 - 1);
         entries = Math.max(entries, UringEngine.DEFAULT_ENTRIES);
         try {
-            uring = new UringEngine(entries, io.jfio.core.uring.Ring.DEFAULT_FLAGS);
+            uring = new UringEngine(entries, UringEngine.DEFAULT_FLAGS);
             uringDescription = uring.toString(); // before close() adds " closed"
         } catch (ErrnoException e) {
             // Engines.create() falls back to the thread engine on the same errors; here the rows just go.

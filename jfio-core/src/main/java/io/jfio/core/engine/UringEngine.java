@@ -53,6 +53,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class UringEngine extends AbstractEngine {
     /** Default SQ entries. */
     public static final int DEFAULT_ENTRIES = 256;
+    /**
+     * The io_uring setup flags jfio asks for by default ({@code DEFER_TASKRUN}, {@code SINGLE_ISSUER} and others);
+     * one the kernel rejects is dropped and the ring is set up without it.
+     */
+    public static final int DEFAULT_FLAGS = Ring.DEFAULT_FLAGS;
     /** CQEs kept free for cancellations, linked timeouts and the wake-up read. */
     private static final int RESERVED = 16;
     /**

@@ -1,5 +1,6 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.file.StatBuffer;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.FileNames;
 import io.jfio.ship.config.InputConfig;
@@ -51,7 +52,7 @@ final class Discovery {
     private final List<List<Glob>> globs = new ArrayList<>();
     private final List<List<PathMatcher>> nameExcludes = new ArrayList<>();
     private final List<List<PathMatcher>> pathExcludes = new ArrayList<>();
-    private final Stx stx;
+    private final StatBuffer stx;
     private final ShipLog log;
     private final Set<String> warned = new HashSet<>();
     /** The glob base directories' real paths, resolved once per scan (the bases are the configuration's, trusted). */
@@ -63,7 +64,7 @@ final class Discovery {
     /** Whether the glob being scanned named a file (one that no exclude or owner check left out). */
     private boolean named;
 
-    Discovery(List<InputConfig> inputs, Stx stx, ShipLog log) {
+    Discovery(List<InputConfig> inputs, StatBuffer stx, ShipLog log) {
         this.inputs = inputs;
         this.stx = stx;
         this.log = log;
@@ -113,7 +114,7 @@ final class Discovery {
                       Set<TrackedFile.Id> dirs) {
         int r = stx.ofPath(FileNames.of(dir));
         if (r < 0 || !stx.isDirectory()) return;
-        if (!dirs.add(new TrackedFile.Id(stx.dev(), stx.ino()))) return; // a symlink loop
+        if (!dirs.add(new TrackedFile.Id(stx.device(), stx.inode()))) return; // a symlink loop
         InputConfig in = inputs.get(input);
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
@@ -125,7 +126,7 @@ final class Discovery {
                     if (depth + 1 < g.maxDepth) {
                         // The walk below lists p's entries; it goes into p's subdirectories when depth + 2 levels
                         // are still within the glob.
-                        boolean symlink = stx.ofPathNoFollow(FileNames.of(p)) == 0 && stx.isSymlink();
+                        boolean symlink = stx.ofPathNoFollow(FileNames.of(p)) == 0 && stx.isSymbolicLink();
                         if (symlink) linked(p, depth + 2 < g.maxDepth);
                         walk(input, g, p, depth + 1, out, seen, dirs);
                     }
@@ -184,7 +185,7 @@ final class Discovery {
     private int look(InputConfig in, Path p) {
         String name = FileNames.of(p);
         int r = stx.ofPathNoFollow(name);
-        if (r < 0 || !stx.isSymlink()) return r;
+        if (r < 0 || !stx.isSymbolicLink()) return r;
         if (!in.followSymlinks()) {
             warnOnce("link:" + p, "symlink-skipped", "input", in.name(), "path", p,
                     "why", "follow-symlinks is off for this input");
@@ -228,7 +229,7 @@ final class Discovery {
     /** Adds what the last statx said about {@code p}, unless an owner check refuses it. */
     private void report(int input, Path p, List<Found> out, Set<String> seen) {
         InputConfig in = inputs.get(input);
-        if (!in.owners().isEmpty() && stx.isRegular() && !in.owners().contains(stx.uid())) {
+        if (!in.owners().isEmpty() && stx.isRegularFile() && !in.owners().contains(stx.uid())) {
             warnOnce("owner:" + p, "owner-skipped", "input", in.name(), "path", p, "owner-uid",
                     Integer.toUnsignedString(stx.uid()), "why", "not one of the input's owners");
             return;
@@ -236,7 +237,7 @@ final class Discovery {
         named = true;
         String path = FileNames.of(p);
         if (!seen.add(path)) return;
-        out.add(new Found(inputs.get(input), path, stx.dev(), stx.ino(), stx.size(), stx.isRegular(),
+        out.add(new Found(inputs.get(input), path, stx.device(), stx.inode(), stx.size(), stx.isRegularFile(),
                 stx.typeName()));
     }
 
@@ -264,8 +265,8 @@ final class Discovery {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
                 String name = FileNames.of(p);
-                if (stx.ofPathNoFollow(name) == 0 && stx.isRegular() && stx.dev() == device
-                        && stx.ino() == inode) {
+                if (stx.ofPathNoFollow(name) == 0 && stx.isRegularFile() && stx.device() == device
+                        && stx.inode() == inode) {
                     return name;
                 }
             }

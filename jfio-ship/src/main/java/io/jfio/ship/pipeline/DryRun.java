@@ -1,5 +1,6 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.file.StatBuffer;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
@@ -48,7 +49,7 @@ public final class DryRun {
         }
         boolean firstRun = positions.isEmpty() && !loaded.corrupt();
         try (Arena arena = Arena.ofConfined()) {
-            Stx stx = new Stx(arena);
+            StatBuffer stx = new StatBuffer(arena);
             MemorySegment scratch = arena.allocate(Fingerprint.SIZE);
             Discovery d = new Discovery(inputs, stx, log);
             List<Discovery.Found> found = new ArrayList<>(d.scan());

@@ -1,5 +1,6 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.file.StatBuffer;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.FileNames;
@@ -61,7 +62,7 @@ final class FileTracker {
     private final ShipLog log;
     private final ShipMetrics metrics;
     private final boolean once;
-    private final Stx stx;
+    private final StatBuffer stx;
     private final MemorySegment scratch;
     private final Discovery discovery;
     private final ChangeFeed feed;
@@ -101,7 +102,7 @@ final class FileTracker {
     /** Incremented whenever something the gauges show changed. */
     private long gaugeVersion;
 
-    FileTracker(String name, ShipConfig config, ShipLog log, ShipMetrics metrics, boolean once, Stx stx,
+    FileTracker(String name, ShipConfig config, ShipLog log, ShipMetrics metrics, boolean once, StatBuffer stx,
                 MemorySegment scratch, Discovery discovery, ChangeFeed feed, List<Checkpoint> positions,
                 boolean storeCorrupt) {
         if (scratch.byteSize() < 2 * COMPARE) throw new IllegalArgumentException("scratch too small");
@@ -460,7 +461,7 @@ final class FileTracker {
             return discovery.liesWhereNamed(input, path, real) ? null : "it is really " + real + ": a directory on "
                     + "the way is a symlink, and follow-symlinks is off";
         }
-        if (stx.ofPathNoFollow(path) == 0 && stx.isSymlink()) return SourceAccess.linkRefused(stx.uid(), owner);
+        if (stx.ofPathNoFollow(path) == 0 && stx.isSymbolicLink()) return SourceAccess.linkRefused(stx.uid(), owner);
         return null;
     }
 
@@ -468,13 +469,13 @@ final class FileTracker {
 
     /** Tracks the file open as {@code fd}; null (and fd closed) when it is not a regular file or already known. */
     TrackedFile adopt(int fd, String path, InputConfig input, long now, boolean rotatedAway) {
-        if (stx.ofFd(fd) != 0 || !stx.isRegular()) {
+        if (stx.ofFd(fd) != 0 || !stx.isRegularFile()) {
             String type = stx.typeName();
             LibC.close(fd);
             notRegular(path, type);
             return null;
         }
-        TrackedFile.Id id = new TrackedFile.Id(stx.dev(), stx.ino());
+        TrackedFile.Id id = new TrackedFile.Id(stx.device(), stx.inode());
         long size = stx.size();
         if (tracked.containsKey(id)) {
             LibC.close(fd);
@@ -926,7 +927,7 @@ final class FileTracker {
     boolean reopen(TrackedFile t, String path) {
         int fd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK, 0);
         if (fd < 0) return false;
-        if (stx.ofFd(fd) != 0 || !stx.isRegular() || !t.sameFile(stx.dev(), stx.ino())) {
+        if (stx.ofFd(fd) != 0 || !stx.isRegularFile() || !t.sameFile(stx.device(), stx.inode())) {
             LibC.close(fd);
             return false;
         }

@@ -1,5 +1,6 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.file.StatBuffer;
 import io.jfio.core.watch.FileWatcher;
 import io.jfio.core.watch.FileWatchers;
 import io.jfio.ship.config.Framing;
@@ -124,7 +125,7 @@ public final class Pipeline {
         this.mode = mode;
         this.pollNanos = (config.poll() != null ? config.poll() : ShipConfigDefaults.POLL).toNanos();
         this.flushBytes = Math.max(1, config.maxInFlight() / 4);
-        Stx stx = new Stx(arena);
+        StatBuffer stx = new StatBuffer(arena);
         this.discovery = new Discovery(inputs, stx, log);
         CheckpointStore.Loaded loaded = store.load(log, true);
         List<Checkpoint> positions = positions(name, sink.committed(), loaded.entries(), log);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.core.file.StatBuffer;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.log.ShipLog;
@@ -51,7 +52,7 @@ class FileTrackerTest {
     private FileTracker tracker(List<Checkpoint> positions) throws Exception {
         ShipConfig cfg = ShipRun.config(List.of(tmp.resolve("logs").resolve("*.log*").toString()), tmp.resolve("out"),
                 tmp.resolve("state"), Map.of());
-        Stx stx = new Stx(arena);
+        StatBuffer stx = new StatBuffer(arena);
         Discovery d = new Discovery(cfg.inputsOf(ShipConfig.MAIN), stx, log);
         return new FileTracker(ShipConfig.MAIN, cfg, log, new ShipMetrics(), false, stx, arena.allocate(8192), d, null,
                 positions, false);
@@ -457,7 +458,7 @@ class FileTrackerTest {
                 a.toString());
         ShipConfig cfg = ShipRun.config(List.of(tmp.resolve("logs").resolve("*.log").toString()), tmp.resolve("out"),
                 tmp.resolve("state"), Map.of("start", "end"));
-        Stx stx = new Stx(arena);
+        StatBuffer stx = new StatBuffer(arena);
         FileTracker files = new FileTracker(ShipConfig.MAIN, cfg, log, new ShipMetrics(), false, stx,
                 arena.allocate(8192), new Discovery(cfg.inputsOf(ShipConfig.MAIN), stx, log), null, List.of(last),
                 false);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.core.file.StatBuffer;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.ShipMetrics;
@@ -83,7 +84,7 @@ class HarvesterTest {
         e.putAll(extra);
         ShipConfig cfg = ShipRun.config(List.of(tmp.resolve("logs").resolve("*.log*").toString()), tmp.resolve("out"),
                 tmp.resolve("state"), e);
-        Stx stx = new Stx(arena);
+        StatBuffer stx = new StatBuffer(arena);
         ShipMetrics metrics = new ShipMetrics();
         FileTracker files = new FileTracker(ShipConfig.MAIN, cfg, log, metrics, false, stx, arena.allocate(8192),
                 new Discovery(cfg.inputsOf(ShipConfig.MAIN), stx, log), null, List.of(), false);

@@ -15,7 +15,6 @@ import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
-import io.jfio.core.uring.Ring;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -145,7 +144,7 @@ public final class CopyTuningExperiment implements Experiment {
         }
         Map<String, double[][]> lines = new LinkedHashMap<>();
         // Ring only: completions submit the next request; no platform-thread inline shortcut is involved.
-        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
+        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false);
              Arena arena = Arena.ofShared()) {
             for (int w = 0; w < WORKLOADS.length; w++) {
                 boolean tree = w == 1;

@@ -18,7 +18,6 @@ import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
-import io.jfio.core.uring.Ring;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -104,7 +103,7 @@ public final class LoadTypesExperiment implements Experiment {
         Map<String, double[][]> lines = new LinkedHashMap<>();
         List<String> cats = new ArrayList<>();
         // Ring only (no inline pread on the calling thread): these rows measure io_uring itself.
-        try (UringEngine uring = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
+        try (UringEngine uring = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false);
              IoArena arena = IoArena.ofShared()) {
             MemorySegment big = arena.allocate(1 << 20, 4096);
             MemorySegment small = arena.allocate(4096, 4096);

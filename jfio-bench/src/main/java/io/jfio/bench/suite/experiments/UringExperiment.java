@@ -22,7 +22,6 @@ import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
-import io.jfio.core.uring.Ring;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -221,7 +220,7 @@ public final class UringExperiment implements Experiment {
                 + " file, depth " + depth, "op", "block_bytes", "method", "depth", "cache", "iops_median",
                 "mb_per_s_median", "spread_pct", "ops_per_rep"));
         Path file = ctx.dataFile("uring-ext", size);
-        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS, false);
+        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false);
              FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
              IoArena arena = IoArena.ofShared()) {
             int fd = Native.open(file, Fcntl.O_RDWR);
