@@ -4,8 +4,6 @@ module io.jfio.cli {
     requires io.jfio.ship;
     requires io.jfio.bench;
     requires info.picocli;
-    requires HdrHistogram;
-    requires kafka.clients;
     requires jdk.unsupported;
 
     // picocli reads and sets the command classes' annotated fields through reflection.

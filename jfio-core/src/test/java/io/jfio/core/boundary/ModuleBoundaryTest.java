@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 class ModuleBoundaryTest {
     private static final Set<String> API = Set.of(
-            "io.jfio.core.copy", "io.jfio.core.engine", "io.jfio.core.file", "io.jfio.core.watch");
+            "io.jfio.core.copy", "io.jfio.core.engine", "io.jfio.core.file", "io.jfio.core.units",
+            "io.jfio.core.watch");
     private static final Set<String> JFIO_MODULES = Set.of("io.jfio.ship", "io.jfio.bench", "io.jfio.cli");
 
     private static ModuleDescriptor core;
