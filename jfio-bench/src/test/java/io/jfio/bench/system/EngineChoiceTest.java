@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.core.engine.UringUnavailableException;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
-import io.jfio.core.uring.UringUnavailableException;
 import java.util.BitSet;
 import org.junit.jupiter.api.Test;
 

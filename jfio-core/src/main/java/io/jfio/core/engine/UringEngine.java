@@ -16,9 +16,6 @@ import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.Iovec;
 import io.jfio.core.sys.LibC;
-import io.jfio.core.uring.CompletionQueue;
-import io.jfio.core.uring.Ring;
-import io.jfio.core.uring.SubmissionQueue;
 import io.jfio.core.uring.UringConstants;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -144,7 +141,7 @@ public final class UringEngine extends AbstractEngine {
      * An engine with a ring of {@code entries} SQ entries (CQ four times that), asking for {@code setupFlags};
      * flags the kernel rejects are dropped.
      *
-     * @throws io.jfio.core.uring.UringUnavailableException if io_uring cannot be used here
+     * @throws UringUnavailableException if io_uring cannot be used here
      */
     public UringEngine(int entries, int setupFlags) throws ErrnoException {
         this(entries, setupFlags, !"false".equalsIgnoreCase(System.getProperty(INLINE_PLATFORM_PROP, "true").trim()));
@@ -428,7 +425,7 @@ public final class UringEngine extends AbstractEngine {
             if (supportedOps.isEmpty()) {
                 // IORING_REGISTER_PROBE arrived in 5.6 with the opcodes jfio uses; a kernel without it is too old.
                 ring.close();
-                throw new io.jfio.core.uring.UringUnavailableException("io_uring_register(PROBE)", Errno.EINVAL);
+                throw new UringUnavailableException("io_uring_register(PROBE)", Errno.EINVAL);
             }
             int n = cq.entries();
             limit = n - RESERVED;

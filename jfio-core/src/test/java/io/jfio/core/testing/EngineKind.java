@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assumptions.abort;
 import io.jfio.core.engine.IoEngine;
 import io.jfio.core.engine.ThreadEngine;
 import io.jfio.core.engine.UringEngine;
+import io.jfio.core.engine.UringUnavailableException;
 import io.jfio.core.sys.ErrnoException;
-import io.jfio.core.uring.Ring;
-import io.jfio.core.uring.UringUnavailableException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Stream;
@@ -40,7 +39,7 @@ public enum EngineKind {
     /** A new io_uring engine through which every request goes via the ring thread; skips without io_uring. */
     public static UringEngine ringOnly(int entries) throws ErrnoException {
         try {
-            return new UringEngine(entries, Ring.DEFAULT_FLAGS, false);
+            return new UringEngine(entries, UringEngine.DEFAULT_FLAGS, false);
         } catch (UringUnavailableException e) {
             return abort("io_uring unavailable on this system: " + e.getMessage());
         }
@@ -49,7 +48,7 @@ public enum EngineKind {
     /** A new io_uring engine with {@code entries} SQ entries (CQ four times that); skips without io_uring. */
     public static UringEngine uring(int entries) throws ErrnoException {
         try {
-            return new UringEngine(entries, Ring.DEFAULT_FLAGS);
+            return new UringEngine(entries, UringEngine.DEFAULT_FLAGS);
         } catch (UringUnavailableException e) {
             return abort("io_uring unavailable on this system: " + e.getMessage());
         }

@@ -1,4 +1,4 @@
-package io.jfio.core.uring;
+package io.jfio.core.engine;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -12,7 +12,7 @@ import java.lang.invoke.VarHandle;
  * visible. The head is ours: we keep a shadow copy and release it after the CQEs have been read, so the kernel never
  * overwrites a CQE we are still reading.
  */
-public final class CompletionQueue {
+final class CompletionQueue {
     private static final VarHandle INT = JAVA_INT.varHandle();
 
     private final MemorySegment ring;
@@ -36,12 +36,12 @@ public final class CompletionQueue {
     }
 
     /** The number of CQ entries. */
-    public int entries() {
+    int entries() {
         return entries;
     }
 
     /** CQEs ready to be read. Acquire: pairs with the kernel's release store of the tail after writing the CQEs. */
-    public int ready() {
+    int ready() {
         return (int) INT.getAcquire(ring, tailOff) - localHead;
     }
 
@@ -55,17 +55,17 @@ public final class CompletionQueue {
     }
 
     /** The user_data of the {@code i}-th ready CQE. */
-    public long userData(int i) {
+    long userData(int i) {
         return Cqe.userData(ring, cqeBase(i));
     }
 
     /** The result of the {@code i}-th ready CQE: a count, a descriptor, or -errno. */
-    public int res(int i) {
+    int res(int i) {
         return Cqe.res(ring, cqeBase(i));
     }
 
     /** The IORING_CQE_F_* flags of the {@code i}-th ready CQE. */
-    public int flags(int i) {
+    int flags(int i) {
         return Cqe.flags(ring, cqeBase(i));
     }
 
@@ -73,13 +73,13 @@ public final class CompletionQueue {
      * Marks {@code n} CQEs as consumed. Release: our reads of those CQEs happen before the kernel may reuse their
      * slots.
      */
-    public void advance(int n) {
+    void advance(int n) {
         localHead += n;
         INT.setRelease(ring, headOff, localHead);
     }
 
     /** CQEs the kernel had to drop because the CQ was full (never with IORING_FEAT_NODROP, which jfio requires). */
-    public int overflow() {
+    int overflow() {
         return (int) INT.getOpaque(ring, overflowOff);
     }
 }

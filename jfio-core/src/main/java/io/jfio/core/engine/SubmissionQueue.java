@@ -1,4 +1,4 @@
-package io.jfio.core.uring;
+package io.jfio.core.engine;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -12,7 +12,7 @@ import java.lang.invoke.VarHandle;
  * published tail, and publish them all at once with a release store. The head is the kernel's: it moves as the
  * kernel consumes SQEs, and we read it with an acquire load.
  */
-public final class SubmissionQueue {
+final class SubmissionQueue {
     private static final VarHandle INT = JAVA_INT.varHandle();
 
     private final MemorySegment ring;
@@ -42,7 +42,7 @@ public final class SubmissionQueue {
     }
 
     /** The number of SQ entries. */
-    public int entries() {
+    int entries() {
         return entries;
     }
 
@@ -52,12 +52,12 @@ public final class SubmissionQueue {
     }
 
     /** Free SQE slots. */
-    public int space() {
+    int space() {
         return entries - (localTail - head());
     }
 
     /** SQEs written and published but not yet consumed by the kernel, plus those written and not yet published. */
-    public int pending() {
+    int pending() {
         return localTail - head();
     }
 
@@ -79,7 +79,7 @@ public final class SubmissionQueue {
      * Claims the next SQE and writes every field of it. The caller must have checked {@link #space()}; the SQE is
      * seen by the kernel only after {@link #publish()}.
      */
-    public void prepare(int opcode, int flags, int fd, long off, long addr, int len, int opFlags, long userData,
+    void prepare(int opcode, int flags, int fd, long off, long addr, int len, int opFlags, long userData,
                         int bufIndex, int spliceFdIn, long addr3) {
         Sqe.write(sqes, claim(), opcode, flags, fd, off, addr, len, opFlags, userData, bufIndex, spliceFdIn, addr3);
     }
@@ -90,7 +90,7 @@ public final class SubmissionQueue {
      *
      * @return how many SQEs the kernel has yet to consume
      */
-    public int publish() {
+    int publish() {
         INT.setRelease(ring, tailOff, localTail);
         return localTail - head();
     }
@@ -100,12 +100,12 @@ public final class SubmissionQueue {
      * asynchronously and they only advise us to enter the kernel, so an opaque load (no ordering) suffices; a
      * caller checking NEED_WAKEUP after publishing must issue {@link VarHandle#fullFence()} first.
      */
-    public int flags() {
+    int flags() {
         return (int) INT.getOpaque(ring, flagsOff);
     }
 
     /** SQEs the kernel dropped as invalid (only ever non-zero with a ring that has no SQ array). */
-    public int dropped() {
+    int dropped() {
         return (int) INT.getOpaque(ring, droppedOff);
     }
 }

@@ -1,4 +1,4 @@
-package io.jfio.core.uring;
+package io.jfio.core.engine;
 
 import static io.jfio.core.uring.UringConstants.IORING_ENTER_REGISTERED_RING;
 import static io.jfio.core.uring.UringConstants.IORING_FEAT_NODROP;
@@ -23,6 +23,7 @@ import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.LibC;
 import io.jfio.core.sys.Mman;
+import io.jfio.core.uring.UringConstants;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
@@ -38,7 +39,7 @@ import java.util.BitSet;
  * drop the newest one and try again, so the ring works on every kernel from 5.6 on and uses what the newer ones
  * offer.
  */
-public final class Ring implements AutoCloseable {
+final class Ring implements AutoCloseable {
     /**
      * Flags tried, newest first, with the kernel version that added each; dropped one at a time on EINVAL.
      * DEFER_TASKRUN needs SINGLE_ISSUER, so it goes first.
@@ -52,7 +53,7 @@ public final class Ring implements AutoCloseable {
     };
 
     /** The flags jfio asks for by default. */
-    public static final int DEFAULT_FLAGS = IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER
+    static final int DEFAULT_FLAGS = IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER
             | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_CQSIZE;
 
     private final Arena arena = Arena.ofConfined();
@@ -143,7 +144,7 @@ public final class Ring implements AutoCloseable {
      *
      * @throws UringUnavailableException when io_uring cannot be set up at all (ENOSYS, EPERM, ...)
      */
-    public static Ring create(int entries, int cqEntries, int flags) throws ErrnoException {
+    static Ring create(int entries, int cqEntries, int flags) throws ErrnoException {
         int wanted = flags;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment params = a.allocate(UringParams.LAYOUT);
@@ -166,31 +167,31 @@ public final class Ring implements AutoCloseable {
         }
     }
 
-    public SubmissionQueue sq() {
+    SubmissionQueue sq() {
         return sq;
     }
 
-    public CompletionQueue cq() {
+    CompletionQueue cq() {
         return cq;
     }
 
     /** The ring descriptor. */
-    public int fd() {
+    int fd() {
         return ringFd;
     }
 
     /** The setup flags the kernel accepted. */
-    public int setupFlags() {
+    int setupFlags() {
         return setupFlags;
     }
 
     /** The IORING_FEAT_* bits the kernel reported. */
-    public int features() {
+    int features() {
         return features;
     }
 
     /** True when the ring descriptor is registered and io_uring_enter uses the registered index. */
-    public boolean registeredRingFd() {
+    boolean registeredRingFd() {
         return enterFlags != 0;
     }
 
@@ -199,19 +200,19 @@ public final class Ring implements AutoCloseable {
      *
      * @return SQEs consumed, or -errno
      */
-    public int enter(int toSubmit, int minComplete, int flags) {
+    int enter(int toSubmit, int minComplete, int flags) {
         return LibC.ioUringEnter(enterFd, toSubmit, minComplete, flags | enterFlags, 0, 0);
     }
 
     /** io_uring_register(2) on this ring; returns the result or -errno. */
-    public int register(int opcode, long arg, int nrArgs) {
+    int register(int opcode, long arg, int nrArgs) {
         return LibC.ioUringRegister(ringFd, opcode, arg, nrArgs);
     }
 
     /**
      * The opcodes this kernel supports (IORING_REGISTER_PROBE, 5.6). Empty if the probe is unavailable.
      */
-    public BitSet probeOps() {
+    BitSet probeOps() {
         try (Arena a = Arena.ofConfined()) {
             int maxOps = 256;
             // struct io_uring_probe { __u8 last_op; __u8 ops_len; __u16 resv; __u32 resv2[3];

@@ -1,4 +1,4 @@
-package io.jfio.core.uring;
+package io.jfio.core.engine;
 
 import io.jfio.core.sys.ErrnoException;
 

@@ -1,4 +1,4 @@
-package io.jfio.core.uring;
+package io.jfio.core.engine;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.abort;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.uring.UringConstants;
 import java.io.IOException;
 import java.lang.foreign.StructLayout;
 import java.lang.reflect.Field;

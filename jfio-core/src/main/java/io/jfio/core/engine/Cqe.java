@@ -1,4 +1,4 @@
-package io.jfio.core.uring;
+package io.jfio.core.engine;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
