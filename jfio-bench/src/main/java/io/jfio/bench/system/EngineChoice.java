@@ -1,7 +1,7 @@
 package io.jfio.bench.system;
 
 import io.jfio.core.engine.Engines;
-import io.jfio.core.sys.ErrnoException;
+import java.io.IOException;
 
 /**
  * Which engine {@link Engines#create()} will give, told from the configured choice and an io_uring probe, without
@@ -19,7 +19,7 @@ public record EngineChoice(String configured, String selected, String reason, St
     /**
      * Mirrors {@link Engines#create()}: {@code threads} when forced; io_uring when it works; when it does not, an
      * error if io_uring was forced, else the thread engine ({@code create()} falls back from any
-     * {@link ErrnoException} of the setup), and an error only for an unexpected failure.
+     * {@link IOException} of the setup), and an error only for an unexpected failure.
      */
     public static EngineChoice decide(String configured, UringProbe probe) {
         String prop = "-D" + Engines.ENGINE_PROP + "=" + configured;
@@ -32,7 +32,7 @@ public record EngineChoice(String configured, String selected, String reason, St
             return new EngineChoice(configured, null, null, "io_uring forced by " + prop
                     + " but unavailable: reason=" + probe.reason());
         }
-        if (probe.failure() instanceof ErrnoException) {
+        if (probe.failure() instanceof IOException) {
             return new EngineChoice(configured, "threads", "io_uring unavailable: " + probe.reason(), null);
         }
         return new EngineChoice(configured, null, null, "io_uring setup failed with an error the engine does not "

@@ -1,9 +1,10 @@
 package io.jfio.bench.system;
 
 import io.jfio.core.engine.UringEngine;
+import io.jfio.core.engine.UringUnavailableException;
 import io.jfio.core.sys.Errno;
-import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.uring.UringConstants;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,7 +37,7 @@ public record UringProbe(boolean works, int setupFlags, int features, int sqEntr
         try (UringEngine engine = new UringEngine()) {
             return new UringProbe(true, engine.setupFlags(), engine.features(), engine.sqEntries(),
                     engine.cqEntries(), engine.registeredRingFd(), engine.supportedOps(), null);
-        } catch (ErrnoException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return failed(e);
         }
     }
@@ -92,7 +93,7 @@ public record UringProbe(boolean works, int setupFlags, int features, int sqEntr
      * this process's seccomp mode narrow it down.
      */
     static String likelyCause(Exception failure, Long ioUringDisabled, Integer seccompMode) {
-        if (!(failure instanceof ErrnoException e) || !e.call().equals("io_uring_setup")) return null;
+        if (!(failure instanceof UringUnavailableException e) || !e.call().equals("io_uring_setup")) return null;
         boolean filtered = seccompMode != null && seccompMode == 2;
         int disabled = ioUringDisabled == null ? 0 : ioUringDisabled.intValue();
         if (e.errno() == Errno.EPERM) {

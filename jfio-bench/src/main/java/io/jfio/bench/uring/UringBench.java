@@ -162,7 +162,7 @@ public final class UringBench {
         try {
             uring = new UringEngine(entries, UringEngine.DEFAULT_FLAGS);
             uringDescription = uring.toString(); // before close() adds " closed"
-        } catch (ErrnoException e) {
+        } catch (IOException e) {
             // Engines.create() falls back to the thread engine on the same errors; here the rows just go.
             warn("io_uring is unavailable here (" + e.getMessage() + "): jfio io_uring rows are skipped");
             uring = null;

@@ -4,6 +4,7 @@ import io.jfio.core.engine.IoEngine;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.LibC;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -112,7 +113,7 @@ final class CopyContext {
                             ? io.jfio.core.engine.Engines.fallbackReason() : "the thread engine is configured";
                     e.close();
                 }
-            } catch (ErrnoException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 uringUnavailable = e.getMessage();
             }
         }

@@ -1,7 +1,7 @@
 package io.jfio.core.engine;
 
-import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Platform;
+import java.io.IOException;
 import java.util.Locale;
 
 /**
@@ -40,9 +40,10 @@ public final class Engines {
      * In {@code auto} mode any failure to bring up io_uring (not only its absence: also ENOMEM or a failed mmap
      * of the rings) falls back to the thread engine, and {@link #fallbackReason()} says why.
      *
-     * @throws ErrnoException if {@code uring} is forced and io_uring cannot be used
+     * @throws IOException if {@code uring} is forced and io_uring cannot be used ({@link UringUnavailableException}
+     *                     when the kernel refuses it, another {@code IOException} naming the errno otherwise)
      */
-    public static IoEngine create() throws ErrnoException {
+    public static IoEngine create() throws IOException {
         Platform.requireSupported();
         String choice = configured();
         if (choice.equals("threads")) {
@@ -53,7 +54,7 @@ public final class Engines {
             UringEngine e = new UringEngine();
             fallbackReason = null;
             return e;
-        } catch (ErrnoException e) {
+        } catch (IOException e) {
             if (choice.equals("uring")) throw e;
             fallbackReason = e.getMessage();
             return new ThreadEngine();
@@ -61,7 +62,7 @@ public final class Engines {
     }
 
     /** The process-wide engine, created on first use. */
-    public static IoEngine shared() throws ErrnoException {
+    public static IoEngine shared() throws IOException {
         IoEngine e = shared;
         if (e != null && !e.isClosed()) return e;
         synchronized (Engines.class) {

@@ -22,6 +22,7 @@ import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Iovec;
 import io.jfio.core.uring.UringConstants;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -405,7 +406,7 @@ public final class IoOp {
      * Returns {@code result} if it is not negative, else throws the {@link ErrnoException} for it, naming this
      * request's operation, descriptor, path, offset and length.
      */
-    public long check(long result) throws ErrnoException {
+    public long check(long result) throws IOException {
         if (result >= 0) return result;
         throw error(result);
     }

@@ -72,7 +72,7 @@ final class Ring implements AutoCloseable {
     private final CompletionQueue cq;
     private boolean closed;
 
-    private Ring(int ringFd, int setupFlags, MemorySegment params) throws ErrnoException {
+    private Ring(int ringFd, int setupFlags, MemorySegment params) throws ErrnoException, UringUnavailableException {
         this.ringFd = ringFd;
         this.setupFlags = setupFlags;
         this.features = UringParams.features(params);
@@ -144,7 +144,7 @@ final class Ring implements AutoCloseable {
      *
      * @throws UringUnavailableException when io_uring cannot be set up at all (ENOSYS, EPERM, ...)
      */
-    static Ring create(int entries, int cqEntries, int flags) throws ErrnoException {
+    static Ring create(int entries, int cqEntries, int flags) throws ErrnoException, UringUnavailableException {
         int wanted = flags;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment params = a.allocate(UringParams.LAYOUT);

@@ -133,7 +133,7 @@ public final class UringEngine extends AbstractEngine {
     private final boolean registeredRing;
 
     /** An engine with {@link #DEFAULT_ENTRIES} SQ entries and the default setup flags. */
-    public UringEngine() throws ErrnoException {
+    public UringEngine() throws IOException {
         this(DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS);
     }
 
@@ -143,7 +143,7 @@ public final class UringEngine extends AbstractEngine {
      *
      * @throws UringUnavailableException if io_uring cannot be used here
      */
-    public UringEngine(int entries, int setupFlags) throws ErrnoException {
+    public UringEngine(int entries, int setupFlags) throws IOException {
         this(entries, setupFlags, !"false".equalsIgnoreCase(System.getProperty(INLINE_PLATFORM_PROP, "true").trim()));
     }
 
@@ -151,7 +151,7 @@ public final class UringEngine extends AbstractEngine {
      * Like {@link #UringEngine(int, int)}, choosing explicitly whether a blocking call from a platform thread runs
      * its system calls on the calling thread ({@code inlinePlatform}) or goes through the ring.
      */
-    public UringEngine(int entries, int setupFlags, boolean inlinePlatform) throws ErrnoException {
+    public UringEngine(int entries, int setupFlags, boolean inlinePlatform) throws IOException {
         this.inlinePlatform = inlinePlatform;
         if (entries < 2 || Integer.bitCount(entries) != 1 || entries > 32768) {
             throw new IllegalArgumentException("entries must be a power of two in 2..32768: entries=" + entries);
@@ -174,7 +174,7 @@ public final class UringEngine extends AbstractEngine {
         } catch (ExecutionException e) {
             LibC.close(efd);
             arena.close();
-            if (e.getCause() instanceof ErrnoException ee) throw ee;
+            if (e.getCause() instanceof IOException ioe) throw ioe;
             throw new IllegalStateException("ring thread failed to start", e.getCause());
         }
         this.setupFlags = r.setupFlags();

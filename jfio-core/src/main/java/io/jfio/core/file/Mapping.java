@@ -69,12 +69,12 @@ public final class Mapping implements AutoCloseable {
     }
 
     /** madvise(2) on the whole mapping, e.g. {@link Mman#MADV_SEQUENTIAL}. */
-    public void advise(int advice) throws ErrnoException {
+    public void advise(int advice) throws IOException {
         ErrnoException.check(LibC.madvise(address, length, advice), "madvise", -1, path, 0, length);
     }
 
     /** Pages of the mapping resident in memory (mincore(2)), out of {@link #pages()}. */
-    public long residentPages() throws ErrnoException {
+    public long residentPages() throws IOException {
         return PageCache.mincoreResident(address, length, path);
     }
 

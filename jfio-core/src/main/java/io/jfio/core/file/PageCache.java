@@ -149,7 +149,7 @@ public final class PageCache {
     }
 
     /** The O_DIRECT alignment statx reports for a path (buffer, offset), or {@code {0, 0}} if not reported. */
-    public static int[] directAlignment(Path path) throws ErrnoException {
+    public static int[] directAlignment(Path path) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(Statx.LAYOUT);
             String p = path.toString();

@@ -45,7 +45,11 @@ public class ErrnoException extends IOException {
         this(call, errno, -1, path, NONE, NONE);
     }
 
-    private static String message(String call, int errno, int fd, String path, long offset, long length) {
+    /**
+     * The message of an exception for these values, e.g. {@code "pread failed: errno=EINVAL (Invalid argument) fd=7"};
+     * for exception types that cannot extend this class but speak the same way.
+     */
+    public static String message(String call, int errno, int fd, String path, long offset, long length) {
         StringBuilder sb = new StringBuilder(96).append(call).append(" failed: errno=").append(Errno.name(errno))
                 .append(" (").append(Errno.describe(errno)).append(')');
         if (fd >= 0) sb.append(" fd=").append(fd);

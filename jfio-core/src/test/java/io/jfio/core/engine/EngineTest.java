@@ -61,7 +61,7 @@ class EngineTest {
         return resource;
     }
 
-    private IoEngine engine(EngineKind kind) throws ErrnoException {
+    private IoEngine engine(EngineKind kind) throws IOException {
         return closeLater(kind.create());
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -79,7 +80,7 @@ class IoOpTest {
     }
 
     @Test
-    void shouldRefuseResultBeforeCompletion() throws ErrnoException {
+    void shouldRefuseResultBeforeCompletion() throws IOException {
         IoOp op = IoOp.fsync(5);
         assertFalse(op.isDone());
         assertThrows(IllegalStateException.class, op::result);

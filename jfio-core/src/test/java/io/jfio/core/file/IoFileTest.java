@@ -63,7 +63,7 @@ class IoFileTest {
         return resource;
     }
 
-    private IoEngine engine(EngineKind kind) throws ErrnoException {
+    private IoEngine engine(EngineKind kind) throws IOException {
         return closeLater(kind.create());
     }
 

@@ -6,7 +6,7 @@ import io.jfio.core.engine.IoEngine;
 import io.jfio.core.engine.ThreadEngine;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.engine.UringUnavailableException;
-import io.jfio.core.sys.ErrnoException;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Stream;
@@ -28,7 +28,7 @@ public enum EngineKind {
     public static final String ENGINE_PROP = "jfio.test.engine";
 
     /** A new engine of this kind; on a system without io_uring the calling test is skipped. */
-    public IoEngine create() throws ErrnoException {
+    public IoEngine create() throws IOException {
         return switch (this) {
             case URING -> uring(UringEngine.DEFAULT_ENTRIES);
             case URING_RING -> ringOnly(UringEngine.DEFAULT_ENTRIES);
@@ -37,7 +37,7 @@ public enum EngineKind {
     }
 
     /** A new io_uring engine through which every request goes via the ring thread; skips without io_uring. */
-    public static UringEngine ringOnly(int entries) throws ErrnoException {
+    public static UringEngine ringOnly(int entries) throws IOException {
         try {
             return new UringEngine(entries, UringEngine.DEFAULT_FLAGS, false);
         } catch (UringUnavailableException e) {
@@ -46,7 +46,7 @@ public enum EngineKind {
     }
 
     /** A new io_uring engine with {@code entries} SQ entries (CQ four times that); skips without io_uring. */
-    public static UringEngine uring(int entries) throws ErrnoException {
+    public static UringEngine uring(int entries) throws IOException {
         try {
             return new UringEngine(entries, UringEngine.DEFAULT_FLAGS);
         } catch (UringUnavailableException e) {
