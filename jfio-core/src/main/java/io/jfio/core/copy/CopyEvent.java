@@ -18,7 +18,22 @@ public record CopyEvent(Kind kind, Outcome outcome, String source, String target
                         long size, boolean sparse, int chunks) {
 
     /** The type of the source entry. */
-    public enum Kind { FILE, DIRECTORY, SYMLINK, FIFO, SOCKET, CHAR_DEVICE, BLOCK_DEVICE }
+    public enum Kind {
+        /** A regular file. */
+        FILE,
+        /** A directory. */
+        DIRECTORY,
+        /** A symbolic link. */
+        SYMLINK,
+        /** A named pipe. */
+        FIFO,
+        /** A Unix domain socket. */
+        SOCKET,
+        /** A character device. */
+        CHAR_DEVICE,
+        /** A block device. */
+        BLOCK_DEVICE
+    }
 
     /** What was done with it. */
     public enum Outcome {

@@ -11,22 +11,36 @@ public interface CopyListener {
     CopyListener NONE = new CopyListener() {
     };
 
-    /** True when {@link #onEntry} should be called for every entry (costs an event object per entry). */
+    /**
+     * True when {@link #onEntry} should be called for every entry (costs an event object per entry).
+     *
+     * @return true to receive {@link #onEntry} calls
+     */
     default boolean wantsEntries() {
         return false;
     }
 
-    /** One entry is done (see {@link CopyEvent.Outcome}); only called when {@link #wantsEntries()}. */
+    /**
+     * One entry is done (see {@link CopyEvent.Outcome}); only called when {@link #wantsEntries()}.
+     *
+     * @param event the entry and what was done with it
+     */
     default void onEntry(CopyEvent event) {
     }
 
-    /** Something could not be copied; the rest goes on. */
+    /**
+     * Something could not be copied; the rest goes on.
+     *
+     * @param failure the entry, the step that failed and why
+     */
     default void onFailure(CopyFailure failure) {
     }
 
     /**
      * Something worth knowing that is not a failure, said once: a method unavailable between two devices and the
      * fallback taken, an attribute the target file system cannot hold, the parallelism chosen and why.
+     *
+     * @param message the notice, as a sentence for people
      */
     default void onNotice(String message) {
     }

@@ -17,12 +17,22 @@ public enum CopyMethod {
     /** Plain pread(2)/pwrite(2) through one buffer. Works everywhere. */
     READ_WRITE;
 
-    /** The lower-case name used on the command line and in messages ({@code copy_file_range}). */
+    /**
+     * The lower-case name used on the command line and in messages ({@code copy_file_range}).
+     *
+     * @return the label
+     */
     public String label() {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** Parses a {@link #label()} (case-insensitive, '-' accepted for '_'). */
+    /**
+     * Parses a {@link #label()} (case-insensitive, '-' accepted for '_').
+     *
+     * @param s a label, e.g. {@code copy-file-range}
+     * @return the method
+     * @throws IllegalArgumentException if {@code s} names no method
+     */
     public static CopyMethod parse(String s) {
         String t = s.trim().toUpperCase(Locale.ROOT).replace('-', '_');
         for (CopyMethod m : values()) {

@@ -77,6 +77,12 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         NEVER
     }
 
+    /**
+     * Checks the options.
+     *
+     * @throws IllegalArgumentException if an enum is null or a number is out of its range (the message names the
+     *     value), or {@code method} is {@link CopyMethod#REFLINK} with {@code reflink} {@link Reflink#NEVER}
+     */
     public CopyOptions {
         if (dereference == null) throw new IllegalArgumentException("dereference must be set");
         if (overwrite == null) throw new IllegalArgumentException("overwrite must be set");
@@ -104,12 +110,20 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         }
     }
 
-    /** A builder with {@code cp -r}'s defaults when {@code recursive(true)}, plain {@code cp}'s otherwise. */
+    /**
+     * A builder with {@code cp -r}'s defaults when {@code recursive(true)}, plain {@code cp}'s otherwise.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** {@code cp -a}: recursive, no symlink followed, mode, ownership, timestamps, hard links and xattrs kept. */
+    /**
+     * {@code cp -a}: recursive, no symlink followed, mode, ownership, timestamps, hard links and xattrs kept.
+     *
+     * @return a new builder with {@code cp -a}'s options set
+     */
     public static Builder archive() {
         return new Builder().recursive(true).dereference(Dereference.NEVER).preserveMode(true)
                 .preserveOwnership(true).preserveTimestamps(true).preserveHardLinks(true).preserveXattrs(true);
@@ -140,104 +154,225 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         private Builder() {
         }
 
+        /**
+         * Sets {@link CopyOptions#recursive()}: copy directories and their contents.
+         *
+         * @param v true for {@code -r}
+         * @return this builder
+         */
         public Builder recursive(boolean v) {
             recursive = v;
             return this;
         }
 
-        /** Default: {@link Dereference#NEVER} when recursive, {@link Dereference#COMMAND_LINE} otherwise. */
+        /**
+         * Default: {@link Dereference#NEVER} when recursive, {@link Dereference#COMMAND_LINE} otherwise.
+         *
+         * @param v which symlinks to follow
+         * @return this builder
+         */
         public Builder dereference(Dereference v) {
             dereference = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#preserveMode()}: keep permission bits.
+         *
+         * @param v true to keep them
+         * @return this builder
+         */
         public Builder preserveMode(boolean v) {
             preserveMode = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#preserveOwnership()}: keep owner and group where permitted.
+         *
+         * @param v true to keep them
+         * @return this builder
+         */
         public Builder preserveOwnership(boolean v) {
             preserveOwnership = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#preserveTimestamps()}: keep access and modification times.
+         *
+         * @param v true to keep them
+         * @return this builder
+         */
         public Builder preserveTimestamps(boolean v) {
             preserveTimestamps = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#preserveHardLinks()}: keep hard links as links.
+         *
+         * @param v true to keep them
+         * @return this builder
+         */
         public Builder preserveHardLinks(boolean v) {
             preserveHardLinks = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#preserveXattrs()}: keep extended attributes.
+         *
+         * @param v true to keep them
+         * @return this builder
+         */
         public Builder preserveXattrs(boolean v) {
             preserveXattrs = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#overwrite()}: what to do with targets that exist; default {@link Overwrite#REPLACE}.
+         *
+         * @param v the policy
+         * @return this builder
+         */
         public Builder overwrite(Overwrite v) {
             overwrite = v;
             return this;
         }
 
-        /** Default: true when timestamps are preserved (a size and mtime match means a complete earlier copy). */
+        /**
+         * Default: true when timestamps are preserved (a size and mtime match means a complete earlier copy).
+         *
+         * @param v true to skip complete targets
+         * @return this builder
+         */
         public Builder skipComplete(boolean v) {
             skipComplete = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#verify()}: compare both sides after copying; default false.
+         *
+         * @param v true to verify
+         * @return this builder
+         */
         public Builder verify(boolean v) {
             verify = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#fsync()}: make each file and directory durable before it is named; default false.
+         *
+         * @param v true to sync
+         * @return this builder
+         */
         public Builder fsync(boolean v) {
             fsync = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#jobs()}: worker threads; default 0, which chooses.
+         *
+         * @param v 0 to choose, or 1 to {@link CopyOptions#MAX_JOBS}
+         * @return this builder
+         */
         public Builder jobs(int v) {
             jobs = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#reflink()}: whether to clone instead of copying; default {@link Reflink#AUTO}.
+         *
+         * @param v the policy
+         * @return this builder
+         */
         public Builder reflink(Reflink v) {
             reflink = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#method()}: one data method for every file; default null, which chooses per file.
+         *
+         * @param v the method, or null
+         * @return this builder
+         */
         public Builder method(CopyMethod v) {
             method = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#sequential()}: one worker and no split files, or not; default null, which decides by
+         * the devices.
+         *
+         * @param v true, false, or null to decide
+         * @return this builder
+         */
         public Builder sequential(Boolean v) {
             sequential = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#blockSize()}: bytes per request; default {@link CopyOptions#BLOCK_SIZE_DEFAULT}.
+         *
+         * @param v a power of two from 4 KiB to 64 MiB
+         * @return this builder
+         */
         public Builder blockSize(int v) {
             blockSize = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#queueDepth()}: io_uring requests in flight per file; default
+         * {@link CopyOptions#QUEUE_DEPTH_DEFAULT}.
+         *
+         * @param v the depth
+         * @return this builder
+         */
         public Builder queueDepth(int v) {
             queueDepth = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#splitThreshold()}: the size from which files are split; default
+         * {@link CopyOptions#SPLIT_THRESHOLD_DEFAULT}.
+         *
+         * @param v bytes, at least the chunk size
+         * @return this builder
+         */
         public Builder splitThreshold(long v) {
             splitThreshold = v;
             return this;
         }
 
+        /**
+         * Sets {@link CopyOptions#chunkSize()}: the part of a split file a worker copies at a time; default
+         * {@link CopyOptions#CHUNK_SIZE_DEFAULT}.
+         *
+         * @param v bytes, at least 1 MiB
+         * @return this builder
+         */
         public Builder chunkSize(long v) {
             chunkSize = v;
             return this;
         }
 
-        /** The options; invalid combinations fail with {@link IllegalArgumentException} naming the value. */
+        /**
+         * The options; invalid combinations fail with {@link IllegalArgumentException} naming the value.
+         *
+         * @return the options
+         * @throws IllegalArgumentException if an option is out of range or contradicts another
+         */
         public CopyOptions build() {
             Dereference d = dereference != null ? dereference
                     : recursive ? Dereference.NEVER : Dereference.COMMAND_LINE;

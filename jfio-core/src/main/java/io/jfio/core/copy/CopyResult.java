@@ -22,7 +22,11 @@ public record CopyResult(long files, long bytes, long directories, long symlinks
                          long hardLinks, long skipped, List<CopyFailure> failures, long failureCount,
                          Duration elapsed, boolean cancelled) {
 
-    /** True when everything was copied: no failure and not cancelled. */
+    /**
+     * True when everything was copied: no failure and not cancelled.
+     *
+     * @return true on full success
+     */
     public boolean ok() {
         return failureCount == 0 && !cancelled;
     }

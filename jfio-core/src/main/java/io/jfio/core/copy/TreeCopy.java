@@ -74,6 +74,7 @@ public final class TreeCopy {
      * O_TMPFILE is slow.
      */
     public static final String TMPFILE_PROP = "jfio.copy.tmpfile";
+    /** The default of {@link #TMPFILE_PROP}: files are written unnamed and linked. */
     public static final boolean TMPFILE_DEFAULT = true;
     /** How often adaptive parallelism looks at the CPUs. */
     static final int ADAPT_MILLIS = 40;
@@ -111,6 +112,11 @@ public final class TreeCopy {
      * an existing directory) are copied into {@code target}; one source to a target that is not a directory is
      * copied as {@code target}.
      *
+     * @param sources the files, directories or symlinks to copy; at least one
+     * @param target where to copy them
+     * @param options what to copy and how
+     * @param listener told about each entry, failure and notice; null for none
+     * @return the copy, not started; {@link #run()} starts it
      * @throws IllegalArgumentException if there is no source
      */
     public static TreeCopy of(List<Path> sources, Path target, CopyOptions options, CopyListener listener) {
@@ -122,6 +128,7 @@ public final class TreeCopy {
     /**
      * Copies everything; returns when all is done, failed, or cancelled.
      *
+     * @return what was copied, skipped and failed
      * @throws IllegalArgumentException when the request cannot be carried out at all (several sources and the
      *                                  target is not a directory)
      * @throws IllegalStateException    when {@link CopyMethod#URING} is forced and io_uring is unavailable
@@ -259,14 +266,22 @@ public final class TreeCopy {
         ctx.work.cancel();
     }
 
-    /** What has been done so far. */
+    /**
+     * What has been done so far.
+     *
+     * @return a snapshot of the counters
+     */
     public CopyProgress progress() {
         return new CopyProgress(ctx.filesFound.sum(), ctx.bytesFound.sum(), ctx.walkComplete, ctx.entriesDone.sum(),
                 ctx.bytesAccounted.sum(), ctx.bytesWritten.sum(), ctx.failureCount.get(),
                 System.nanoTime() - ctx.startNanos);
     }
 
-    /** Worker threads the copy uses (known once {@link #run()} has started them; 0 before). */
+    /**
+     * Worker threads the copy uses (known once {@link #run()} has started them; 0 before).
+     *
+     * @return the number of workers
+     */
     public int jobs() {
         return started.get() ? ctx.workersStarted : 0;
     }

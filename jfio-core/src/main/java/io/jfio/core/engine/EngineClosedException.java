@@ -6,6 +6,11 @@ import java.io.IOException;
 public final class EngineClosedException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param engine the closed engine's name
+     */
     public EngineClosedException(String engine) {
         super("engine closed: engine=" + engine);
     }

@@ -13,6 +13,7 @@ import java.util.Locale;
 public final class Engines {
     /** System property choosing the engine: {@code auto} (default), {@code uring} or {@code threads}. */
     public static final String ENGINE_PROP = "jfio.engine";
+    /** The default of {@link #ENGINE_PROP}: io_uring where it works, else the thread engine. */
     public static final String ENGINE_DEFAULT = "auto";
 
     private static volatile IoEngine shared;
@@ -21,7 +22,11 @@ public final class Engines {
     private Engines() {
     }
 
-    /** The configured choice, validated: {@code auto}, {@code uring} or {@code threads}. */
+    /**
+     * The configured choice, validated: {@code auto}, {@code uring} or {@code threads}.
+     *
+     * @return the choice
+     */
     public static String configured() {
         String raw = System.getProperty(ENGINE_PROP, ENGINE_DEFAULT);
         String v = raw.trim().toLowerCase(Locale.ROOT);
@@ -40,6 +45,7 @@ public final class Engines {
      * In {@code auto} mode any failure to bring up io_uring (not only its absence: also ENOMEM or a failed mmap
      * of the rings) falls back to the thread engine, and {@link #fallbackReason()} says why.
      *
+     * @return a new engine, which the caller closes
      * @throws IOException if {@code uring} is forced and io_uring cannot be used ({@link UringUnavailableException}
      *                     when the kernel refuses it, another {@code IOException} naming the errno otherwise)
      */
@@ -61,7 +67,12 @@ public final class Engines {
         }
     }
 
-    /** The process-wide engine, created on first use. */
+    /**
+     * The process-wide engine, created on first use.
+     *
+     * @return the shared engine; callers do not close it
+     * @throws IOException if {@code uring} is forced and io_uring cannot be used, as for {@link #create()}
+     */
     public static IoEngine shared() throws IOException {
         IoEngine e = shared;
         if (e != null && !e.isClosed()) return e;
@@ -71,7 +82,11 @@ public final class Engines {
         }
     }
 
-    /** Why the last {@code auto} {@link #create()} fell back to the thread engine, or null if it did not. */
+    /**
+     * Why the last {@code auto} {@link #create()} fell back to the thread engine, or null if it did not.
+     *
+     * @return the reason, or null
+     */
     public static String fallbackReason() {
         return fallbackReason;
     }

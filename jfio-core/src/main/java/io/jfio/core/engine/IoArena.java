@@ -29,7 +29,11 @@ public final class IoArena implements Arena {
         OPEN.put(arena.scope(), this);
     }
 
-    /** A new arena, usable from any thread. */
+    /**
+     * A new arena, usable from any thread.
+     *
+     * @return the arena, which the caller closes
+     */
     public static IoArena ofShared() {
         return new IoArena();
     }
@@ -54,7 +58,11 @@ public final class IoArena implements Arena {
         return arena.scope();
     }
 
-    /** Requests in flight on this arena's memory. */
+    /**
+     * Requests in flight on this arena's memory.
+     *
+     * @return the number of requests
+     */
     public synchronized int inFlight() {
         return inFlight;
     }

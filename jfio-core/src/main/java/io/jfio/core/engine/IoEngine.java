@@ -47,14 +47,19 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface IoEngine extends AutoCloseable {
 
-    /** {@code "io_uring"} or {@code "threads"}. */
+    /**
+     * {@code "io_uring"} or {@code "threads"}.
+     *
+     * @return the engine's name
+     */
     String name();
 
     /**
      * Submits {@code op} (and the chain it heads) and waits for it.
      *
+     * @param op the request to run, not yet submitted
      * @return the head's result, {@code >= 0}
-     * @throws io.jfio.core.sys.ErrnoException for a failed request (the first failure in a chain)
+     * @throws IOException                     for a failed request (the first failure in a chain), naming the errno
      * @throws java.io.InterruptedIOException  if the thread was interrupted and the request was cancelled
      * @throws EngineClosedException           if the engine is closed
      */
@@ -63,13 +68,18 @@ public interface IoEngine extends AutoCloseable {
     /**
      * Submits {@code op} (and the chain it heads). Each request of a chain gets its own future
      * ({@link IoOp#future()}); this returns the head's. A failed request completes its future exceptionally with
-     * an {@link io.jfio.core.sys.ErrnoException}; on a closed engine with {@link EngineClosedException}.
+     * an {@link IOException} naming the errno; on a closed engine with {@link EngineClosedException}.
+     *
+     * @param op the request to run, not yet submitted
+     * @return the head's future: its result, or exceptionally an {@link IOException} naming the errno
      */
     CompletableFuture<Long> submit(IoOp op);
 
     /**
      * Submits {@code op} (and the chain it heads); {@code completion} is called once per request.
      *
+     * @param op the request to run, not yet submitted
+     * @param completion called with each request of the chain when it completes
      * @throws IllegalStateException if the engine is closed
      */
     void submit(IoOp op, Completion completion);
@@ -77,10 +87,17 @@ public interface IoEngine extends AutoCloseable {
     /**
      * Asks that {@code op} be cancelled. A request not yet started completes with -ECANCELED; one the kernel is
      * already executing may still complete normally. Does nothing for a completed request.
+     *
+     * @param op a submitted request
      */
     void cancel(IoOp op);
 
-    /** True when this engine can execute requests with this io_uring opcode. */
+    /**
+     * True when this engine can execute requests with this io_uring opcode.
+     *
+     * @param opcode an {@code IORING_OP_*} value, e.g. the one of {@link IoOp#opcode()}
+     * @return true when requests with this opcode can run here
+     */
     boolean supports(int opcode);
 
     /**
@@ -91,13 +108,18 @@ public interface IoEngine extends AutoCloseable {
      * buffers. On the thread engine nothing reaches the kernel and fixed requests run as plain ones, but the same
      * buffers are accepted and held.
      *
+     * @param buffers the memory to register, at most 16384 segments
      * @throws IllegalArgumentException for heap segments and memory of other arenas, which could be freed while the
      *                                  kernel still uses it
      * @throws EngineClosedException    if the engine is closed
      */
     void registerBuffers(MemorySegment... buffers) throws IOException;
 
-    /** True once {@link #close()} has been called. */
+    /**
+     * True once {@link #close()} has been called.
+     *
+     * @return true after close
+     */
     boolean isClosed();
 
     /**

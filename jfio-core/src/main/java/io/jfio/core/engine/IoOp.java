@@ -147,7 +147,11 @@ public final class IoOp {
         return (int) Math.min(buf.byteSize(), MAX_RW);
     }
 
-    /** A request that does nothing; completes with 0. Measures the engine's own overhead. */
+    /**
+     * A request that does nothing; completes with 0. Measures the engine's own overhead.
+     *
+     * @return the request, not yet submitted
+     */
     public static IoOp nop() {
         return new IoOp(IORING_OP_NOP, -1, 0, 0, 0, 0, 0, 0, 0, null, null);
     }
@@ -163,6 +167,10 @@ public final class IoOp {
      * request (the copy happens after the kernel is done with the chain), and when its memory is confined to a
      * thread it can only be run by a blocking {@link IoEngine#execute} on that thread.
      *
+     * @param fd the descriptor to read from
+     * @param buf the native memory to read into; its size is the byte count (at most {@link #MAX_RW})
+     * @param offset the file offset to read at, not negative
+     * @return the request, not yet submitted
      * @throws IllegalArgumentException if {@code buf} is read-only or a heap segment
      */
     public static IoOp read(int fd, MemorySegment buf, long offset) {
@@ -178,6 +186,10 @@ public final class IoOp {
      * {@link #read}); memory of an arena its owner closes explicitly is copied into a buffer the engine owns when
      * the request is submitted, so the bytes written are those the segment held at submission.
      *
+     * @param fd the descriptor to write to
+     * @param buf the native memory to write; its size is the byte count (at most {@link #MAX_RW})
+     * @param offset the file offset to write at, not negative
+     * @return the request, not yet submitted
      * @throws IllegalArgumentException if {@code buf} is a heap segment
      */
     public static IoOp write(int fd, MemorySegment buf, long offset) {
@@ -189,6 +201,10 @@ public final class IoOp {
      * preadv(2) into {@code bufs}, in order: the engine builds the iovec array in its own memory, and each segment is
      * written directly or through a bounce buffer as for {@link #read}.
      *
+     * @param fd the descriptor to read from
+     * @param bufs the native segments to fill, in order
+     * @param offset the file offset to read at, not negative
+     * @return the request, not yet submitted
      * @throws IllegalArgumentException if a segment is read-only or a heap segment, or there are more than
      *                                  {@link #IOV_MAX}
      */
@@ -198,7 +214,15 @@ public final class IoOp {
         return new IoOp(IORING_OP_READV, fd, offset(offset), 0, v.length, 0, 0, 0, 0, null, null, v);
     }
 
-    /** pwritev(2) from {@code bufs}, in order; each segment read directly or copied at submission as for write. */
+    /**
+     * pwritev(2) from {@code bufs}, in order; each segment read directly or copied at submission as for write.
+     *
+     * @param fd the descriptor to write to
+     * @param bufs the native segments to write, in order (at most {@link #IOV_MAX})
+     * @param offset the file offset to write at, not negative
+     * @return the request, not yet submitted
+     * @throws IllegalArgumentException if a segment is a heap segment, or there are more than {@link #IOV_MAX}
+     */
     public static IoOp writev(int fd, MemorySegment[] bufs, long offset) {
         return new IoOp(IORING_OP_WRITEV, fd, offset(offset), 0, bufs.length, 0, 0, 0, 0, null, null,
                 vectors(bufs));
@@ -220,6 +244,11 @@ public final class IoOp {
      * bounced, so {@code buf} must be memory registration accepts (an {@link IoArena}, an automatic or global
      * arena, a direct buffer).
      *
+     * @param fd the descriptor to read from
+     * @param buf the memory to read into, inside registered buffer {@code bufIndex}
+     * @param offset the file offset to read at, not negative
+     * @param bufIndex the index of the registered buffer, in the order given to {@link IoEngine#registerBuffers}
+     * @return the request, not yet submitted
      * @throws IllegalArgumentException if {@code buf} is read-only, a heap segment, or memory of another arena
      */
     public static IoOp readFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
@@ -229,7 +258,16 @@ public final class IoOp {
         return new IoOp(IORING_OP_READ_FIXED, fd, offset(offset), 0, rwLength(buf), 0, bufIndex, 0, 0, buf, null);
     }
 
-    /** A write from a registered buffer; see {@link #readFixed}. */
+    /**
+     * A write from a registered buffer; see {@link #readFixed}.
+     *
+     * @param fd the descriptor to write to
+     * @param buf the memory to write, inside registered buffer {@code bufIndex}
+     * @param offset the file offset to write at, not negative
+     * @param bufIndex the index of the registered buffer, in the order given to {@link IoEngine#registerBuffers}
+     * @return the request, not yet submitted
+     * @throws IllegalArgumentException if {@code buf} is a heap segment or memory of another arena
+     */
     public static IoOp writeFixed(int fd, MemorySegment buf, long offset, int bufIndex) {
         nativeSegment(buf, "write buffer");
         registrable(buf, "write buffer");
@@ -243,29 +281,64 @@ public final class IoOp {
         }
     }
 
-    /** fsync(2). */
+    /**
+     * fsync(2).
+     *
+     * @param fd the descriptor to sync
+     * @return the request, not yet submitted
+     */
     public static IoOp fsync(int fd) {
         return new IoOp(IORING_OP_FSYNC, fd, 0, 0, 0, 0, 0, 0, 0, null, null);
     }
 
-    /** fdatasync(2). */
+    /**
+     * fdatasync(2).
+     *
+     * @param fd the descriptor to sync
+     * @return the request, not yet submitted
+     */
     public static IoOp fdatasync(int fd) {
         return new IoOp(IORING_OP_FSYNC, fd, 0, 0, 0, IORING_FSYNC_DATASYNC, 0, 0, 0, null, null);
     }
 
-    /** sync_file_range(2); {@code length} at most 4 GiB - 1 (0 = to end of file). */
+    /**
+     * sync_file_range(2); {@code length} at most 4 GiB - 1 (0 = to end of file).
+     *
+     * @param fd the descriptor whose range to sync
+     * @param offset where the range starts, not negative
+     * @param length the range's length in bytes
+     * @param flags {@code SYNC_FILE_RANGE_WAIT_BEFORE}, {@code _WRITE} and {@code _WAIT_AFTER}, as for
+     *     sync_file_range(2)
+     * @return the request, not yet submitted
+     */
     public static IoOp syncFileRange(int fd, long offset, long length, int flags) {
         return new IoOp(IORING_OP_SYNC_FILE_RANGE, fd, offset(offset), 0, u32(length, "length"), flags, 0, 0, 0,
                 null, null);
     }
 
-    /** fallocate(2) with {@code mode} (0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE, ...). */
+    /**
+     * fallocate(2) with {@code mode} (0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE, ...).
+     *
+     * @param fd the descriptor of the file
+     * @param mode the fallocate(2) mode bits
+     * @param offset where the range starts, not negative
+     * @param length the range's length in bytes, positive
+     * @return the request, not yet submitted
+     */
     public static IoOp fallocate(int fd, int mode, long offset, long length) {
         if (length <= 0) throw new IllegalArgumentException("fallocate length must be positive: length=" + length);
         return new IoOp(IORING_OP_FALLOCATE, fd, offset(offset), length, mode, 0, 0, 0, 0, null, null);
     }
 
-    /** posix_fadvise(2); {@code length} at most 4 GiB - 1, 0 meaning to end of file. */
+    /**
+     * posix_fadvise(2); {@code length} at most 4 GiB - 1, 0 meaning to end of file.
+     *
+     * @param fd the descriptor of the file
+     * @param offset where the range starts, not negative
+     * @param length the range's length in bytes
+     * @param advice a {@code POSIX_FADV_*} value
+     * @return the request, not yet submitted
+     */
     public static IoOp fadvise(int fd, long offset, long length, int advice) {
         return new IoOp(IORING_OP_FADVISE, fd, offset(offset), 0, u32(length, "length"), advice, 0, 0, 0, null, null);
     }
@@ -273,6 +346,13 @@ public final class IoOp {
     /**
      * openat(2); {@code path} is a NUL-terminated native string, {@code displayPath} names it in messages. The
      * result is the new descriptor.
+     *
+     * @param dirfd the directory a relative path is resolved against, or {@code AT_FDCWD}
+     * @param path the path, a NUL-terminated native string that stays alive until the request completes
+     * @param displayPath the path as people read it, for messages
+     * @param flags the {@code O_*} open flags
+     * @param mode permission bits for a created file
+     * @return the request, not yet submitted
      */
     public static IoOp openat(int dirfd, MemorySegment path, String displayPath, int flags, int mode) {
         nativeSegment(path, "path");
@@ -281,12 +361,27 @@ public final class IoOp {
         return op;
     }
 
-    /** close(2). */
+    /**
+     * close(2).
+     *
+     * @param fd the descriptor to close
+     * @return the request, not yet submitted
+     */
     public static IoOp close(int fd) {
         return new IoOp(IORING_OP_CLOSE, fd, 0, 0, 0, 0, 0, 0, 0, null, null);
     }
 
-    /** statx(2) of {@code path} relative to {@code dirfd} (AT_EMPTY_PATH with an empty path: the fd itself). */
+    /**
+     * statx(2) of {@code path} relative to {@code dirfd} (AT_EMPTY_PATH with an empty path: the fd itself).
+     *
+     * @param dirfd the directory a relative path is resolved against, or the descriptor itself with an empty path and
+     *     {@code AT_EMPTY_PATH}
+     * @param path the path, a NUL-terminated native string
+     * @param flags {@code AT_*} flags, as for statx(2)
+     * @param mask the {@code STATX_*} fields wanted
+     * @param statxBuf the native memory the kernel fills with a {@code struct statx}
+     * @return the request, not yet submitted
+     */
     public static IoOp statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment statxBuf) {
         nativeSegment(path, "path");
         nativeSegment(statxBuf, "statx buffer");
@@ -297,6 +392,14 @@ public final class IoOp {
     /**
      * splice(2) from {@code fdIn} to {@code fdOut}; an offset of -1 means "use the descriptor's position" (required
      * for pipes).
+     *
+     * @param fdIn the descriptor to read from
+     * @param offIn the offset in {@code fdIn}, or -1
+     * @param fdOut the descriptor to write to
+     * @param offOut the offset in {@code fdOut}, or -1
+     * @param length the most bytes to move, not negative
+     * @param flags {@code SPLICE_F_*} flags
+     * @return the request, not yet submitted
      */
     public static IoOp splice(int fdIn, long offIn, int fdOut, long offOut, int length, int flags) {
         if (length < 0) throw new IllegalArgumentException("negative length: length=" + length);
@@ -305,6 +408,9 @@ public final class IoOp {
 
     /**
      * A timer: completes with 0 when {@code delay} has passed (or with -ECANCELED if cancelled).
+     *
+     * @param delay how long to wait, not negative
+     * @return the request, not yet submitted
      */
     public static IoOp timeout(Duration delay) {
         long nanos = delay.toNanos();
@@ -321,6 +427,9 @@ public final class IoOp {
      * Links {@code next} after this request: {@code next} starts only after this one completed successfully (a
      * failure or a short read or write completes the rest of the chain with -ECANCELED). Returns {@code next}, so
      * chains read {@code a.link(b).link(c)}; submit the head.
+     *
+     * @param next the request to run after this one, not yet submitted nor linked
+     * @return {@code next}
      */
     public IoOp link(IoOp next) {
         if (this.next != null) throw new IllegalStateException("already linked");
@@ -334,6 +443,9 @@ public final class IoOp {
      * Bounds how long this request may take once started: after {@code timeout} the engine cancels it and it
      * completes with -ECANCELED (the io_uring engine uses a linked timeout; the thread engine can only cancel a
      * request that has not started).
+     *
+     * @param timeout how long the request may run; zero or negative cancels it at once
+     * @return this request
      */
     public IoOp withTimeout(Duration timeout) {
         linkTimeoutNanos = Math.max(0, timeout.toNanos());
@@ -344,6 +456,9 @@ public final class IoOp {
      * Runs {@code action} on the completion thread when the request has really completed, that is when the kernel
      * has let go of its buffers and descriptor, even if its future was cancelled earlier. Runs before the request's
      * callback or future. For resource bookkeeping (releasing a descriptor or buffer); must be short.
+     *
+     * @param action what to run; it must not block
+     * @return this request
      */
     public IoOp whenDone(Runnable action) {
         if (state != NEW) throw new IllegalStateException("request already submitted: " + this);
@@ -355,56 +470,98 @@ public final class IoOp {
         return this;
     }
 
-    /** Names the file in error messages. */
+    /**
+     * Names the file in error messages.
+     *
+     * @param path the file's path as people read it
+     * @return this request
+     */
     public IoOp path(String path) {
         this.path = path;
         return this;
     }
 
-    /** The io_uring opcode. */
+    /**
+     * The io_uring opcode.
+     *
+     * @return the opcode, an {@code IORING_OP_*} value
+     */
     public int opcode() {
         return opcode;
     }
 
-    /** The descriptor the request works on (for splice, the output). */
+    /**
+     * The descriptor the request works on (for splice, the output).
+     *
+     * @return the descriptor, or -1 for requests without one
+     */
     public int fd() {
         return fd;
     }
 
-    /** The file offset (read, write, fadvise, fallocate, ...). */
+    /**
+     * The file offset (read, write, fadvise, fallocate, ...).
+     *
+     * @return the offset in bytes
+     */
     public long offset() {
         return off;
     }
 
-    /** The byte count for read and write; the opcode-specific length otherwise. */
+    /**
+     * The byte count for read and write; the opcode-specific length otherwise.
+     *
+     * @return the length in bytes, or the value the opcode puts in the length field
+     */
     public int length() {
         return len;
     }
 
-    /** The next request in the chain, or null. */
+    /**
+     * The next request in the chain, or null.
+     *
+     * @return the linked request, or null when this is the last of its chain
+     */
     public IoOp next() {
         return next;
     }
 
-    /** True once the request has completed. */
+    /**
+     * True once the request has completed.
+     *
+     * @return true when a result is available
+     */
     public boolean isDone() {
         return state == DONE;
     }
 
-    /** The raw result once done: {@code >= 0} on success, {@code -errno} on failure. */
+    /**
+     * The raw result once done: {@code >= 0} on success, {@code -errno} on failure.
+     *
+     * @return the result: a byte count, a descriptor or 0 on success, the negated errno on failure
+     */
     public long result() {
         if (state != DONE) throw new IllegalStateException("request not complete: " + this);
         return result;
     }
 
-    /** The future of this request, once it has been submitted without a callback. */
+    /**
+     * The future of this request, once it has been submitted without a callback.
+     *
+     * @return the future, or null before submission or when a callback was given
+     */
     public CompletableFuture<Long> future() {
         return future;
     }
 
     /**
-     * Returns {@code result} if it is not negative, else throws the {@link ErrnoException} for it, naming this
+     * Returns {@code result} if it is not negative, else throws the {@link IOException} for it, naming this
      * request's operation, descriptor, path, offset and length.
+     *
+     * @param result a result of this request: not negative on success, the negated errno on failure
+     * @return {@code result}, when not negative
+     * @throws IOException when {@code result} is negative: its message names the operation, the errno and this
+     *     request's descriptor, path, offset and length
      */
     public long check(long result) throws IOException {
         if (result >= 0) return result;
@@ -418,7 +575,11 @@ public final class IoOp {
                 rw ? len : ErrnoException.NONE);
     }
 
-    /** The operation's lower-case name, e.g. {@code "read"}. */
+    /**
+     * The operation's lower-case name, e.g. {@code "read"}.
+     *
+     * @return the name, e.g. {@code "read"} or {@code "fdatasync"}
+     */
     public String name() {
         if (opcode == IORING_OP_FSYNC && (opFlags & IORING_FSYNC_DATASYNC) != 0) return "fdatasync";
         return UringConstants.opName(opcode).toLowerCase(java.util.Locale.ROOT);
@@ -591,8 +752,8 @@ public final class IoOp {
     }
 
     /**
-     * The future of a request: completes with the result, or exceptionally with the {@link ErrnoException};
-     * {@link #cancel(boolean)} asks the engine to cancel the request in the kernel as well.
+     * The future of a request: completes with the result, or exceptionally with the {@link IOException} naming the
+     * errno; {@link #cancel(boolean)} asks the engine to cancel the request in the kernel as well.
      */
     static final class OpFuture extends CompletableFuture<Long> {
         private final IoOp op;

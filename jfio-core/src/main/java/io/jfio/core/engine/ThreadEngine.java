@@ -49,7 +49,11 @@ public final class ThreadEngine extends AbstractEngine {
         this(DEFAULT_THREADS);
     }
 
-    /** A pool of {@code threads} threads. */
+    /**
+     * A pool of {@code threads} threads.
+     *
+     * @param threads the pool's size, at least 1
+     */
     public ThreadEngine(int threads) {
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1: threads=" + threads);
         int id = POOL_IDS.incrementAndGet();

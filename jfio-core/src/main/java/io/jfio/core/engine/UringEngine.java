@@ -65,6 +65,7 @@ public final class UringEngine extends AbstractEngine {
      * syscall per this many requests (docs/measurements/uring-engine.md).
      */
     public static final String SUBMIT_BATCH_PROP = "jfio.uring.submitBatch";
+    /** The default of {@link #SUBMIT_BATCH_PROP}. */
     public static final int SUBMIT_BATCH_DEFAULT = 8;
 
     /**
@@ -132,7 +133,12 @@ public final class UringEngine extends AbstractEngine {
     private final int cqEntries;
     private final boolean registeredRing;
 
-    /** An engine with {@link #DEFAULT_ENTRIES} SQ entries and the default setup flags. */
+    /**
+     * An engine with {@link #DEFAULT_ENTRIES} SQ entries and the default setup flags.
+     *
+     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or the ring cannot be set
+     *     up (the message names the call and the errno)
+     */
     public UringEngine() throws IOException {
         this(DEFAULT_ENTRIES, Ring.DEFAULT_FLAGS);
     }
@@ -141,7 +147,10 @@ public final class UringEngine extends AbstractEngine {
      * An engine with a ring of {@code entries} SQ entries (CQ four times that), asking for {@code setupFlags};
      * flags the kernel rejects are dropped.
      *
-     * @throws UringUnavailableException if io_uring cannot be used here
+     * @param entries the SQ entries, a power of two in 2..32768
+     * @param setupFlags the {@code IORING_SETUP_*} flags to ask for, e.g. {@link #DEFAULT_FLAGS}
+     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or the ring cannot be
+     *     set up (the message names the call and the errno)
      */
     public UringEngine(int entries, int setupFlags) throws IOException {
         this(entries, setupFlags, !"false".equalsIgnoreCase(System.getProperty(INLINE_PLATFORM_PROP, "true").trim()));
@@ -150,6 +159,13 @@ public final class UringEngine extends AbstractEngine {
     /**
      * Like {@link #UringEngine(int, int)}, choosing explicitly whether a blocking call from a platform thread runs
      * its system calls on the calling thread ({@code inlinePlatform}) or goes through the ring.
+     *
+     * @param entries the SQ entries, a power of two in 2..32768
+     * @param setupFlags the {@code IORING_SETUP_*} flags to ask for, e.g. {@link #DEFAULT_FLAGS}
+     * @param inlinePlatform true to run a platform thread's blocking calls on that thread, false to send them through
+     *     the ring
+     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or the ring cannot be set
+     *     up (the message names the call and the errno)
      */
     public UringEngine(int entries, int setupFlags, boolean inlinePlatform) throws IOException {
         this.inlinePlatform = inlinePlatform;
@@ -204,32 +220,56 @@ public final class UringEngine extends AbstractEngine {
         return "io_uring";
     }
 
-    /** The setup flags the kernel accepted. */
+    /**
+     * The setup flags the kernel accepted.
+     *
+     * @return the {@code IORING_SETUP_*} bits in effect
+     */
     public int setupFlags() {
         return setupFlags;
     }
 
-    /** The IORING_FEAT_* bits the kernel reported. */
+    /**
+     * The IORING_FEAT_* bits the kernel reported.
+     *
+     * @return the {@code IORING_FEAT_*} bits
+     */
     public int features() {
         return features;
     }
 
-    /** SQ entries of the ring. */
+    /**
+     * SQ entries of the ring.
+     *
+     * @return the submission queue's size
+     */
     public int sqEntries() {
         return sqEntries;
     }
 
-    /** CQ entries of the ring. */
+    /**
+     * CQ entries of the ring.
+     *
+     * @return the completion queue's size
+     */
     public int cqEntries() {
         return cqEntries;
     }
 
-    /** True when blocking calls from platform threads run their system calls on the calling thread. */
+    /**
+     * True when blocking calls from platform threads run their system calls on the calling thread.
+     *
+     * @return whether platform threads' blocking calls bypass the ring
+     */
     public boolean inlinePlatform() {
         return inlinePlatform;
     }
 
-    /** True when io_uring_enter uses a registered ring descriptor. */
+    /**
+     * True when io_uring_enter uses a registered ring descriptor.
+     *
+     * @return true with a registered ring descriptor (Linux 5.18 and later)
+     */
     public boolean registeredRingFd() {
         return registeredRing;
     }
@@ -239,7 +279,11 @@ public final class UringEngine extends AbstractEngine {
         return supportedOps.get(opcode);
     }
 
-    /** The opcodes the kernel's probe reported. */
+    /**
+     * The opcodes the kernel's probe reported.
+     *
+     * @return a new set of the supported {@code IORING_OP_*} opcodes
+     */
     public BitSet supportedOps() {
         return (BitSet) supportedOps.clone();
     }

@@ -14,7 +14,9 @@ import java.io.IOException;
 public final class UringUnavailableException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The system call that failed. */
     private final String call;
+    /** The errno it failed with, positive. */
     private final int errno;
 
     /**

@@ -26,6 +26,8 @@ public final class BufferPool implements AutoCloseable {
     private boolean closed;
 
     /**
+     * Allocates the pool's slab and cuts it into {@code count} buffers.
+     *
      * @param count      how many buffers
      * @param bufferSize bytes each; a multiple of {@code alignment}
      * @param alignment  a power of two, e.g. 4096
@@ -43,21 +45,37 @@ public final class BufferPool implements AutoCloseable {
         for (int i = 0; i < count; i++) free.add(slab.asSlice(i * bufferSize, bufferSize));
     }
 
-    /** Takes a buffer, waiting while none is free. */
+    /**
+     * Takes a buffer, waiting while none is free.
+     *
+     * @return a buffer of {@link #bufferSize()} bytes, to be given back with {@link #release}
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
     public MemorySegment acquire() throws InterruptedException {
         MemorySegment s = free.take();
         mark(s, true);
         return s;
     }
 
-    /** Takes a buffer if one is free within {@code timeout}, else returns null. */
+    /**
+     * Takes a buffer if one is free within {@code timeout}, else returns null.
+     *
+     * @param timeout how long to wait for a free buffer
+     * @param unit the unit of {@code timeout}
+     * @return a buffer, or null when none was freed in time
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
     public MemorySegment tryAcquire(long timeout, TimeUnit unit) throws InterruptedException {
         MemorySegment s = free.poll(timeout, unit);
         if (s != null) mark(s, true);
         return s;
     }
 
-    /** Gives a buffer back. It must not be in use by any request any more. */
+    /**
+     * Gives a buffer back. It must not be in use by any request any more.
+     *
+     * @param buffer a buffer this pool handed out and that is not given back yet
+     */
     public void release(MemorySegment buffer) {
         mark(buffer, false);
         free.add(buffer);
@@ -78,25 +96,49 @@ public final class BufferPool implements AutoCloseable {
         out[i] = taking;
     }
 
-    /** Registers the slab with {@code engine} as fixed buffer 0, for {@link io.jfio.core.engine.IoOp#readFixed}. */
+    /**
+     * Registers the slab with {@code engine} as fixed buffer 0, for {@link io.jfio.core.engine.IoOp#readFixed}.
+     *
+     * @param engine the engine whose requests will read into the buffers
+     * @throws IOException if the engine cannot register the slab (the message names the errno, e.g. ENOMEM when it
+     *     exceeds RLIMIT_MEMLOCK)
+     */
     public void registerWith(IoEngine engine) throws IOException {
         engine.registerBuffers(slab);
     }
 
-    /** The whole slab (registered buffer 0). */
+    /**
+     * The whole slab (registered buffer 0).
+     *
+     * @return the memory of all buffers, one after the other
+     */
     public MemorySegment slab() {
         return slab;
     }
 
+    /**
+     * The size of each buffer.
+     *
+     * @return the size in bytes
+     */
     public long bufferSize() {
         return bufferSize;
     }
 
+    /**
+     * How many buffers the pool has.
+     *
+     * @return the count given to the constructor
+     */
     public int count() {
         return count;
     }
 
-    /** Buffers currently handed out. */
+    /**
+     * Buffers currently handed out.
+     *
+     * @return how many buffers are acquired and not released
+     */
     public synchronized int inUse() {
         int n = 0;
         for (boolean b : out) {

@@ -10,12 +10,20 @@ package io.jfio.core.file;
  */
 public record FileIdentity(long device, long inode) {
 
-    /** The device's major number ({@code gnu_dev_major}). */
+    /**
+     * The device's major number ({@code gnu_dev_major}).
+     *
+     * @return the major number
+     */
     public long major() {
         return ((device >>> 8) & 0xfffL) | ((device >>> 32) & 0xfffff000L);
     }
 
-    /** The device's minor number ({@code gnu_dev_minor}). */
+    /**
+     * The device's minor number ({@code gnu_dev_minor}).
+     *
+     * @return the minor number
+     */
     public long minor() {
         return (device & 0xffL) | ((device >>> 12) & 0xffffff00L);
     }

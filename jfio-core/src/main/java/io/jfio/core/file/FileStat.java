@@ -18,10 +18,20 @@ import io.jfio.core.sys.Fcntl;
 public record FileStat(FileIdentity identity, int mode, long nlink, long size, long blocks, int blockSize,
                        long mtimeNanos, int dioMemAlign, int dioOffsetAlign) {
 
+    /**
+     * Whether the file is a regular file.
+     *
+     * @return true for a regular file
+     */
     public boolean isRegularFile() {
         return (mode & Fcntl.S_IFMT) == Fcntl.S_IFREG;
     }
 
+    /**
+     * Whether the file is a directory.
+     *
+     * @return true for a directory
+     */
     public boolean isDirectory() {
         return (mode & Fcntl.S_IFMT) == Fcntl.S_IFDIR;
     }

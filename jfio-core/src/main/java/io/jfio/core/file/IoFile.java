@@ -80,7 +80,14 @@ public final class IoFile implements AutoCloseable {
     }
 
     /** Opens {@code path} on the shared engine ({@link Engines#shared()}); options as for {@link #open(IoEngine,
-     * Path, Set, int)}, with mode 0644 for created files. */
+     * Path, Set, int)}, with mode 0644 for created files.
+     *
+     * @param path the file to open
+     * @param options how to open it, as for {@link #open(IoEngine, Path, Set, int)}
+     * @return the open file, which the caller closes
+     * @throws IOException if the file cannot be opened (the message names the errno: ENOENT, EACCES, EINVAL for
+     *     O_DIRECT on a file system without it), or no engine can be created
+     */
     public static IoFile open(Path path, OpenOption... options) throws IOException {
         return open(Engines.shared(), path, Set.of(options), 0644);
     }
@@ -94,7 +101,9 @@ public final class IoFile implements AutoCloseable {
      *                {@link JfioOpenOption}. Without READ or WRITE the file is opened for reading. APPEND is not
      *                supported: all I/O is positional.
      * @param mode    permission bits for a created file
-     * @throws ErrnoException naming the errno (ENOENT, EACCES, EINVAL for O_DIRECT on a file system without it)
+     * @param path the file to open
+     * @return the open file, which the caller closes
+     * @throws IOException naming the errno (ENOENT, EACCES, EINVAL for O_DIRECT on a file system without it)
      */
     public static IoFile open(IoEngine engine, Path path, Set<? extends OpenOption> options, int mode)
             throws IOException {
@@ -196,6 +205,11 @@ public final class IoFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether this file is still open.
+     *
+     * @return true until {@link #close()} is called
+     */
     public boolean isOpen() {
         return (state.get() & CLOSED) == 0;
     }
@@ -288,7 +302,11 @@ public final class IoFile implements AutoCloseable {
     /**
      * Reads into {@code dst} at {@code position} with one request.
      *
+     * @param dst the native, writable memory to read into; at most {@link IoOp#MAX_RW} bytes are read
+     * @param position the file offset to start at, not negative
      * @return bytes read: possibly fewer than {@code dst.byteSize()}, 0 at or past end of file
+     * @throws IOException if the read fails (the message names the errno, e.g. EIO), or {@link ClosedChannelException}
+     *     if this file is closed
      */
     public int read(MemorySegment dst, long position) throws IOException {
         checkReadable();
@@ -299,7 +317,15 @@ public final class IoFile implements AutoCloseable {
         return (int) run(IoOp.read(fd, dst, position));
     }
 
-    /** {@link #read(MemorySegment, long)} into the remaining bytes of a direct buffer; advances its position. */
+    /**
+     * {@link #read(MemorySegment, long)} into the remaining bytes of a direct buffer; advances its position.
+     *
+     * @param dst a direct buffer; bytes are read into its remaining space
+     * @param position the file offset to start at, not negative
+     * @return bytes read, possibly fewer than {@code dst.remaining()}; 0 at or past end of file
+     * @throws IOException if the read fails (the message names the errno), or {@link ClosedChannelException} if this
+     *     file is closed
+     */
     public int read(ByteBuffer dst, long position) throws IOException {
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("read into a read-only ByteBuffer: the kernel would write into it");
@@ -313,7 +339,11 @@ public final class IoFile implements AutoCloseable {
      * Reads until {@code dst} is full or end of file, looping over short reads. With O_DIRECT, a read that ends
      * off the alignment can only have hit end of file, so it ends the loop too (the next read could not be aligned).
      *
+     * @param dst the native, writable memory to fill
+     * @param position the file offset to start at, not negative
      * @return bytes read; less than {@code dst.byteSize()} only at end of file
+     * @throws IOException if a read fails (the message names the errno and the offset reached), or
+     *     {@link ClosedChannelException} if this file is closed
      */
     public long readFully(MemorySegment dst, long position) throws IOException {
         long done = 0;
@@ -327,7 +357,14 @@ public final class IoFile implements AutoCloseable {
         return done;
     }
 
-    /** An asynchronous single read; completes with the bytes read (0 at end of file). */
+    /**
+     * An asynchronous single read; completes with the bytes read (0 at end of file).
+     *
+     * @param dst the native, writable memory to read into
+     * @param position the file offset to start at, not negative
+     * @return the future of the bytes read; it completes exceptionally with an {@link IOException} naming the errno
+     *     when the read fails
+     */
     public CompletableFuture<Long> readAsync(MemorySegment dst, long position) {
         checkReadable();
         checkDestination(dst);
@@ -338,7 +375,15 @@ public final class IoFile implements AutoCloseable {
 
     // ------------------------------------------------------------------ writes
 
-    /** Writes from {@code src} at {@code position} with one request; returns bytes written, possibly fewer. */
+    /**
+     * Writes from {@code src} at {@code position} with one request; returns bytes written, possibly fewer.
+     *
+     * @param src the native memory to write; at most {@link IoOp#MAX_RW} bytes are written
+     * @param position the file offset to start at, not negative
+     * @return bytes written, possibly fewer than {@code src.byteSize()}
+     * @throws IOException if the write fails (the message names the errno, e.g. ENOSPC), or
+     *     {@link ClosedChannelException} if this file is closed
+     */
     public int write(MemorySegment src, long position) throws IOException {
         checkWritable();
         checkPosition(position);
@@ -347,7 +392,15 @@ public final class IoFile implements AutoCloseable {
         return (int) run(IoOp.write(fd, src, position));
     }
 
-    /** {@link #write(MemorySegment, long)} from the remaining bytes of a direct buffer; advances its position. */
+    /**
+     * {@link #write(MemorySegment, long)} from the remaining bytes of a direct buffer; advances its position.
+     *
+     * @param src a direct buffer whose remaining bytes are written
+     * @param position the file offset to start at, not negative
+     * @return bytes written, possibly fewer than {@code src.remaining()}
+     * @throws IOException if the write fails (the message names the errno, e.g. ENOSPC), or
+     *     {@link ClosedChannelException} if this file is closed
+     */
     public int write(ByteBuffer src, long position) throws IOException {
         int n = write(segment(src), position);
         src.position(src.position() + n);
@@ -357,6 +410,11 @@ public final class IoFile implements AutoCloseable {
     /**
      * Writes all of {@code src}, looping over short writes. A write that makes no progress (0 bytes) fails with
      * EIO rather than looping forever; ENOSPC and other errors propagate with the offset reached.
+     *
+     * @param src the native memory to write, all of it
+     * @param position the file offset to start at, not negative
+     * @throws IOException if a write fails or makes no progress (the message names the errno and the offset reached),
+     *     or {@link ClosedChannelException} if this file is closed
      */
     public void writeFully(MemorySegment src, long position) throws IOException {
         long done = 0;
@@ -369,7 +427,14 @@ public final class IoFile implements AutoCloseable {
         }
     }
 
-    /** An asynchronous single write; completes with the bytes written. */
+    /**
+     * An asynchronous single write; completes with the bytes written.
+     *
+     * @param src the native memory to write
+     * @param position the file offset to start at, not negative
+     * @return the future of the bytes written; it completes exceptionally with an {@link IOException} naming the errno
+     *     when the write fails
+     */
     public CompletableFuture<Long> writeAsync(MemorySegment src, long position) {
         checkWritable();
         checkPosition(position);
@@ -380,6 +445,11 @@ public final class IoFile implements AutoCloseable {
     /**
      * Writes {@code src} and then fdatasyncs, as one linked chain: the sync starts only after the write completed in
      * full. Returns when both are done; the data is then durable.
+     *
+     * @param src the native memory to write, all of it
+     * @param position the file offset to start at, not negative
+     * @throws IOException if the write or the sync fails (the message names the errno), or
+     *     {@link ClosedChannelException} if this file is closed
      */
     public void writeDurably(MemorySegment src, long position) throws IOException {
         checkWritable();
@@ -418,7 +488,11 @@ public final class IoFile implements AutoCloseable {
      * <p>The segments must be native, writable, at most {@link #IOV_MAX} of them; the engine keeps each from being
      * freed under the kernel as for {@link #read}. With O_DIRECT each segment's address and length must be aligned.
      *
+     * @param dsts the segments to fill, in order
+     * @param position the file offset to start at, not negative
      * @return bytes read: possibly fewer than the segments hold, filling them in order; 0 at or past end of file
+     * @throws IOException if the read fails (the message names the errno), or {@link ClosedChannelException} if this
+     *     file is closed
      */
     public long readv(MemorySegment[] dsts, long position) throws IOException {
         checkReadable();
@@ -430,7 +504,11 @@ public final class IoFile implements AutoCloseable {
      * Writes {@code srcs}, in order, at {@code position} with one pwritev request; the segments as for
      * {@link #readv}, but they may be read-only.
      *
+     * @param srcs the segments to write, in order
+     * @param position the file offset to start at, not negative
      * @return bytes written, possibly fewer than the segments hold
+     * @throws IOException if the write fails (the message names the errno), or {@link ClosedChannelException} if this
+     *     file is closed
      */
     public long writev(MemorySegment[] srcs, long position) throws IOException {
         checkWritable();
@@ -467,10 +545,14 @@ public final class IoFile implements AutoCloseable {
      * <p>Runs on the calling thread, not on the engine: io_uring has no copy_file_range operation. The kernel may
      * copy fewer bytes than asked; callers loop. EINTR is retried.
      *
+     * @param position the offset in this file to copy from, not negative
+     * @param target the file to copy to, open for writing
+     * @param targetPosition the offset in {@code target} to copy to, not negative
+     * @param length the most bytes to copy, not negative
      * @return bytes copied; 0 at or past the end of this file
-     * @throws ErrnoException EXDEV (no cross-file-system copy here), EINVAL (overlapping ranges of one file, or a
-     *                        file system without support), EOPNOTSUPP, ENOSYS (kernel before 4.5), EBADF (target in
-     *                        append mode), ...
+     * @throws IOException naming the errno: EXDEV (no cross-file-system copy here), EINVAL (overlapping ranges of
+     *                     one file, or a file system without support), EOPNOTSUPP, ENOSYS (kernel before 4.5), EBADF
+     *                     (target in append mode), ...
      */
     public long copyRange(long position, IoFile target, long targetPosition, long length) throws IOException {
         checkReadable();
@@ -501,17 +583,35 @@ public final class IoFile implements AutoCloseable {
 
     // ------------------------------------------------------------------ syncs, hints, space
 
-    /** fsync(2): data and metadata durable. */
+    /**
+     * fsync(2): data and metadata durable.
+     *
+     * @throws IOException if the sync fails (the message names the errno, e.g. EIO after a failed write-back), or
+     *     {@link ClosedChannelException} if this file is closed
+     */
     public void sync() throws IOException {
         run(IoOp.fsync(fd));
     }
 
-    /** fdatasync(2): data (and the metadata needed to read it) durable. */
+    /**
+     * fdatasync(2): data (and the metadata needed to read it) durable.
+     *
+     * @throws IOException if the sync fails (the message names the errno, e.g. EIO after a failed write-back), or
+     *     {@link ClosedChannelException} if this file is closed
+     */
     public void datasync() throws IOException {
         run(IoOp.fdatasync(fd));
     }
 
-    /** posix_fadvise(2) for {@code [offset, offset+length)}; {@code length} 0 means to end of file. */
+    /**
+     * posix_fadvise(2) for {@code [offset, offset+length)}; {@code length} 0 means to end of file.
+     *
+     * @param offset where the range starts, not negative
+     * @param length the range's length; 0 means to end of file
+     * @param advice the expected access pattern
+     * @throws IOException if the kernel rejects the advice (the message names the errno), or
+     *     {@link ClosedChannelException} if this file is closed
+     */
     public void advise(long offset, long length, Advice advice) throws IOException {
         checkPosition(offset);
         acquire();
@@ -525,19 +625,39 @@ public final class IoFile implements AutoCloseable {
         }
     }
 
-    /** fallocate(2): reserves {@code [offset, offset+length)}, growing the file if needed. */
+    /**
+     * fallocate(2): reserves {@code [offset, offset+length)}, growing the file if needed.
+     *
+     * @param offset where the range starts, not negative
+     * @param length the range's length, positive
+     * @throws IOException if the space cannot be reserved (the message names the errno: ENOSPC, EOPNOTSUPP where the
+     *     file system cannot), or {@link ClosedChannelException} if this file is closed
+     */
     public void allocate(long offset, long length) throws IOException {
         checkWritable();
         run(IoOp.fallocate(fd, 0, offset, length));
     }
 
-    /** Frees {@code [offset, offset+length)} (FALLOC_FL_PUNCH_HOLE | KEEP_SIZE): reads there return zeros. */
+    /**
+     * Frees {@code [offset, offset+length)} (FALLOC_FL_PUNCH_HOLE | KEEP_SIZE): reads there return zeros.
+     *
+     * @param offset where the hole starts, not negative
+     * @param length the hole's length, positive
+     * @throws IOException if the file system cannot punch holes (EOPNOTSUPP) or the call fails otherwise (the message
+     *     names the errno), or {@link ClosedChannelException} if this file is closed
+     */
     public void punchHole(long offset, long length) throws IOException {
         checkWritable();
         run(IoOp.fallocate(fd, Fcntl.FALLOC_FL_PUNCH_HOLE | Fcntl.FALLOC_FL_KEEP_SIZE, offset, length));
     }
 
-    /** ftruncate(2). */
+    /**
+     * ftruncate(2).
+     *
+     * @param size the new size in bytes, not negative: shorter cuts the file, longer extends it with zeros
+     * @throws IOException if the call fails (the message names the errno, e.g. EFBIG), or
+     *     {@link ClosedChannelException} if this file is closed
+     */
     public void truncate(long size) throws IOException {
         checkWritable();
         if (size < 0) throw new IllegalArgumentException("negative size: size=" + size);
@@ -551,12 +671,24 @@ public final class IoFile implements AutoCloseable {
 
     // ------------------------------------------------------------------ metadata
 
-    /** The file's size now. */
+    /**
+     * The file's size now.
+     *
+     * @return the size in bytes, from statx on the descriptor
+     * @throws IOException if statx fails (the message names the errno), or {@link ClosedChannelException} if this file
+     *     is closed
+     */
     public long size() throws IOException {
         return stat().size();
     }
 
-    /** statx(2) on the descriptor. */
+    /**
+     * statx(2) on the descriptor.
+     *
+     * @return the file's metadata
+     * @throws IOException if statx fails (the message names the errno), or {@link ClosedChannelException} if this file
+     *     is closed
+     */
     public FileStat stat() throws IOException {
         acquire();
         try {
@@ -569,6 +701,10 @@ public final class IoFile implements AutoCloseable {
     /**
      * The device and inode of the open file, from fstat on the descriptor: race-free, unlike stat on a path that
      * may have been renamed or replaced since it was opened.
+     *
+     * @return the file's device and inode
+     * @throws IOException if fstat fails (the message names the errno), or {@link ClosedChannelException} if this file
+     *     is closed
      */
     public FileIdentity identity() throws IOException {
         acquire();
@@ -593,21 +729,38 @@ public final class IoFile implements AutoCloseable {
         }
     }
 
-    /** O_DIRECT alignment for buffers ({@code [0]}) and offsets/lengths ({@code [1]}); 1 when not O_DIRECT. */
+    /**
+     * O_DIRECT alignment for buffers ({@code [0]}) and offsets/lengths ({@code [1]}); 1 when not O_DIRECT.
+     *
+     * @return {@code {memoryAlignment, offsetAlignment}} in bytes
+     */
     public int[] directAlignment() {
         return new int[] {memAlign, offsetAlign};
     }
 
+    /**
+     * Whether this file was opened with {@link JfioOpenOption#DIRECT}.
+     *
+     * @return true when reads and writes bypass the page cache
+     */
     public boolean isDirect() {
         return direct;
     }
 
-    /** True when the file was opened for reading. */
+    /**
+     * True when the file was opened for reading.
+     *
+     * @return true for a file opened with READ, or with neither READ nor WRITE
+     */
     public boolean isReadable() {
         return readable;
     }
 
-    /** True when the file was opened for writing. */
+    /**
+     * True when the file was opened for writing.
+     *
+     * @return true for a file opened with WRITE
+     */
     public boolean isWritable() {
         return writable;
     }
@@ -617,15 +770,29 @@ public final class IoFile implements AutoCloseable {
         return append;
     }
 
-    /** The raw descriptor, for calls this class does not wrap. Valid while the file is open. */
+    /**
+     * The raw descriptor, for calls this class does not wrap. Valid while the file is open.
+     *
+     * @return the file descriptor
+     */
     public int fd() {
         return fd;
     }
 
+    /**
+     * The path this file was opened with.
+     *
+     * @return the path as given to {@code open}
+     */
     public Path path() {
         return path;
     }
 
+    /**
+     * The engine this file's requests go through.
+     *
+     * @return the engine given to {@code open}, or the shared one
+     */
     public IoEngine engine() {
         return engine;
     }
@@ -638,11 +805,17 @@ public final class IoFile implements AutoCloseable {
 
     /** posix_fadvise(2) advice values. */
     public enum Advice {
+        /** No advice: the default read-ahead. */
         NORMAL(Fcntl.POSIX_FADV_NORMAL),
+        /** Random access: no read-ahead. */
         RANDOM(Fcntl.POSIX_FADV_RANDOM),
+        /** Sequential access: more read-ahead. */
         SEQUENTIAL(Fcntl.POSIX_FADV_SEQUENTIAL),
+        /** The range will be read soon: start reading it into the page cache now. */
         WILLNEED(Fcntl.POSIX_FADV_WILLNEED),
+        /** The range will not be needed soon: drop its clean pages from the page cache. */
         DONTNEED(Fcntl.POSIX_FADV_DONTNEED),
+        /** The range will be read once (a no-op on Linux). */
         NOREUSE(Fcntl.POSIX_FADV_NOREUSE);
 
         final int value;

@@ -124,6 +124,12 @@ public final class JfioFileChannel extends FileChannel {
     /**
      * Opens {@code path} on the shared engine ({@link Engines#shared()}), with the options and defaults of
      * {@link FileChannel#open(Path, OpenOption...)}.
+     *
+     * @param path the file to open
+     * @param options how to open it, as for {@link #open(IoEngine, Path, Set, FileAttribute[])}
+     * @return the open channel, which the caller closes
+     * @throws IOException if the file cannot be opened (see {@link #open(IoEngine, Path, Set, FileAttribute[])}), or no
+     *     engine can be created
      */
     public static JfioFileChannel open(Path path, OpenOption... options) throws IOException {
         Set<OpenOption> set = new HashSet<>(options.length);
@@ -134,6 +140,13 @@ public final class JfioFileChannel extends FileChannel {
     /**
      * Opens {@code path} on the shared engine, with the options, defaults and attributes of
      * {@link FileChannel#open(Path, Set, FileAttribute[])}.
+     *
+     * @param path the file to open
+     * @param options how to open it, as for {@link #open(IoEngine, Path, Set, FileAttribute[])}
+     * @param attrs the permissions for a created file, as there
+     * @return the open channel, which the caller closes
+     * @throws IOException if the file cannot be opened (see {@link #open(IoEngine, Path, Set, FileAttribute[])}), or no
+     *     engine can be created
      */
     public static JfioFileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
@@ -151,6 +164,10 @@ public final class JfioFileChannel extends FileChannel {
      *
      * @param attrs at most {@code posix:permissions} (or {@code unix:permissions}) for a created file; default 0666
      *              less the umask
+     * @param engine the engine for this channel's requests
+     * @param path the file to open
+     * @param options how to open it
+     * @return the open channel, which the caller closes
      * @throws NoSuchFileException          if the file does not exist and is not to be created
      * @throws FileAlreadyExistsException   with CREATE_NEW, if it exists
      * @throws AccessDeniedException        if permissions deny the access asked for
@@ -233,6 +250,8 @@ public final class JfioFileChannel extends FileChannel {
      * A channel over an open {@link IoFile}, readable and writable as the file is. The channel owns the file from
      * now on: closing the channel closes it, and the file should no longer be closed or used directly.
      *
+     * @param file the open file the channel reads and writes
+     * @return the channel, owning {@code file}
      * @throws IllegalArgumentException if the file is already closed
      */
     public static JfioFileChannel wrap(IoFile file) {

@@ -35,13 +35,29 @@ public final class Mapping implements AutoCloseable {
      *
      * @param offset a multiple of the page size
      * @param populate prefault the pages (MAP_POPULATE), paying the page faults now instead of on first touch
+     * @param file the open file to map
+     * @param length how many bytes to map, positive
+     * @param writable whether the mapping may be written (the file must be open for writing)
+     * @return the mapping, which the caller closes
+     * @throws IOException if mmap(2) fails (the message names the call and the errno)
      */
     public static Mapping map(IoFile file, long offset, long length, boolean writable, boolean populate)
             throws IOException {
         return map(file.fd(), file.path().toString(), offset, length, writable, populate);
     }
 
-    /** Maps a region of a raw descriptor; see {@link #map(IoFile, long, long, boolean, boolean)}. */
+    /**
+     * Maps a region of a raw descriptor; see {@link #map(IoFile, long, long, boolean, boolean)}.
+     *
+     * @param fd the open descriptor to map
+     * @param path the file's path, for messages
+     * @param offset where the mapping starts in the file, a multiple of the page size
+     * @param length how many bytes to map, positive
+     * @param writable whether the mapping may be written (the descriptor must be open for writing)
+     * @param populate prefault the pages (MAP_POPULATE)
+     * @return the mapping, which the caller closes
+     * @throws IOException if mmap(2) fails (the message names the call and the errno)
+     */
     public static Mapping map(int fd, String path, long offset, long length, boolean writable, boolean populate)
             throws IOException {
         if (length <= 0) throw new IllegalArgumentException("mapping length must be positive: length=" + length);
@@ -59,26 +75,48 @@ public final class Mapping implements AutoCloseable {
     }
 
     /** The mapped bytes. Touching beyond the end of the file raises SIGBUS in the kernel: the JVM reports an
-     * {@link InternalError}. */
+     * {@link InternalError}.
+     *
+     * @return the mapped memory, valid until {@link #close()}
+     */
     public MemorySegment segment() {
         return segment;
     }
 
+    /**
+     * The mapping's length in bytes.
+     *
+     * @return the length asked for at {@link #map}
+     */
     public long length() {
         return length;
     }
 
-    /** madvise(2) on the whole mapping, e.g. {@link Mman#MADV_SEQUENTIAL}. */
+    /**
+     * madvise(2) on the whole mapping, e.g. {@link Mman#MADV_SEQUENTIAL}.
+     *
+     * @param advice an {@code MADV_*} value, as for madvise(2)
+     * @throws IOException if madvise fails (the message names the call and the errno)
+     */
     public void advise(int advice) throws IOException {
         ErrnoException.check(LibC.madvise(address, length, advice), "madvise", -1, path, 0, length);
     }
 
-    /** Pages of the mapping resident in memory (mincore(2)), out of {@link #pages()}. */
+    /**
+     * Pages of the mapping resident in memory (mincore(2)), out of {@link #pages()}.
+     *
+     * @return how many of the mapping's pages are resident
+     * @throws IOException if mincore fails (the message names the call and the errno)
+     */
     public long residentPages() throws IOException {
         return PageCache.mincoreResident(address, length, path);
     }
 
-    /** Pages the mapping spans. */
+    /**
+     * Pages the mapping spans.
+     *
+     * @return the length in pages, rounded up
+     */
     public long pages() {
         int page = LibC.pageSize();
         return (length + page - 1) / page;

@@ -36,9 +36,18 @@ public final class PageCache {
     private PageCache() {
     }
 
-    /** Residency of a file: pages in the page cache out of pages in the file. */
+    /**
+     * Residency of a file: pages in the page cache out of pages in the file.
+     *
+     * @param residentPages the pages of the file in the page cache
+     * @param totalPages the pages the file spans
+     */
     public record Residency(long residentPages, long totalPages) {
-        /** Fraction resident, 0..1 (1 for an empty file). */
+        /**
+         * Fraction resident, 0..1 (1 for an empty file).
+         *
+         * @return {@code residentPages / totalPages}
+         */
         public double fraction() {
             return totalPages == 0 ? 1.0 : (double) residentPages / totalPages;
         }
@@ -47,6 +56,11 @@ public final class PageCache {
     /**
      * Counts the pages of {@code path} in the page cache: maps the file without faulting anything in and asks
      * mincore(2). Mapping does not change residency.
+     *
+     * @param path the file to look at
+     * @return the file's residency
+     * @throws IOException if the file cannot be opened, mapped or asked about (the message names the call and the
+     *     errno)
      */
     public static Residency residency(Path path) throws IOException {
         String p = path.toString();
@@ -59,7 +73,14 @@ public final class PageCache {
         }
     }
 
-    /** {@link #residency(Path)} for an open descriptor. */
+    /**
+     * {@link #residency(Path)} for an open descriptor.
+     *
+     * @param fd an open descriptor of the file
+     * @param path the file's path, for messages
+     * @return the file's residency
+     * @throws IOException if the file cannot be mapped or asked about (the message names the call and the errno)
+     */
     public static Residency residency(int fd, String path) throws IOException {
         long size = IoFile.statFd(fd, path).size();
         int page = LibC.pageSize();
@@ -83,6 +104,9 @@ public final class PageCache {
      * mapping, nothing allocated ({@code range} and {@code out} are the caller's scratch, at least
      * {@link LibC#CACHESTAT_RANGE_SIZE} and {@link LibC#CACHESTAT_SIZE} bytes).
      *
+     * @param fd an open descriptor of the file
+     * @param range scratch for the kernel's {@code struct cachestat_range}
+     * @param out scratch the kernel fills with its {@code struct cachestat}
      * @return the cached pages, or -1 when the kernel cannot say (no cachestat, or it refused this file)
      */
     public static long cachedPages(int fd, MemorySegment range, MemorySegment out) {
@@ -110,6 +134,9 @@ public final class PageCache {
     /**
      * Drops {@code path} from the page cache: fdatasync (dirty pages cannot be dropped) then
      * POSIX_FADV_DONTNEED. Verify with {@link #residency}: pages mapped by some process stay.
+     *
+     * @param path the file to drop
+     * @throws IOException if the file cannot be opened, synced or advised (the message names the call and the errno)
      */
     public static void evict(Path path) throws IOException {
         String p = path.toString();
@@ -127,6 +154,10 @@ public final class PageCache {
     /**
      * Reads {@code path} into the page cache (POSIX_FADV_WILLNEED, then a read pass to be sure) and returns the
      * residency reached.
+     *
+     * @param path the file to read
+     * @return the residency after the read pass
+     * @throws IOException if the file cannot be opened, read or asked about (the message names the call and the errno)
      */
     public static Residency warm(Path path) throws IOException {
         String p = path.toString();
@@ -148,7 +179,13 @@ public final class PageCache {
         }
     }
 
-    /** The O_DIRECT alignment statx reports for a path (buffer, offset), or {@code {0, 0}} if not reported. */
+    /**
+     * The O_DIRECT alignment statx reports for a path (buffer, offset), or {@code {0, 0}} if not reported.
+     *
+     * @param path the file or directory to ask about
+     * @return {@code {bufferAlignment, offsetAlignment}} in bytes
+     * @throws IOException if statx fails on the path (the message names the call and the errno)
+     */
     public static int[] directAlignment(Path path) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(Statx.LAYOUT);

@@ -81,62 +81,110 @@ public final class StatBuffer {
         return LibC.statx(fd, empty, Fcntl.AT_EMPTY_PATH, MASK, buf);
     }
 
-    /** The device ID ({@code st_dev}, glibc's {@code makedev} encoding, as {@link FileIdentity#device}). */
+    /**
+     * The device ID ({@code st_dev}, glibc's {@code makedev} encoding, as {@link FileIdentity#device}).
+     *
+     * @return the device ID
+     */
     public long device() {
         return Statx.dev(buf);
     }
 
-    /** The inode number. */
+    /**
+     * The inode number.
+     *
+     * @return the inode number
+     */
     public long inode() {
         return Statx.ino(buf);
     }
 
-    /** Device and inode as a {@link FileIdentity}; allocates it. */
+    /**
+     * Device and inode as a {@link FileIdentity}; allocates it.
+     *
+     * @return a new identity
+     */
     public FileIdentity identity() {
         return new FileIdentity(device(), inode());
     }
 
-    /** The size in bytes. */
+    /**
+     * The size in bytes.
+     *
+     * @return the size in bytes
+     */
     public long size() {
         return Statx.size(buf);
     }
 
-    /** The owner's user ID. */
+    /**
+     * The owner's user ID.
+     *
+     * @return the user ID
+     */
     public int uid() {
         return Statx.uid(buf);
     }
 
-    /** The group ID. */
+    /**
+     * The group ID.
+     *
+     * @return the group ID
+     */
     public int gid() {
         return Statx.gid(buf);
     }
 
-    /** The number of hard links; 0 once the file is deleted but still open. */
+    /**
+     * The number of hard links; 0 once the file is deleted but still open.
+     *
+     * @return the link count
+     */
     public long nlink() {
         return Statx.nlink(buf);
     }
 
-    /** The file type and permission bits ({@code st_mode}). */
+    /**
+     * The file type and permission bits ({@code st_mode}).
+     *
+     * @return the mode bits
+     */
     public int mode() {
         return Statx.mode(buf);
     }
 
-    /** The modification time, nanoseconds since the epoch. */
+    /**
+     * The modification time, nanoseconds since the epoch.
+     *
+     * @return nanoseconds since 1970-01-01T00:00Z
+     */
     public long mtimeNanos() {
         return Statx.mtimeNanos(buf);
     }
 
-    /** Whether the file is a regular file. */
+    /**
+     * Whether the file is a regular file.
+     *
+     * @return true for a regular file
+     */
     public boolean isRegularFile() {
         return type() == Fcntl.S_IFREG;
     }
 
-    /** Whether the file is a directory. */
+    /**
+     * Whether the file is a directory.
+     *
+     * @return true for a directory
+     */
     public boolean isDirectory() {
         return type() == Fcntl.S_IFDIR;
     }
 
-    /** Whether the file is a symbolic link (seen only by {@link #ofPathNoFollow}). */
+    /**
+     * Whether the file is a symbolic link (seen only by {@link #ofPathNoFollow}).
+     *
+     * @return true for a symbolic link
+     */
     public boolean isSymbolicLink() {
         return type() == Fcntl.S_IFLNK;
     }
@@ -144,6 +192,8 @@ public final class StatBuffer {
     /**
      * A word for the file's type, for messages: {@code file}, {@code directory}, {@code symlink}, {@code fifo},
      * {@code socket}, {@code char-device}, {@code block-device} or {@code unknown}.
+     *
+     * @return the type's word
      */
     public String typeName() {
         return switch (type()) {
@@ -161,6 +211,8 @@ public final class StatBuffer {
     /**
      * The fields as an immutable {@link FileStat}; allocates it. The direct I/O alignments are not read here and
      * are 0.
+     *
+     * @return a new {@link FileStat}
      */
     public FileStat toFileStat() {
         return new FileStat(identity(), mode(), nlink(), size(), Statx.blocks(buf), Statx.blksize(buf),

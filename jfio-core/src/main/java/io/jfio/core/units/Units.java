@@ -100,7 +100,12 @@ public final class Units {
         return Duration.ofSeconds(seconds, rest);
     }
 
-    /** A size for messages in the largest IEC unit that divides it: {@code 1048576} is {@code 1MiB}. */
+    /**
+     * A size for messages in the largest IEC unit that divides it: {@code 1048576} is {@code 1MiB}.
+     *
+     * @param bytes a size in bytes
+     * @return the size with its unit, e.g. {@code 64KiB}
+     */
     public static String formatSize(long bytes) {
         String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
         int u = 0;
@@ -112,7 +117,12 @@ public final class Units {
         return v + units[u];
     }
 
-    /** A duration for messages that {@link #parseDuration} reads back as the same milliseconds: {@code 5s}. */
+    /**
+     * A duration for messages that {@link #parseDuration} reads back as the same milliseconds: {@code 5s}.
+     *
+     * @param d a duration, not negative
+     * @return the duration with its unit, e.g. {@code 250ms}
+     */
     public static String formatDuration(Duration d) {
         long ms = d.toMillis();
         if (ms % 1000 == 0 && ms != 0) return (ms / 1000) + "s";

@@ -58,6 +58,11 @@ public record FileEvent(Kind kind, Path dir, String name, boolean directory, Pat
         UNWATCHED
     }
 
+    /**
+     * Checks the event's fields.
+     *
+     * @throws NullPointerException if {@code kind} is null
+     */
     public FileEvent {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(name, "name");
@@ -72,7 +77,11 @@ public record FileEvent(Kind kind, Path dir, String name, boolean directory, Pat
         return new FileEvent(kind, dir, name, directory, null);
     }
 
-    /** The full path of the entry ({@code dir/name}), or {@code dir} itself for events on it; null for OVERFLOW. */
+    /**
+     * The full path of the entry ({@code dir/name}), or {@code dir} itself for events on it; null for OVERFLOW.
+     *
+     * @return the path, or null
+     */
     public Path path() {
         if (dir == null) return null;
         return name.isEmpty() ? dir : FileNames.resolve(dir, name);

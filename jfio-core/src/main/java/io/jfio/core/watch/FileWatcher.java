@@ -25,6 +25,7 @@ public interface FileWatcher extends AutoCloseable {
      * Watches a directory (changes to its entries and to itself) or a file (changes to it). A path already watched
      * is not watched twice. Symbolic links are followed.
      *
+     * @param path the directory or file to watch
      * @throws java.nio.file.NoSuchFileException when the path does not exist
      * @throws InotifyLimitException              when the inotify watch limit is reached and this watcher does not
      *                                            fall back to polling
@@ -37,6 +38,7 @@ public interface FileWatcher extends AutoCloseable {
      * entries, found by a scan right after their watch was added, are reported as {@link FileEvent.Kind#CREATE}.
      * Symbolic links to directories below the root are not followed.
      *
+     * @param dir the root of the tree to watch
      * @throws java.nio.file.NotDirectoryException when the path is not a directory
      * @throws InotifyLimitException               as for {@link #watch}
      * @throws WatcherClosedException              after {@link #close()}
@@ -47,7 +49,10 @@ public interface FileWatcher extends AutoCloseable {
      * Stops watching a path given to {@link #watch} or {@link #watchTree} (for a tree: the whole tree). Nothing more
      * is reported for it; no {@link FileEvent.Kind#UNWATCHED} either.
      *
+     * @param path a path given to {@link #watch} or {@link #watchTree}
      * @return false when the path was not watched
+     * @throws IOException if the watch cannot be removed (the message names the errno), or
+     *     {@link WatcherClosedException} when the watcher is closed
      */
     boolean unwatch(Path path) throws IOException;
 
@@ -57,6 +62,8 @@ public interface FileWatcher extends AutoCloseable {
      * ready at that moment comes in the same batch. A zero timeout does not wait but still collects what has come
      * (the inotify watcher reads the kernel's queue once; the polling one scans if its interval is up).
      *
+     * @param timeout the longest time to wait; zero returns what is there without waiting
+     * @return the changes, possibly none
      * @throws WatcherClosedException      when the watcher is closed, before or during the call
      * @throws java.io.InterruptedIOException when the thread was interrupted (its interrupt status is kept); an
      *                                     interrupt is noticed when the call starts or wakes, so use {@link #wakeup()}
@@ -75,9 +82,17 @@ public interface FileWatcher extends AutoCloseable {
     @Override
     void close();
 
-    /** How this watcher detects changes, for logs: {@code "inotify"}, {@code "polling every 250 ms (reason)"}. */
+    /**
+     * How this watcher detects changes, for logs: {@code "inotify"}, {@code "polling every 250 ms (reason)"}.
+     *
+     * @return the mechanism, as words
+     */
     String mechanism();
 
-    /** The watched paths that are polled rather than watched by the kernel, each with the reason. */
+    /**
+     * The watched paths that are polled rather than watched by the kernel, each with the reason.
+     *
+     * @return the polled paths and why each is polled; empty when the kernel watches every path
+     */
     Map<Path, String> polled();
 }

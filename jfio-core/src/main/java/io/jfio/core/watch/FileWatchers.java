@@ -29,7 +29,11 @@ public final class FileWatchers {
     private FileWatchers() {
     }
 
-    /** {@link #open(Duration)} with {@link #DEFAULT_POLL_INTERVAL}. */
+    /**
+     * {@link #open(Duration)} with {@link #DEFAULT_POLL_INTERVAL}.
+     *
+     * @return a new watcher, which the caller closes
+     */
     public static FileWatcher open() {
         return open(DEFAULT_POLL_INTERVAL);
     }
@@ -39,6 +43,9 @@ public final class FileWatchers {
      * file systems; paths beyond the watch limit); or, when inotify cannot be set up at all (no instance left,
      * {@code EMFILE}, or no inotify in the kernel), a {@link PollingWatcher}. Either choice is logged at WARNING
      * and shows in {@link FileWatcher#mechanism()} and {@link FileWatcher#polled()}.
+     *
+     * @param pollInterval how often to poll what inotify cannot watch, and everything when inotify is unavailable
+     * @return a new watcher, which the caller closes
      */
     public static FileWatcher open(Duration pollInterval) {
         try {
@@ -50,7 +57,12 @@ public final class FileWatchers {
         }
     }
 
-    /** A watcher that only polls, every {@code interval} (the caller's choice: {@code --poll 250ms}). */
+    /**
+     * A watcher that only polls, every {@code interval} (the caller's choice: {@code --poll 250ms}).
+     *
+     * @param interval the time between scans, at least 1 ms
+     * @return a new polling watcher, which the caller closes
+     */
     public static FileWatcher polling(Duration interval) {
         return new PollingWatcher(interval, "polling requested");
     }
@@ -60,6 +72,9 @@ public final class FileWatchers {
      * when it can. On network file systems (NFS, SMB/CIFS, 9p, Ceph, AFS, Coda) and FUSE, inotify reports only the
      * changes this machine made through this mount; a writer on another machine, on the server, or below the FUSE
      * daemon is invisible to it.
+     *
+     * @param fsMagic the file system type, as statfs(2) reports it
+     * @return the reason, or null when inotify works there
      */
     public static String inotifyUnsupportedReason(long fsMagic) {
         if (Statfs.isRemote(fsMagic)) {
@@ -68,7 +83,11 @@ public final class FileWatchers {
         return null;
     }
 
-    /** {@code fs.inotify.max_user_watches}, or the user namespace's lower limit; -1 when unreadable. */
+    /**
+     * {@code fs.inotify.max_user_watches}, or the user namespace's lower limit; -1 when unreadable.
+     *
+     * @return the limit, or -1
+     */
     public static long maxUserWatches() {
         return Limits.WATCHES.value();
     }
@@ -76,12 +95,18 @@ public final class FileWatchers {
     /**
      * {@code fs.inotify.max_queued_events}: events an instance holds until they are read; beyond it the kernel drops
      * them and queues IN_Q_OVERFLOW ({@link FileEvent.Kind#OVERFLOW}). -1 when unreadable.
+     *
+     * @return the limit, or -1 when unreadable
      */
     public static long maxQueuedEvents() {
         return Limits.read("fs.inotify.max_queued_events");
     }
 
-    /** {@code fs.inotify.max_user_instances}, or the user namespace's lower limit; -1 when unreadable. */
+    /**
+     * {@code fs.inotify.max_user_instances}, or the user namespace's lower limit; -1 when unreadable.
+     *
+     * @return the limit, or -1
+     */
     public static long maxUserInstances() {
         return Limits.INSTANCES.value();
     }

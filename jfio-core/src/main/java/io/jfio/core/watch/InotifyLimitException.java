@@ -15,10 +15,15 @@ import java.io.IOException;
 public final class InotifyLimitException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The system call that hit the limit. */
     private final String call;
+    /** The errno it failed with, positive. */
     private final int errno;
+    /** The path being watched, or null. */
     private final String path;
+    /** The limit's sysctl. */
     private final String sysctl;
+    /** The limit's value, or -1. */
     private final long limit;
 
     /**

@@ -176,7 +176,12 @@ public final class InotifyWatcher implements FileWatcher {
     private boolean closed;
     private boolean released;
 
-    /** An inotify watcher without fallback: what inotify cannot watch is an error. */
+    /**
+     * An inotify watcher without fallback: what inotify cannot watch is an error.
+     *
+     * @throws IOException if inotify cannot be set up: {@link InotifyLimitException} when this user has
+     *     {@code fs.inotify.max_user_instances} instances already, otherwise the message names the errno
+     */
     public InotifyWatcher() throws IOException {
         this(null);
     }
@@ -184,8 +189,9 @@ public final class InotifyWatcher implements FileWatcher {
     /**
      * An inotify watcher that polls, every {@code pollInterval}, the paths inotify cannot watch (null: no fallback).
      *
+     * @param pollInterval how often to poll the paths inotify cannot watch, or null for no fallback
      * @throws InotifyLimitException when this user has {@code fs.inotify.max_user_instances} instances already
-     * @throws ErrnoException        when inotify, eventfd or epoll cannot be set up
+     * @throws IOException            when inotify, eventfd or epoll cannot be set up (the message names the errno)
      */
     public InotifyWatcher(Duration pollInterval) throws IOException {
         if (pollInterval != null && pollInterval.compareTo(Duration.ofMillis(1)) < 0) {
@@ -826,7 +832,11 @@ public final class InotifyWatcher implements FileWatcher {
         }
     }
 
-    /** How many inotify watches this watcher holds now (one per watched directory or file). */
+    /**
+     * How many inotify watches this watcher holds now (one per watched directory or file).
+     *
+     * @return the number of watches
+     */
     public int watchCount() {
         lock.lock();
         try {

@@ -37,6 +37,8 @@ public final class PollingWatcher implements FileWatcher {
     private boolean polling;
 
     /**
+     * A watcher that scans its paths every {@code interval}.
+     *
      * @param interval time between scans, at least 1 ms
      * @param reason   why this watcher polls, for {@link #mechanism()} and {@link #polled()} (e.g. "forced")
      */
@@ -155,7 +157,11 @@ public final class PollingWatcher implements FileWatcher {
         }
     }
 
-    /** The interval between scans. */
+    /**
+     * The interval between scans.
+     *
+     * @return the interval
+     */
     public Duration interval() {
         return Duration.ofNanos(intervalNanos);
     }

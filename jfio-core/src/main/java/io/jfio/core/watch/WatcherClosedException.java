@@ -6,6 +6,11 @@ import java.io.IOException;
 public final class WatcherClosedException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param watcher the closed watcher, as its {@code toString()} names it
+     */
     public WatcherClosedException(String watcher) {
         super("watcher closed: watcher=" + watcher);
     }
