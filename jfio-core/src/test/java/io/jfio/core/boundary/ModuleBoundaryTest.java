@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * <p>Thread-confined to JUnit's test thread.
  */
 class ModuleBoundaryTest {
-    private static final Set<String> API = Set.of(
+    static final Set<String> API = Set.of(
             "io.jfio.core.copy", "io.jfio.core.engine", "io.jfio.core.file", "io.jfio.core.units",
             "io.jfio.core.watch");
     private static final Set<String> JFIO_MODULES = Set.of("io.jfio.ship", "io.jfio.bench", "io.jfio.cli");
