@@ -108,10 +108,12 @@ public interface IoEngine extends AutoCloseable {
      * buffers. On the thread engine nothing reaches the kernel and fixed requests run as plain ones, but the same
      * buffers are accepted and held.
      *
-     * @param buffers the memory to register, at most 16384 segments
+     * @param buffers the memory to register; buffer {@code i} is the {@code bufIndex} of fixed requests into it
      * @throws IllegalArgumentException for heap segments and memory of other arenas, which could be freed while the
      *                                  kernel still uses it
      * @throws EngineClosedException    if the engine is closed
+     * @throws IOException              if the kernel refuses the registration (the message names the errno, e.g.
+     *                                  ENOMEM beyond RLIMIT_MEMLOCK)
      */
     void registerBuffers(MemorySegment... buffers) throws IOException;
 

@@ -61,7 +61,9 @@ public record FileEvent(Kind kind, Path dir, String name, boolean directory, Pat
     /**
      * Checks the event's fields.
      *
-     * @throws NullPointerException if {@code kind} is null
+     * @throws NullPointerException     if {@code kind} or {@code name} is null, or {@code dir} is null for an event
+     *                                  other than OVERFLOW
+     * @throws IllegalArgumentException if {@code from} is given for an event other than MOVED, or missing for MOVED
      */
     public FileEvent {
         Objects.requireNonNull(kind, "kind");
