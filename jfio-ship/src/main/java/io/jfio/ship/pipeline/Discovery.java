@@ -52,6 +52,7 @@ final class Discovery {
     private final List<List<Glob>> globs = new ArrayList<>();
     private final List<List<PathMatcher>> nameExcludes = new ArrayList<>();
     private final List<List<PathMatcher>> pathExcludes = new ArrayList<>();
+    private final int globCount;
     private final StatBuffer stx;
     private final ShipLog log;
     private final Set<String> warned = new HashSet<>();
@@ -68,9 +69,11 @@ final class Discovery {
         this.inputs = inputs;
         this.stx = stx;
         this.log = log;
+        int count = 0;
         for (InputConfig in : inputs) {
             List<Glob> g = new ArrayList<>();
             for (String p : in.paths()) g.add(Glob.of(p));
+            count += g.size();
             globs.add(g);
             List<PathMatcher> names = new ArrayList<>();
             List<PathMatcher> paths = new ArrayList<>();
@@ -81,12 +84,15 @@ final class Discovery {
             nameExcludes.add(names);
             pathExcludes.add(paths);
         }
+        globCount = count;
     }
 
     /** Every path the inputs name now; a path named by two inputs goes to the first. */
     List<Found> scan() {
         List<Found> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
+        // One glob walks each path once; only several can name a path twice. A set of every path would be a burst
+        // of garbage at the start of a shipper of many files, which the heap keeps the room for.
+        Set<String> seen = globCount > 1 ? new HashSet<>() : null;
         linkedDirs = new LinkedHashMap<>();
         baseReals.clear();
         List<Unmatched> none = new ArrayList<>();
@@ -236,7 +242,7 @@ final class Discovery {
         }
         named = true;
         String path = FileNames.of(p);
-        if (!seen.add(path)) return;
+        if (seen != null && !seen.add(path)) return;
         out.add(new Found(inputs.get(input), path, stx.device(), stx.inode(), stx.size(), stx.isRegularFile(),
                 stx.typeName()));
     }

@@ -265,11 +265,11 @@ final class FileTracker {
             first.addAll(then);
             fresh = first;
         }
-        Set<TrackedFile.Id> seen = new HashSet<>();
         List<TrackedFile> reusedInodes = null;
         for (Discovery.Found f : fresh) {
-            if (!seen.add(new TrackedFile.Id(f.device(), f.inode()))) continue;
-            boolean hadEntry = known.containsKey(new TrackedFile.Id(f.device(), f.inode()));
+            TrackedFile.Id id = new TrackedFile.Id(f.device(), f.inode());
+            if (tracked.containsKey(id)) continue; // named twice (a symlink and its target): adopted under the first
+            boolean hadEntry = known.containsKey(id);
             int fd = open(f.path(), f.input(), true);
             TrackedFile t = fd >= 0 ? adopt(fd, f.path(), f.input(), now, false) : null;
             // With entries of its own and still possibly a copy: they describe another content (new-file-same-inode).
