@@ -430,6 +430,22 @@ public final class CopyCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * A bare {@code --preserve} takes no value, as with cp ({@code cp --preserve SRC DST}): it is spelled out as
+     * {@code --preserve=mode,ownership,timestamps}, so that picocli, which would take the next argument as the
+     * optional value, reads SRC as a path. Arguments after {@code --} are paths and left alone.
+     */
+    static String[] withPreserveValues(String[] args) {
+        String[] out = args;
+        for (int i = 1; i < args.length && !args[i].equals("--"); i++) {
+            if (args[i].equals("--preserve")) {
+                if (out == args) out = args.clone();
+                out[i] = "--preserve=mode,ownership,timestamps";
+            }
+        }
+        return out;
+    }
+
     /** {@code -t DIR}: it must be a directory now, as cp requires. */
     private static Path targetDirectory(String dir) {
         Path p = path(dir);
@@ -501,7 +517,9 @@ public final class CopyCommand implements Callable<Integer> {
                 .preserveOwnership(keep.contains(PreserveList.Attr.OWNERSHIP))
                 .preserveTimestamps(keep.contains(PreserveList.Attr.TIMESTAMPS))
                 .preserveHardLinks(keep.contains(PreserveList.Attr.LINKS))
-                .preserveXattrs(keep.contains(PreserveList.Attr.XATTR));
+                .preserveXattrs(keep.contains(PreserveList.Attr.XATTR))
+                // cp: a mode explicitly not kept is the default one (0666 or 0777 less the umask)
+                .defaultPermissions(noPreserve != null && !keep.contains(PreserveList.Attr.MODE));
     }
 
     private static CopyOptions.Sparse sparse(String v) {

@@ -645,7 +645,7 @@ final class Copier implements AutoCloseable {
 
     /** Permission bits to create a file with: the source's, plus owner write where we need it to set xattrs. */
     private int createMode(Meta m) {
-        int mode = m.permissions() & 0777;
+        int mode = o.defaultPermissions() ? 0666 : m.permissions() & 0777;
         if (o.preserveXattrs() && ctx.euid != 0 && (mode & 0200) == 0) mode |= 0200;
         return mode;
     }
@@ -1105,11 +1105,14 @@ final class Copier implements AutoCloseable {
         return true;
     }
 
-    /** {@code --parents}: a directory created on the way to a source's copy gets its source's attributes. */
-    Attributes.Failure applyToParent(int srcFd, int dstFd, Meta m) {
+    /**
+     * {@code --parents}: a directory created on the way to a source's copy gets its source's mode, owner and times
+     * as the options say; not its extended attributes, which cp does not copy to these either.
+     */
+    Attributes.Failure applyToParent(int dstFd, Meta m) {
         DirNode standIn = new DirNode(null, new byte[0], new byte[0], null);
         standIn.newGid = -1;
-        return attrs.applyToDir(srcFd, dstFd, m, standIn, true);
+        return attrs.applyToDir(-1, dstFd, m, standIn, true);
     }
 
     // ------------------------------------------------------------------ for split files

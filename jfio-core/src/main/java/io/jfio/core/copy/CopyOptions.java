@@ -37,6 +37,8 @@ package io.jfio.core.copy;
  *                           created ({@code cp -x})
  * @param sparse             how holes are made in the copies ({@code cp --sparse})
  * @param dryRun             decide everything and report it as events, but create, change and remove nothing
+ * @param defaultPermissions without preserveMode: new entries get 0666 (directories 0777) less the umask rather
+ *                           than the source's permissions less the umask ({@code cp --no-preserve=mode})
  */
 public record CopyOptions(boolean recursive, Dereference dereference, boolean preserveMode,
                           boolean preserveOwnership, boolean preserveTimestamps, boolean preserveHardLinks,
@@ -44,7 +46,7 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
                           boolean fsync, int jobs, Reflink reflink, CopyMethod method, Boolean sequential,
                           int blockSize, int queueDepth, long splitThreshold, long chunkSize,
                           boolean noTargetDirectory, boolean parents, boolean oneFileSystem, Sparse sparse,
-                          boolean dryRun) {
+                          boolean dryRun, boolean defaultPermissions) {
 
     /** Default bytes per io_uring or read/write request. */
     public static final int BLOCK_SIZE_DEFAULT = 1 << 20;
@@ -170,6 +172,7 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         private boolean oneFileSystem;
         private Sparse sparse = Sparse.AUTO;
         private boolean dryRun;
+        private boolean defaultPermissions;
 
         private Builder() {
         }
@@ -296,6 +299,11 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
             return this;
         }
 
+        public Builder defaultPermissions(boolean v) {
+            defaultPermissions = v;
+            return this;
+        }
+
         /** The options; invalid combinations fail with {@link IllegalArgumentException} naming the value. */
         public CopyOptions build() {
             Dereference d = dereference != null ? dereference
@@ -304,7 +312,7 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
             return new CopyOptions(recursive, d, preserveMode, preserveOwnership, preserveTimestamps,
                     preserveHardLinks, preserveXattrs, overwrite, skip, verify, fsync, jobs, reflink, method,
                     sequential, blockSize, queueDepth, splitThreshold, chunkSize, noTargetDirectory, parents,
-                    oneFileSystem, sparse, dryRun);
+                    oneFileSystem, sparse, dryRun, defaultPermissions && !preserveMode);
         }
     }
 }

@@ -133,7 +133,7 @@ final class ParentDirs {
                         ctx.fail(m.src, m.dst, "open", dstFd, m.dst);
                         continue;
                     }
-                    Attributes.Failure f = c.applyToParent(srcFd, dstFd, Meta.of(sx));
+                    Attributes.Failure f = c.applyToParent(dstFd, Meta.of(sx));
                     if (f != null) ctx.fail(m.src, m.dst, f.call(), f.errno(), m.dst);
                 } finally {
                     if (srcFd >= 0) LibC.close(srcFd);
