@@ -121,6 +121,7 @@ public final class Cli implements Callable<Integer> {
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         String first = args.length > 0 ? args[0] : null;
         if ("copy".equals(first)) {
+            args = CopyCommand.withPreserveValues(args);
             CopyCommand copy = new CopyCommand();
             if (copy.parse(args, 1)) {
                 String name = "jfio copy";

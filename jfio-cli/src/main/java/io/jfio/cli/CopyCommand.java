@@ -11,7 +11,9 @@ import io.jfio.core.sys.LibC;
 import java.io.PrintWriter;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.HashSet;
 import java.util.Locale;
@@ -57,7 +59,8 @@ public final class CopyCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Parameters(arity = "2..*", paramLabel = "PATH", description = "Sources, then the target (SRC... DST).")
+    @Parameters(arity = "1..*", paramLabel = "PATH", description = "Sources, then the target (SRC... DST); with "
+            + "-t DIR, sources only.")
     private List<String> paths;
 
     @Option(names = {"-r", "-R", "--recursive"}, description = "Copy directories and their contents.")
@@ -66,6 +69,53 @@ public final class CopyCommand implements Callable<Integer> {
     @Option(names = {"-a", "--archive"}, description = "Like cp -a: recursive; keep mode, ownership (where "
             + "permitted), access and modification times (ns), symlinks as symlinks, hard links, xattrs, FIFOs.")
     private boolean archive;
+
+    @Option(names = "-p", description = "Keep mode, ownership and timestamps (--preserve=mode,ownership,timestamps).%n"
+            + "  e.g. jfio copy -p report.pdf /backup/")
+    private boolean preserveDefault;
+
+    @Option(names = "--preserve", paramLabel = "LIST", arity = "0..1", fallbackValue = "mode,ownership,timestamps",
+            description = "Keep these attributes: mode, ownership, timestamps, links (hard links as hard links), "
+                    + "xattr (extended attributes, ACLs too), all. Without LIST: mode,ownership,timestamps. -a "
+                    + "keeps all.%n  e.g. jfio copy -r --preserve=mode,links photos /backup/")
+    private String preserve;
+
+    @Option(names = "--no-preserve", paramLabel = "LIST", description = "Do not keep these attributes (names as "
+            + "for --preserve); applied after -a, -p and --preserve.%n  e.g. jfio copy -a --no-preserve=ownership "
+            + "src dst")
+    private String noPreserve;
+
+    @Option(names = {"-t", "--target-directory"}, paramLabel = "DIR", description = "Copy every PATH into DIR, "
+            + "which must be a directory.%n  e.g. find . -name '*.log' -print0 | xargs -0 jfio copy -t /backup")
+    private String targetDirectory;
+
+    @Option(names = {"-T", "--no-target-directory"}, description = "Treat DST as a name, even when it is a "
+            + "directory: copy SRC as DST (a directory's contents into DST) rather than into it.%n"
+            + "  e.g. jfio copy -rT site /srv/www   (site/index.html becomes /srv/www/index.html)")
+    private boolean noTargetDirectory;
+
+    @Option(names = "--parents", description = "Copy each SRC under DIR by its whole name, creating the "
+            + "directories on the way.%n  e.g. jfio copy --parents a/b/c.txt DIR   (creates DIR/a/b/c.txt)")
+    private boolean parents;
+
+    @Option(names = {"-x", "--one-file-system"}, description = "Stay on the file system of each SRC: a directory "
+            + "on another one (a mount point) is created, but not what is mounted there.%n"
+            + "  e.g. jfio copy -ax / /mnt/rootcopy")
+    private boolean oneFileSystem;
+
+    @Option(names = "--sparse", paramLabel = "WHEN", description = "auto (default): keep the source's holes; "
+            + "always: also make holes of blocks of zeros; never: write holes as zeros.%n"
+            + "  e.g. jfio copy --sparse=always disk.img /backup/")
+    private String sparse;
+
+    @Option(names = {"-v", "--verbose"}, description = "Print 'SRC' -> 'DST' for every file, link and created "
+            + "directory (to stdout; as cp -v, in the order they are done).%n  e.g. jfio copy -av photos /backup/")
+    private boolean verbose;
+
+    @Option(names = "--dry-run", description = "Change nothing: print what would be copied, one line per entry as "
+            + "with -v but prefixed 'would copy' (what -n or -u would skip is left out).%n"
+            + "  e.g. jfio copy -a --dry-run photos /backup/")
+    private boolean dryRun;
 
     @Option(names = {"-L", "--dereference"}, description = "Follow every symlink in the sources.")
     private boolean dereference;
@@ -281,22 +331,27 @@ public final class CopyCommand implements Callable<Integer> {
     int run(String name, PrintWriter out, PrintWriter err) {
         CliException.requireSupportedPlatform();
         CopyOptions options = options();
+        List<String> srcArgs = targetDirectory != null ? paths : paths.subList(0, paths.size() - 1);
         List<Path> sources = new ArrayList<>();
-        for (String p : paths.subList(0, paths.size() - 1)) sources.add(path(p));
-        Path target = path(paths.get(paths.size() - 1));
+        for (String p : srcArgs) sources.add(path(p));
+        Path target = targetDirectory != null ? targetDirectory(targetDirectory) : path(paths.get(paths.size() - 1));
+        VerboseLines lines = verbose || dryRun ? new VerboseLines(dryRun, parents ? srcArgs : List.of()) : null;
         CopyProgressPrinter.Mode mode = progressMode(err);
 
         CopyProgressPrinter[] printer = new CopyProgressPrinter[1];
         CopyListener listener = new CopyListener() {
             @Override
             public boolean wantsEntries() {
-                return debug;
+                return debug || lines != null;
             }
 
             @Override
             public void onEntry(CopyEvent event) {
+                String line = lines == null ? null : lines.line(event);
+                if (!debug && line == null) return;
                 synchronized (out) {
-                    out.println(event);
+                    if (debug) out.println(event);
+                    if (line != null) out.println(line);
                 }
             }
 
@@ -341,7 +396,9 @@ public final class CopyCommand implements Callable<Integer> {
             printer[0].stop();
             if (hooked) removeHook(hook);
         }
-        err.println(name + ": " + CopyProgressPrinter.summary(result));
+        String summary = CopyProgressPrinter.summary(result);
+        err.println(name + ": " + (dryRun ? "dry run, nothing changed: " + summary.replaceFirst("^copied ",
+                "would copy ") : summary));
         err.flush();
         out.flush();
         finished.countDown();
@@ -373,8 +430,44 @@ public final class CopyCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * A bare {@code --preserve} takes no value, as with cp ({@code cp --preserve SRC DST}): it is spelled out as
+     * {@code --preserve=mode,ownership,timestamps}, so that picocli, which would take the next argument as the
+     * optional value, reads SRC as a path. Arguments after {@code --} are paths and left alone.
+     */
+    static String[] withPreserveValues(String[] args) {
+        String[] out = args;
+        for (int i = 1; i < args.length && !args[i].equals("--"); i++) {
+            if (args[i].equals("--preserve")) {
+                if (out == args) out = args.clone();
+                out[i] = "--preserve=mode,ownership,timestamps";
+            }
+        }
+        return out;
+    }
+
+    /** {@code -t DIR}: it must be a directory now, as cp requires. */
+    private static Path targetDirectory(String dir) {
+        Path p = path(dir);
+        if (!Files.exists(p)) throw usage("-t: target directory does not exist: target=" + dir);
+        if (!Files.isDirectory(p)) throw usage("-t: target is not a directory: target=" + dir);
+        return p;
+    }
+
     /** The options as given; contradictions and bad values are usage errors naming them. */
     CopyOptions options() {
+        if (targetDirectory != null && noTargetDirectory) {
+            throw usage("-t (--target-directory) and -T (--no-target-directory) contradict each other: choose one");
+        }
+        if (targetDirectory == null && paths.size() < 2) {
+            throw usage("missing the target after " + paths.get(0) + ": give SRC... DST, or -t DIR SRC...");
+        }
+        if (noTargetDirectory && paths.size() > 2) {
+            throw usage("-T copies one SRC as DST: extra operand " + paths.get(2));
+        }
+        if (parents && noTargetDirectory) {
+            throw usage("--parents and -T contradict each other: --parents copies into a directory");
+        }
         if (noClobber && update) throw usage("-n and --update contradict each other: choose one");
         int derefs = (dereference ? 1 : 0) + (noDereference ? 1 : 0) + (commandLineDereference ? 1 : 0);
         if (derefs > 1) throw usage("-L, -P and -H contradict each other: choose one");
@@ -396,10 +489,46 @@ public final class CopyCommand implements Callable<Integer> {
             if (method != null) b.method(CopyMethod.parse(method));
             if (blockSize != null) b.blockSize(UnitOptions.positiveIntSize("--block-size", blockSize));
             if (queueDepth != null) b.queueDepth(queueDepth);
+            preserve(b);
+            if (sparse != null) {
+                CopyOptions.Sparse sp = sparse(sparse);
+                if (sp != CopyOptions.Sparse.AUTO && (b.build().reflink() == CopyOptions.Reflink.ALWAYS
+                        || b.build().method() == CopyMethod.REFLINK)) {
+                    throw usage("--sparse=" + sparse + " and --reflink=always contradict each other: a reflink "
+                            + "shares the source's blocks as they are");
+                }
+                b.sparse(sp);
+            }
+            b.noTargetDirectory(noTargetDirectory).parents(parents).oneFileSystem(oneFileSystem).dryRun(dryRun);
             return b.build();
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
+    }
+
+    /** -a keeps all; -p and --preserve add; --no-preserve takes away, whatever the order on the command line. */
+    private void preserve(CopyOptions.Builder b) {
+        Set<PreserveList.Attr> keep = archive ? EnumSet.allOf(PreserveList.Attr.class)
+                : EnumSet.noneOf(PreserveList.Attr.class);
+        if (preserveDefault) keep.addAll(PreserveList.DEFAULT);
+        if (preserve != null) keep.addAll(PreserveList.parse("--preserve", preserve));
+        if (noPreserve != null) keep.removeAll(PreserveList.parse("--no-preserve", noPreserve));
+        b.preserveMode(keep.contains(PreserveList.Attr.MODE))
+                .preserveOwnership(keep.contains(PreserveList.Attr.OWNERSHIP))
+                .preserveTimestamps(keep.contains(PreserveList.Attr.TIMESTAMPS))
+                .preserveHardLinks(keep.contains(PreserveList.Attr.LINKS))
+                .preserveXattrs(keep.contains(PreserveList.Attr.XATTR))
+                // cp: a mode explicitly not kept is the default one (0666 or 0777 less the umask)
+                .defaultPermissions(noPreserve != null && !keep.contains(PreserveList.Attr.MODE));
+    }
+
+    private static CopyOptions.Sparse sparse(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "auto" -> CopyOptions.Sparse.AUTO;
+            case "always" -> CopyOptions.Sparse.ALWAYS;
+            case "never" -> CopyOptions.Sparse.NEVER;
+            default -> throw usage("invalid --sparse: sparse=" + v + " expected=auto|always|never");
+        };
     }
 
     private static CopyOptions.Reflink reflink(String v) {

@@ -102,7 +102,8 @@ final class Attributes {
             if (n < 0) return new Failure("fsetxattr", n);
             if (n > 0) chmod = true;
         }
-        int perms = o.preserveMode() ? m.permissions() : m.permissions() & 0777 & ~ctx.umask;
+        int perms = o.preserveMode() ? m.permissions()
+                : (o.defaultPermissions() ? 0777 : m.permissions() & 0777) & ~ctx.umask;
         chmod |= o.preserveMode() && ((perms & 07000) != 0 || (0700 & ctx.umask) != 0 || dir.defaultAcl
                 || (perms & 0777) != 0700);
         if (chmod) {
@@ -144,7 +145,8 @@ final class Attributes {
             if (n > 0) chmod = true;
         }
         if (!symlink) { // Linux has no permission bits on symlinks to set
-            int perms = o.preserveMode() ? m.permissions() : m.permissions() & 0777 & ~ctx.umask;
+            int perms = o.preserveMode() ? m.permissions()
+                    : (o.defaultPermissions() ? createdMode : m.permissions()) & 0777 & ~ctx.umask;
             chmod |= o.preserveMode() && ((perms & 07000) != 0 || (createdMode & ctx.umask) != 0 || dir.defaultAcl
                     || createdMode != (perms & 0777));
             if (chmod) {

@@ -181,6 +181,11 @@ final class Copier implements AutoCloseable {
                 d.broken = true;
                 return;
             }
+            // -x: the mount point is created (above) and gets its attributes, but what is mounted there is not read.
+            if (o.oneFileSystem() && !d.parent.isStandIn() && d.parent.meta != null
+                    && d.meta.dev() != d.parent.meta.dev()) {
+                return;
+            }
             List<DirNode> subdirs = new ArrayList<>();
             List<Entry> entries = new ArrayList<>();
             readEntries(fd, d, subdirs, entries);
@@ -209,11 +214,22 @@ final class Copier implements AutoCloseable {
      * and records which directory it is. Returns false after reporting a failure.
      */
     private boolean makeTarget(DirNode d) {
+        if (o.dryRun() && d.parent.fresh) {
+            return wouldCreate(d); // its parent would be new: so would it
+        }
         int pfd = dirs.openTarget(d.parent, false);
         if (pfd < 0) return false;
         try {
             PathBytes.put(s.dst, PathBytes.lastComponent(d.dst));
-            int r = LibC.mkdirat(pfd, s.dst, 0700);
+            if (o.dryRun()) {
+                int r = LibC.statx(pfd, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Statx.STATX_TYPE, s.statx2);
+                if (r == -Errno.ENOENT) return wouldCreate(d);
+                if (r < 0) {
+                    ctx.fail(d.src, d.dst, "statx", r, d.dst);
+                    return false;
+                }
+            }
+            int r = o.dryRun() ? -Errno.EEXIST : LibC.mkdirat(pfd, s.dst, 0700);
             if (r < 0 && r != -Errno.EEXIST) {
                 ctx.fail(d.src, d.dst, "mkdir", r, d.dst);
                 return false;
@@ -269,6 +285,10 @@ final class Copier implements AutoCloseable {
         d.newGid = p.setgid ? p.newGid : ctx.egid;
         d.defaultAcl = p.defaultAcl;
         if ((ctx.umask & 0700) != 0) LibC.fchmod(fd, 0700);
+        if (ctx.events) {
+            ctx.listener.onEntry(new CopyEvent(CopyEvent.Kind.DIRECTORY, CopyEvent.Outcome.CREATED,
+                    Names.show(d.src), Names.show(d.dst), null, 0, 0, false, 1));
+        }
         if (p.isStandIn()) {
             int w = ResumeMarker.write(fd, d.meta);
             if (w < 0) {
@@ -303,7 +323,17 @@ final class Copier implements AutoCloseable {
         PathBytes.put(s.xattrName, DEFAULT_ACL);
         d.defaultAcl = LibC.fgetxattr(fd, s.xattrName, MemorySegment.NULL, 0) > 0;
         d.marked = d.parent.isStandIn() && ResumeMarker.matches(fd, d.meta);
-        removeStaleTemps(fd);
+        if (!o.dryRun()) removeStaleTemps(fd);
+        return true;
+    }
+
+    /** Dry run: the target directory does not exist and would be created; nothing below it exists either. */
+    private boolean wouldCreate(DirNode d) {
+        d.fresh = true;
+        if (ctx.events) {
+            ctx.listener.onEntry(new CopyEvent(CopyEvent.Kind.DIRECTORY, CopyEvent.Outcome.CREATED,
+                    Names.show(d.src), Names.show(d.dst), null, 0, 0, false, 1));
+        }
         return true;
     }
 
@@ -406,6 +436,10 @@ final class Copier implements AutoCloseable {
     }
 
     private void finishDir(DirNode d) {
+        if (o.dryRun()) {
+            dirDone(d);
+            return;
+        }
         int fd = dirs.openTarget(d, true);
         if (fd < 0) return;
         int srcFd = -1;
@@ -436,6 +470,10 @@ final class Copier implements AutoCloseable {
             LibC.close(fd);
             if (srcFd >= 0) LibC.close(srcFd);
         }
+        dirDone(d);
+    }
+
+    private void dirDone(DirNode d) {
         ctx.directories.increment();
         if (ctx.events) {
             ctx.listener.onEntry(new CopyEvent(CopyEvent.Kind.DIRECTORY, CopyEvent.Outcome.COPIED,
@@ -450,6 +488,15 @@ final class Copier implements AutoCloseable {
         DirNode dir = e.dir();
         if (dir.broken || ctx.cancelled) {
             childDone(dir);
+            return;
+        }
+        if (o.dryRun()) {
+            boolean ok = false;
+            try {
+                ok = wouldCopy(e);
+            } finally {
+                entryDone(e, null, ok);
+            }
             return;
         }
         LinkGroup group = null;
@@ -500,6 +547,28 @@ final class Copier implements AutoCloseable {
             ctx.fail(e.srcPath(), e.dstPath(), "internal error: " + t, 0);
             done.accept(this, false);
         }
+    }
+
+    /** Dry run: decides about {@code e} as a copy would, and reports it; reads and writes no data. */
+    private boolean wouldCopy(Entry e) {
+        Meta m = e.meta();
+        Decision d = e.dir().fresh ? Decision.ABSENT : names(e) ? decide(e) : Decision.FAIL;
+        if (d == Decision.FAIL) return false;
+        if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
+        switch (m.type()) {
+            case Fcntl.S_IFREG -> ctx.files.increment();
+            case Fcntl.S_IFLNK -> ctx.symlinks.increment();
+            default -> {
+                if (e.dir().isStandIn() && !o.recursive()) {
+                    ctx.files.increment();
+                } else {
+                    ctx.specials.increment();
+                }
+            }
+        }
+        if (m.isRegular()) ctx.bytesAccounted.add(m.size());
+        ctx.event(m.kind(), CopyEvent.Outcome.COPIED, e, null, 0, false, 1);
+        return true;
     }
 
     /** Finishes an entry: called once, by the worker that finished it, with its own Copier (its own Scratch). */
@@ -576,7 +645,7 @@ final class Copier implements AutoCloseable {
 
     /** Permission bits to create a file with: the source's, plus owner write where we need it to set xattrs. */
     private int createMode(Meta m) {
-        int mode = m.permissions() & 0777;
+        int mode = o.defaultPermissions() ? 0666 : m.permissions() & 0777;
         if (o.preserveXattrs() && ctx.euid != 0 && (mode & 0200) == 0) mode |= 0200;
         return mode;
     }
@@ -641,7 +710,8 @@ final class Copier implements AutoCloseable {
                 // A FIFO or device: its size says nothing; read it to the end.
                 long n = data.copyStream(srcFd, t.fd, e.srcPath(), e.dstPath());
                 r = new DataCopy.Result(CopyMethod.READ_WRITE, n, false, false);
-            } else if (m.size() > 0 && data.tryReflink(srcFd, t.fd, pair, e.dstPath())) {
+            } else if (m.size() > 0 && o.sparse() == CopyOptions.Sparse.AUTO
+                    && data.tryReflink(srcFd, t.fd, pair, e.dstPath())) {
                 r = new DataCopy.Result(CopyMethod.REFLINK, 0, false, false);
             } else {
                 // The data is read and copied: only now are the read-ahead advice and the residency worth a call.
@@ -652,14 +722,17 @@ final class Copier implements AutoCloseable {
                 }
                 // Found once for one worker or several: the data ranges, and the target's length where the holes
                 // between them are left unwritten.
-                List<DataCopy.Range> ranges = data.ranges(srcFd, m.size(), m.looksSparse(), e.srcPath());
-                boolean sparse = m.looksSparse() && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
+                boolean findHoles = m.looksSparse() && o.sparse() != CopyOptions.Sparse.NEVER;
+                List<DataCopy.Range> ranges = data.ranges(srcFd, m.size(), findHoles, e.srcPath());
+                boolean sparse = o.sparse() == CopyOptions.Sparse.ALWAYS && m.size() > 0
+                        || findHoles && !(ranges.size() == 1 && ranges.get(0).length() == m.size());
                 if (sparse) {
                     int tr = LibC.ftruncate(t.fd, m.size());
                     if (tr < 0) throw new ErrnoException("ftruncate", -tr, t.fd, e.showDst(), ErrnoException.NONE,
                             m.size());
                 }
                 if (!ctx.sequential && ctx.jobs > 1 && m.size() >= o.splitThreshold()
+                        && o.sparse() == CopyOptions.Sparse.AUTO
                         && !mostlyCached(srcFd, m.size())) {
                     // The job owns both descriptors from here and closes them when its last part is done.
                     handedOver = true;
@@ -771,8 +844,11 @@ final class Copier implements AutoCloseable {
         CopyMethod[] used = new CopyMethod[1];
         long written = 0;
         boolean shrank = false;
+        boolean zerosToHoles = o.sparse() == CopyOptions.Sparse.ALWAYS;
         for (DataCopy.Range range : ranges) {
-            long n = data.copyRange(srcFd, dstFd, range.offset(), range.length(), first, pair, srcPath, dstPath,
+            long n = zerosToHoles
+                    ? data.copyMakingHoles(srcFd, dstFd, range.offset(), range.length(), srcPath, dstPath, used)
+                    : data.copyRange(srcFd, dstFd, range.offset(), range.length(), first, pair, srcPath, dstPath,
                     used);
             written += n;
             if (n < range.length()) {
@@ -1027,6 +1103,16 @@ final class Copier implements AutoCloseable {
         ctx.specials.increment();
         ctx.event(m.kind(), CopyEvent.Outcome.COPIED, e, null, 0, false, 1);
         return true;
+    }
+
+    /**
+     * {@code --parents}: a directory created on the way to a source's copy gets its source's mode, owner and times
+     * as the options say; not its extended attributes, which cp does not copy to these either.
+     */
+    Attributes.Failure applyToParent(int dstFd, Meta m) {
+        DirNode standIn = new DirNode(null, new byte[0], new byte[0], null);
+        standIn.newGid = -1;
+        return attrs.applyToDir(-1, dstFd, m, standIn, true);
     }
 
     // ------------------------------------------------------------------ for split files

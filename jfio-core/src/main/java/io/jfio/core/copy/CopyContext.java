@@ -170,8 +170,10 @@ final class CopyContext {
     void event(CopyEvent.Kind kind, CopyEvent.Outcome outcome, Entry e, CopyMethod method, long bytes,
                boolean sparse, int chunks) {
         if (!events) return;
-        listener.onEntry(new CopyEvent(kind, outcome, e.showSrc(), e.showDst(), method, bytes, e.meta().size(),
-                sparse, chunks));
+        DirNode d = e.dir();
+        String src = d.topSrc != null ? Names.show(d.topSrc) : e.showSrc();
+        String dst = d.topDst != null ? Names.show(d.topDst) : e.showDst();
+        listener.onEntry(new CopyEvent(kind, outcome, src, dst, method, bytes, e.meta().size(), sparse, chunks));
     }
 
     /** A temporary name in the target directory: {@code .jfio-PID-N.part}, always short. */

@@ -39,6 +39,8 @@ public record CopyEvent(Kind kind, Outcome outcome, String source, String target
     public enum Outcome {
         /** Data copied (files) or the entry created (links, FIFOs, devices, directories). */
         COPIED,
+        /** A target directory was created (its entries follow; {@link #COPIED} says when it is complete). */
+        CREATED,
         /** A hard link to an earlier copy of the same source inode. */
         HARD_LINKED,
         /** Skipped: the target already had the same type, size and modification time. */

@@ -29,12 +29,24 @@ package io.jfio.core.copy;
  * @param splitThreshold     regular files at least this large are split across workers (when not sequential, and
  *                           unless at least half of the file is in the page cache: such a file is copied in one piece)
  * @param chunkSize          the part of a split file one worker copies at a time
+ * @param noTargetDirectory  treat the target as a name to copy to even when it is a directory ({@code cp -T}): a
+ *                           directory source is copied into it, as its contents
+ * @param parents            copy each source under the target directory by its whole name ({@code cp --parents}),
+ *                           creating the directories on the way
+ * @param oneFileSystem      do not descend into directories on other file systems; their mount points are still
+ *                           created ({@code cp -x})
+ * @param sparse             how holes are made in the copies ({@code cp --sparse})
+ * @param dryRun             decide everything and report it as events, but create, change and remove nothing
+ * @param defaultPermissions without preserveMode: new entries get 0666 (directories 0777) less the umask rather
+ *                           than the source's permissions less the umask ({@code cp --no-preserve=mode})
  */
 public record CopyOptions(boolean recursive, Dereference dereference, boolean preserveMode,
                           boolean preserveOwnership, boolean preserveTimestamps, boolean preserveHardLinks,
                           boolean preserveXattrs, Overwrite overwrite, boolean skipComplete, boolean verify,
                           boolean fsync, int jobs, Reflink reflink, CopyMethod method, Boolean sequential,
-                          int blockSize, int queueDepth, long splitThreshold, long chunkSize) {
+                          int blockSize, int queueDepth, long splitThreshold, long chunkSize,
+                          boolean noTargetDirectory, boolean parents, boolean oneFileSystem, Sparse sparse,
+                          boolean dryRun, boolean defaultPermissions) {
 
     /** Default bytes per io_uring or read/write request. */
     public static final int BLOCK_SIZE_DEFAULT = 1 << 20;
@@ -77,6 +89,16 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         NEVER
     }
 
+    /** How holes are made in the copies ({@code --sparse}). */
+    public enum Sparse {
+        /** Keep the holes the source has (found with SEEK_DATA/SEEK_HOLE); write all its data. */
+        AUTO,
+        /** Keep the source's holes, and make a hole of every block of zeros in its data too. */
+        ALWAYS,
+        /** Make no holes: write the source's holes as zeros (no reflink, plain reads and writes). */
+        NEVER
+    }
+
     /**
      * Checks the options.
      *
@@ -84,6 +106,15 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
      *     value), or {@code method} is {@link CopyMethod#REFLINK} with {@code reflink} {@link Reflink#NEVER}
      */
     public CopyOptions {
+        if (sparse == null) throw new IllegalArgumentException("sparse must be set");
+        if (sparse != Sparse.AUTO && (reflink == Reflink.ALWAYS || method == CopyMethod.REFLINK)) {
+            throw new IllegalArgumentException("sparse=" + sparse.name().toLowerCase(java.util.Locale.ROOT)
+                    + " needs the data copied, which contradicts reflink=always");
+        }
+        if (parents && noTargetDirectory) {
+            throw new IllegalArgumentException("parents contradicts no_target_directory: --parents copies into "
+                    + "the target directory");
+        }
         if (dereference == null) throw new IllegalArgumentException("dereference must be set");
         if (overwrite == null) throw new IllegalArgumentException("overwrite must be set");
         if (reflink == null) throw new IllegalArgumentException("reflink must be set");
@@ -150,6 +181,12 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         private int queueDepth = QUEUE_DEPTH_DEFAULT;
         private long splitThreshold = SPLIT_THRESHOLD_DEFAULT;
         private long chunkSize = CHUNK_SIZE_DEFAULT;
+        private boolean noTargetDirectory;
+        private boolean parents;
+        private boolean oneFileSystem;
+        private Sparse sparse = Sparse.AUTO;
+        private boolean dryRun;
+        private boolean defaultPermissions;
 
         private Builder() {
         }
@@ -368,6 +405,72 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         }
 
         /**
+         * Treats the target as a file name, never as a directory to copy into ({@code -T}).
+         *
+         * @param v true to treat the target as a file name
+         * @return this builder
+         */
+        public Builder noTargetDirectory(boolean v) {
+            noTargetDirectory = v;
+            return this;
+        }
+
+        /**
+         * Copies each source under the target directory by its full name ({@code --parents}).
+         *
+         * @param v true to copy each source under the target directory by its full name
+         * @return this builder
+         */
+        public Builder parents(boolean v) {
+            parents = v;
+            return this;
+        }
+
+        /**
+         * Does not descend into directories on other file systems ({@code -x}); their mount points are made.
+         *
+         * @param v true to stay on the file systems of the sources
+         * @return this builder
+         */
+        public Builder oneFileSystem(boolean v) {
+            oneFileSystem = v;
+            return this;
+        }
+
+        /**
+         * How holes are made in the copies ({@code --sparse}).
+         *
+         * @param v how holes are made
+         * @return this builder
+         */
+        public Builder sparse(Sparse v) {
+            sparse = v;
+            return this;
+        }
+
+        /**
+         * Decides everything a copy would and changes nothing ({@code --dry-run}).
+         *
+         * @param v true to decide everything a copy would and change nothing
+         * @return this builder
+         */
+        public Builder dryRun(boolean v) {
+            dryRun = v;
+            return this;
+        }
+
+        /**
+         * Gives copies default permissions (0666 or 0777 less the umask), as {@code --no-preserve=mode} does.
+         *
+         * @param v true to give new entries default permissions
+         * @return this builder
+         */
+        public Builder defaultPermissions(boolean v) {
+            defaultPermissions = v;
+            return this;
+        }
+
+        /**
          * The options; invalid combinations fail with {@link IllegalArgumentException} naming the value.
          *
          * @return the options
@@ -379,7 +482,8 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
             boolean skip = skipComplete != null ? skipComplete : preserveTimestamps;
             return new CopyOptions(recursive, d, preserveMode, preserveOwnership, preserveTimestamps,
                     preserveHardLinks, preserveXattrs, overwrite, skip, verify, fsync, jobs, reflink, method,
-                    sequential, blockSize, queueDepth, splitThreshold, chunkSize);
+                    sequential, blockSize, queueDepth, splitThreshold, chunkSize, noTargetDirectory, parents,
+                    oneFileSystem, sparse, dryRun, defaultPermissions && !preserveMode);
         }
     }
 }

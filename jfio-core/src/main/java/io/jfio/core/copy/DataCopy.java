@@ -1,6 +1,7 @@
 package io.jfio.core.copy;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import io.jfio.core.engine.IoEngine;
 import io.jfio.core.engine.IoOp;
@@ -84,6 +85,8 @@ final class DataCopy {
     CopyMethod firstMethod(CopyContext.DevPair pair) {
         CopyMethod forced = ctx.options.method();
         if (forced != null && forced != CopyMethod.REFLINK) return forced;
+        // copy_file_range may share extents, holes included (xfs, btrfs): --sparse=never writes every byte.
+        if (ctx.options.sparse() == CopyOptions.Sparse.NEVER) return CopyMethod.READ_WRITE;
         if (!ctx.noCopyFileRange.containsKey(pair)) return CopyMethod.COPY_FILE_RANGE;
         return ctx.uringEngine() != null ? CopyMethod.URING : CopyMethod.READ_WRITE;
     }
@@ -190,6 +193,61 @@ final class DataCopy {
         }
         if (used != null && used[0] == null) used[0] = m;
         return pos - offset;
+    }
+
+    /** What {@code --sparse=always} leaves unwritten: aligned blocks of this many zero bytes become holes. */
+    static final int HOLE_BLOCK = 4096;
+
+    /**
+     * {@code --sparse=always}: copies {@code [offset, offset+length)} with pread/pwrite, leaving every aligned
+     * {@value #HOLE_BLOCK}-byte block that reads as zeros unwritten (the target's length is set already, so it stays
+     * a hole), as {@code cp --sparse=always} does.
+     *
+     * @return bytes copied (holes included); fewer than {@code length} only when the source ended early
+     */
+    long copyMakingHoles(int srcFd, int dstFd, long offset, long length, byte[] srcPath, byte[] dstPath,
+                         CopyMethod[] used) throws IOException {
+        if (used != null) used[0] = CopyMethod.READ_WRITE;
+        MemorySegment buf = s.data();
+        long end = offset + length;
+        long pos = offset;
+        while (pos < end) {
+            checkCancelled(srcPath);
+            long want = Math.min(buf.byteSize(), end - pos);
+            long n = LibC.pread(srcFd, buf, want, pos);
+            if (n == -Errno.EINTR) continue;
+            if (n < 0) throw new ErrnoException("pread", (int) -n, srcFd, Names.show(srcPath), pos, want);
+            if (n == 0) break;
+            long runStart = -1; // start (in buf) of the data not yet written
+            long i = 0;
+            while (i < n) {
+                long blockEnd = Math.min(n, (pos + i) / HOLE_BLOCK * HOLE_BLOCK + HOLE_BLOCK - pos);
+                boolean zero = blockEnd - i == HOLE_BLOCK && isZero(buf, i, blockEnd);
+                if (zero && runStart >= 0) {
+                    writeAll(dstFd, buf.asSlice(runStart), i - runStart, pos + runStart, dstPath);
+                    runStart = -1;
+                } else if (!zero && runStart < 0) {
+                    runStart = i;
+                }
+                i = blockEnd;
+            }
+            if (runStart >= 0) writeAll(dstFd, buf.asSlice(runStart), n - runStart, pos + runStart, dstPath);
+            pos += n;
+            ctx.bytesWritten.add(n);
+            ctx.bytesAccounted.add(n);
+        }
+        return pos - offset;
+    }
+
+    private static boolean isZero(MemorySegment buf, long from, long to) {
+        long i = from;
+        for (; i + 8 <= to; i += 8) {
+            if (buf.get(JAVA_LONG_UNALIGNED, i) != 0) return false;
+        }
+        for (; i < to; i++) {
+            if (buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) return false;
+        }
+        return true;
     }
 
     private void checkCancelled(byte[] srcPath) throws InterruptedIOException {

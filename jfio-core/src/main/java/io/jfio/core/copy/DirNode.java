@@ -58,6 +58,9 @@ final class DirNode {
     volatile boolean marked;
     /** The target directory could not be created or used: nothing inside is attempted, nothing finalized. */
     volatile boolean broken;
+    /** For a stand-in: the top-level source and target as given, for events (null: as joined). */
+    byte[] topSrc;
+    byte[] topDst;
 
     /** Marks the directory unusable; true for the one caller that marked it first (and reports why). */
     synchronized boolean breakOnce() {

@@ -100,11 +100,16 @@ public final class TreeCopy {
      * opened beneath one of them.
      */
     private final List<Integer> sourceFds = new ArrayList<>();
+    /** {@code --parents}: the directories created on the way to the copies. */
+    private final ParentDirs parentDirs;
+    /** {@code --parents}: the target directory, open ({@code O_PATH}) while the copy runs; -1 before. */
+    private int parentsTargetFd = -1;
 
     private TreeCopy(List<Path> sources, Path target, CopyOptions options, CopyListener listener) {
         this.sources = List.copyOf(sources);
         this.target = target;
         this.ctx = new CopyContext(options, listener);
+        this.parentDirs = new ParentDirs(ctx);
     }
 
     /**
@@ -156,8 +161,15 @@ public final class TreeCopy {
                     for (Work.Task t : left) t.abandon(c);
                 }
             }
+            if (!ctx.cancelled && !ctx.options.dryRun()) {
+                try (Copier c = new Copier(ctx)) {
+                    parentDirs.finish(c);
+                }
+            }
             if (ctx.options.fsync() && !ctx.cancelled) syncRoots();
         } finally {
+            parentDirs.close();
+            if (parentsTargetFd >= 0) LibC.close(parentsTargetFd);
             for (int fd : rootFds.values()) LibC.close(fd);
             for (int fd : sourceFds) LibC.close(fd);
             ctx.closeEngine();
@@ -324,7 +336,16 @@ public final class TreeCopy {
                 throw new IllegalArgumentException("target path too long: target=" + target);
             }
             int tr = LibC.statx(Fcntl.AT_FDCWD, path, 0, Meta.MASK, sx);
-            boolean intoDir = tr == 0 && (Statx.mode(sx) & Fcntl.S_IFMT) == Fcntl.S_IFDIR;
+            boolean isDir = tr == 0 && (Statx.mode(sx) & Fcntl.S_IFMT) == Fcntl.S_IFDIR;
+            boolean intoDir = isDir && !o.noTargetDirectory();
+            if (o.noTargetDirectory() && sources.size() > 1) {
+                throw new IllegalArgumentException("no_target_directory takes one source: target=" + target
+                        + " sources=" + sources.size());
+            }
+            if (o.parents() && !intoDir) {
+                throw new IllegalArgumentException("--parents copies into a directory: " + (tr == 0 ? "target is "
+                        + "not a directory" : "target directory does not exist") + ": target=" + target);
+            }
             if (sources.size() > 1 && !intoDir) {
                 throw new IllegalArgumentException((tr == 0 ? "target is not a directory" : "target directory does "
                         + "not exist") + ": target=" + target + " sources=" + sources.size());
@@ -351,6 +372,18 @@ public final class TreeCopy {
                             + ResumeMarker.NAME);
                 }
                 byte[] dst = intoDir && !resume ? PathBytes.join(tgt, targetName(source, src)) : tgt;
+                int parentFd = -1; // --parents: the directory dst goes into, opened beneath the target directory
+                if (o.parents()) {
+                    byte[] rel = ParentDirs.relative(src);
+                    if (rel == null) {
+                        ctx.fail(src, tgt, "--parents refuses a source name with '..' or none: the copy would not "
+                                + "be inside the target directory: source=" + source, Errno.EINVAL);
+                        continue;
+                    }
+                    dst = PathBytes.join(tgt, rel);
+                    parentFd = parentDirs.open(targetFd(tgt, a), tgt, src, rel, a);
+                    if (parentFd == -1) continue;
+                }
                 if (m.isDirectory()) {
                     if (!o.recursive()) {
                         ctx.fail(src, dst, "omitting directory: -r not given: source=" + source, Errno.EISDIR);
@@ -364,8 +397,21 @@ public final class TreeCopy {
                     }
                     if (refusePseudo(path, follow, src, dst)) continue;
                 }
-                DirNode standIn = standIn(src, dst, m.isDirectory(), a);
-                if (standIn == null) continue;
+                DirNode standIn;
+                if (parentFd == -2) {
+                    // dry run: the directory dst goes into would be created, so nothing is there yet
+                    standIn = new DirNode(null, dirname(src), dirname(dst), null);
+                    standIn.fresh = true;
+                } else {
+                    if (parentFd >= 0 && rootFds.putIfAbsent(new String(dirname(dst), StandardCharsets.ISO_8859_1),
+                            parentFd) != null) {
+                        LibC.close(parentFd);
+                    }
+                    standIn = standIn(src, dst, m.isDirectory(), a);
+                    if (standIn == null) continue;
+                }
+                standIn.topSrc = src;
+                standIn.topDst = dst;
                 devices.add(m.dev());
                 devices.add(standIn.dstDev);
                 if (m.isDirectory()) {
@@ -381,6 +427,15 @@ public final class TreeCopy {
                 }
             }
         }
+    }
+
+    /** The target directory, open ({@code O_PATH}, followed like cp follows it) for {@code --parents}. */
+    private int targetFd(byte[] tgt, Arena a) {
+        if (parentsTargetFd >= 0) return parentsTargetFd;
+        MemorySegment path = a.allocate(Fcntl.PATH_MAX + 1);
+        PathBytes.put(path, tgt);
+        parentsTargetFd = LibC.openat(Fcntl.AT_FDCWD, path, Fcntl.O_PATH | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC, 0);
+        return parentsTargetFd;
     }
 
     /**

@@ -1,0 +1,44 @@
+package io.jfio.cli;
+
+import io.jfio.core.copy.CopyEvent;
+import java.util.List;
+
+/**
+ * The lines of {@code -v} and {@code --dry-run}: cp's {@code 'SRC' -> 'DST'} for every file, link and special file
+ * copied and every directory created; with {@code --parents}, cp's unquoted {@code SRC -> DST} for the directories
+ * made on the way to a source. A dry run prefixes each line with {@code would copy}.
+ *
+ * <p>Thread-safe (immutable).
+ */
+final class VerboseLines {
+    private final boolean dryRun;
+    /** With --parents: the sources as given (their leading directories are shown as cp shows them); else empty. */
+    private final List<String> parentsSources;
+
+    VerboseLines(boolean dryRun, List<String> parentsSources) {
+        this.dryRun = dryRun;
+        this.parentsSources = List.copyOf(parentsSources);
+    }
+
+    /** The line for {@code e}, or null when cp prints none for it (skipped entries, finished directories). */
+    String line(CopyEvent e) {
+        boolean dir = e.kind() == CopyEvent.Kind.DIRECTORY;
+        String line;
+        if (dir && e.outcome() == CopyEvent.Outcome.CREATED) {
+            line = leadingDirectory(e.source()) ? e.source() + " -> " + e.target()
+                    : ShellQuote.quote(e.source()) + " -> " + ShellQuote.quote(e.target());
+        } else if (!dir && (e.outcome() == CopyEvent.Outcome.COPIED || e.outcome() == CopyEvent.Outcome.HARD_LINKED)) {
+            line = ShellQuote.quote(e.source()) + " -> " + ShellQuote.quote(e.target());
+        } else {
+            return null;
+        }
+        return dryRun ? "would copy " + line : line;
+    }
+
+    private boolean leadingDirectory(String source) {
+        for (String s : parentsSources) {
+            if (s.startsWith(source + "/") || s.startsWith("/" + source + "/")) return true;
+        }
+        return false;
+    }
+}
