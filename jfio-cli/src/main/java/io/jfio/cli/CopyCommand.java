@@ -335,7 +335,8 @@ public final class CopyCommand implements Callable<Integer> {
         List<Path> sources = new ArrayList<>();
         for (String p : srcArgs) sources.add(path(p));
         Path target = targetDirectory != null ? targetDirectory(targetDirectory) : path(paths.get(paths.size() - 1));
-        VerboseLines lines = verbose || dryRun ? new VerboseLines(dryRun, parents ? srcArgs : List.of()) : null;
+        CopyVerbosePrinter lines = verbose || dryRun
+                ? new CopyVerbosePrinter(dryRun, parents ? srcArgs : List.of()) : null;
         CopyProgressPrinter.Mode mode = progressMode(err);
 
         CopyProgressPrinter[] printer = new CopyProgressPrinter[1];

@@ -35,9 +35,10 @@ import picocli.CommandLine.Command;
 class CliLayoutTest {
     /**
      * The entry point, the exit codes and the error they travel in, the signal handling of the commands, and the
-     * reading of size and duration options into usage errors.
+     * reading of size and duration options and of {@code --preserve} lists into usage errors.
      */
-    private static final Set<String> WIRING = Set.of("Main", "ExitCodes", "CliException", "Signals", "UnitOptions");
+    private static final Set<String> WIRING = Set.of("Main", "ExitCodes", "CliException", "Signals", "UnitOptions",
+            "PreserveList");
 
     @Test
     void everyClassOfTheCliIsACommandOrItsWiring() throws Exception {
