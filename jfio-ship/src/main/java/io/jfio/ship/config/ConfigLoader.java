@@ -3,6 +3,7 @@ package io.jfio.ship.config;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -12,10 +13,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Reads a configuration file, YAML ({@code .yaml}, {@code .yml}) or TOML ({@code .toml}), onto {@link RawConfig}.
  * Keys are kebab case ({@code max-record}); unknown keys are errors (a typo must not silently mean a default).
+ * Values may refer to environment variables: {@code ${NAME}}, {@code ${NAME:-default}} ({@link EnvSubstitution}).
  *
  * <p>Thread-safe; stateless.
  */
@@ -24,11 +27,21 @@ public final class ConfigLoader {
     }
 
     /**
-     * Reads {@code file}.
+     * Reads {@code file}, with {@code ${NAME}} references in its values taken from the environment.
      *
      * @throws ConfigException when it cannot be read or parsed, naming the file, the line and the problem
      */
     public static RawConfig load(Path file) throws ConfigException {
+        return load(file, System.getenv());
+    }
+
+    /**
+     * Reads {@code file}, with {@code ${NAME}} references in its values taken from {@code env} (see
+     * {@link EnvSubstitution}).
+     *
+     * @throws ConfigException when it cannot be read or parsed, naming the file, the line and the problem
+     */
+    public static RawConfig load(Path file, Map<String, String> env) throws ConfigException {
         String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
         ObjectMapper mapper;
         if (name.endsWith(".toml")) {
@@ -51,7 +64,18 @@ public final class ConfigLoader {
         }
         if (bytes.length == 0) throw new ConfigException("config file is empty: file=" + file);
         try {
-            RawConfig raw = mapper.readValue(bytes, RawConfig.class);
+            RawConfig raw;
+            if (EnvSubstitution.mayNeed(bytes)) {
+                JsonNode tree = mapper.readTree(bytes);
+                try {
+                    EnvSubstitution.apply(tree, env);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException("config file " + file + ": " + e.getMessage(), e);
+                }
+                raw = tree == null || tree.isMissingNode() ? null : mapper.treeToValue(tree, RawConfig.class);
+            } else {
+                raw = mapper.readValue(bytes, RawConfig.class);
+            }
             if (raw == null) throw new ConfigException("config file is empty: file=" + file);
             return raw;
         } catch (UnrecognizedPropertyException e) {
