@@ -232,6 +232,10 @@ class CopyLikeCpTest {
         Path j = Files.createDirectory(dir.resolve("jfio"));
         cp(List.of("-a", "-t", c.toString(), s.toString(), s.resolve("a").toString()));
         jfio(List.of("-a", "-t", j.toString(), s.toString(), s.resolve("a").toString()));
+        // The -t directories are the test's, not copies: their mtimes say only when each copy wrote there.
+        FileTime now = FileTime.fromMillis(System.currentTimeMillis());
+        Files.setLastModifiedTime(c, now);
+        Files.setLastModifiedTime(j, now);
         assertSameTree(c, j, new Compare(true, false));
         assertTrue(Files.isDirectory(j.resolve("s/sub")));
         // -T: an existing directory is the copy, not the place for it
