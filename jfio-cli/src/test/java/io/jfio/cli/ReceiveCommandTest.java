@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ConnectException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -29,17 +27,7 @@ class ReceiveCommandTest {
     @TempDir
     Path tmp;
 
-    private record Result(int exit, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = Cli.commandLine(new PrintWriter(out), new PrintWriter(err)).execute(args);
-        return new Result(exit, out.toString(), err.toString());
-    }
-
-    private static void assertOneLine(Result r, String... parts) {
+    private static void assertOneLine(CliResult r, String... parts) {
         List<String> lines = r.err().strip().lines().toList();
         assertEquals(1, lines.size(), r.err());
         for (String p : parts) {
@@ -50,7 +38,7 @@ class ReceiveCommandTest {
     @Test
     void aHostThatDoesNotResolveIsAUsageErrorAndCreatesNothing() {
         Path out = tmp.resolve("out");
-        Result r = run("receive", "--listen", "no.such.host.invalid:5140", "--to", out.toString());
+        CliResult r = CliResult.run("receive", "--listen", "no.such.host.invalid:5140", "--to", out.toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertOneLine(r, "--listen", "no.such.host.invalid", "cannot resolve");
         assertFalse(Files.exists(out), "no output directory for a receiver that never listened");
@@ -60,7 +48,8 @@ class ReceiveCommandTest {
     void aPortInUseNamesTheOptionAndCreatesNothing() throws IOException {
         Path out = tmp.resolve("out");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Result r = run("receive", "--listen", "127.0.0.1:" + taken.getLocalPort(), "--to", out.toString());
+            CliResult r = CliResult.run("receive", "--listen", "127.0.0.1:" + taken.getLocalPort(), "--to",
+                    out.toString());
             assertEquals(ExitCodes.ENVIRONMENT, r.exit(), r.err());
             assertOneLine(r, "--listen 127.0.0.1:" + taken.getLocalPort(), "in use");
         }
@@ -75,7 +64,7 @@ class ReceiveCommandTest {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
-        Result r = run("receive", "--listen", "127.0.0.1:" + port, "--to", file.resolve("sub").toString());
+        CliResult r = CliResult.run("receive", "--listen", "127.0.0.1:" + port, "--to", file.resolve("sub").toString());
         assertEquals(ExitCodes.ENVIRONMENT, r.exit(), r.err());
         assertOneLine(r, "--to " + file.resolve("sub"), "Not a directory");
         try (ServerSocket again = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
@@ -116,7 +105,7 @@ class ReceiveCommandTest {
 
     @Test
     void aSyncIntervalTakesTheUnitsEveryCommandTakes() throws Exception {
-        Result bad = run("receive", "--listen", "127.0.0.1:0", "--to", tmp.resolve("out").toString(),
+        CliResult bad = CliResult.run("receive", "--listen", "127.0.0.1:0", "--to", tmp.resolve("out").toString(),
                 "--sync-interval", "10x");
         assertEquals(ExitCodes.USAGE, bad.exit(), bad.err());
         assertOneLine(bad, "--sync-interval: '10x' is not a duration: use a number with ns, us, ms, s");
@@ -144,7 +133,7 @@ class ReceiveCommandTest {
 
     @Test
     void aConnectionLimitBelowOneIsAUsageError() {
-        Result r = run("receive", "--listen", "127.0.0.1:0", "--to", tmp.resolve("out").toString(),
+        CliResult r = CliResult.run("receive", "--listen", "127.0.0.1:0", "--to", tmp.resolve("out").toString(),
                 "--max-connections", "0");
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertOneLine(r, "--max-connections");
@@ -156,13 +145,14 @@ class ReceiveCommandTest {
         Files.writeString(token, "0123456789abcdef0123456789abcdef\n");
         Files.setPosixFilePermissions(token, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
         Path out = tmp.resolve("out");
-        Result r = run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--token-file", token.toString());
+        CliResult r = CliResult.run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--token-file",
+                token.toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertOneLine(r, "--token-file", "readable by every user");
-        r = run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--tls-cert", token.toString());
+        r = CliResult.run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--tls-cert", token.toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertOneLine(r, "needs its key");
-        r = run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--tls-cert",
+        r = CliResult.run("receive", "--listen", "127.0.0.1:0", "--to", out.toString(), "--tls-cert",
                 tmp.resolve("missing.pem").toString(), "--tls-key", tmp.resolve("missing.key").toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertOneLine(r, "--tls-cert", "missing.pem does not exist");
@@ -197,8 +187,9 @@ class ReceiveCommandTest {
             for (int i = 1; i <= 10_000; i++) sb.append("record ").append(i).append('\n');
             Path file = tmp.resolve("app.log");
             Files.writeString(file, sb);
-            Result ship = run("ship", "--from", file.toString(), "--to", "tcp:localhost:" + m.group(2), "--state",
-                    tmp.resolve("state").toString(), "--once", "--tcp-tls", "--tcp-tls-ca", pki.ca.toString(),
+            CliResult ship = CliResult.run("ship", "--from", file.toString(), "--to", "tcp:localhost:" + m.group(2),
+                    "--state", tmp.resolve("state").toString(), "--once", "--tcp-tls", "--tcp-tls-ca",
+                    pki.ca.toString(),
                     "--tcp-tls-cert", pki.clientCert.toString(), "--tcp-tls-key", pki.clientKey.toString(),
                     "--tcp-token-file", token.toString());
             assertEquals(ExitCodes.OK, ship.exit(), ship.err());

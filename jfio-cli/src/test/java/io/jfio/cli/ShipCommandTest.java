@@ -3,8 +3,6 @@ package io.jfio.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,39 +17,29 @@ class ShipCommandTest {
     @TempDir
     Path tmp;
 
-    private record Result(int exit, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = Cli.commandLine(new PrintWriter(out), new PrintWriter(err)).execute(args);
-        return new Result(exit, out.toString(), err.toString());
-    }
-
     @Test
     void invalidConfigExitsTwoWithClearMessage() throws Exception {
         Path cfg = tmp.resolve("ship.yaml");
         Files.writeString(cfg, "state: " + tmp.resolve("s") + "\nto: dir:" + tmp.resolve("o") + "\nfrom: /x\n"
                 + "poll: often\n");
-        Result r = run("ship", "--config", cfg.toString());
+        CliResult r = CliResult.run("ship", "--config", cfg.toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("invalid poll") && r.err().contains("often"), r.err());
-        r = run("ship", "--from", "/x", "--state", tmp.toString());
+        r = CliResult.run("ship", "--from", "/x", "--state", tmp.toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("no sink"), r.err());
-        r = run("ship", "--config", tmp.resolve("missing.toml").toString());
+        r = CliResult.run("ship", "--config", tmp.resolve("missing.toml").toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("cannot read config file " + tmp.resolve("missing.toml")
                 + ": No such file or directory (--config)"), r.err());
-        r = run("ship", "--from", "/x", "--state", tmp.toString(), "--to", "kafka:k:9092/logs",
+        r = CliResult.run("ship", "--from", "/x", "--state", tmp.toString(), "--to", "kafka:k:9092/logs",
                 "--kafka-compression", "brotli");
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("invalid kafka-compression"), r.err());
-        r = run("ship", "--from", "/x", "--state", tmp.toString(), "--to", "kafka:k:9092/no spaces");
+        r = CliResult.run("ship", "--from", "/x", "--state", tmp.toString(), "--to", "kafka:k:9092/no spaces");
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("kafka topic"), r.err());
-        r = run("receive", "--listen", "nope", "--to", tmp.toString());
+        r = CliResult.run("receive", "--listen", "nope", "--to", tmp.toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("invalid --listen"), r.err());
     }
@@ -62,13 +50,13 @@ class ShipCommandTest {
         Files.writeString(file, "one\ntwo\n");
         String[] base = {"ship", "--from", file.toString(), "--to", "dir:" + tmp.resolve("out"), "--state",
             tmp.resolve("state").toString()};
-        Result r = run(concat(base, "--dry-run"));
+        CliResult r = CliResult.run(concat(base, "--dry-run"));
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("from=0 bytes=8 why=new"), r.out());
-        r = run(concat(base, "--once"));
+        r = CliResult.run(concat(base, "--once"));
         assertEquals(0, r.exit(), r.err());
         Files.writeString(file, "three\n", java.nio.file.StandardOpenOption.APPEND);
-        r = run(concat(base, "--dry-run"));
+        r = CliResult.run(concat(base, "--dry-run"));
         assertTrue(r.out().contains("from=8 bytes=6 why=resumed"), r.out());
     }
 
@@ -89,8 +77,8 @@ class ShipCommandTest {
             Thread.sleep(20);
         }
         // A second shipper on the same state directory is refused with exit code 3.
-        Result second = run("ship", "--from", file.toString(), "--to", "dir:" + tmp.resolve("out2"), "--state",
-                tmp.resolve("state").toString());
+        CliResult second = CliResult.run("ship", "--from", file.toString(), "--to", "dir:" + tmp.resolve("out2"),
+                "--state", tmp.resolve("state").toString());
         assertEquals(ExitCodes.ENVIRONMENT, second.exit(), second.err());
         assertTrue(second.err().contains("pid=" + p.pid()), second.err());
         p.destroy(); // SIGTERM
@@ -98,7 +86,7 @@ class ShipCommandTest {
         String log = Files.readString(logFile);
         assertEquals(0, p.exitValue(), log);
         assertTrue(log.toString().contains("event=signal signal=TERM"), log);
-        Result dry = run("ship", "--from", file.toString(), "--to", "dir:" + out, "--state",
+        CliResult dry = CliResult.run("ship", "--from", file.toString(), "--to", "dir:" + out, "--state",
                 tmp.resolve("state").toString(), "--dry-run");
         assertTrue(dry.out().contains("from=8 bytes=0 why=resumed"), dry.out());
     }

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
@@ -21,16 +19,6 @@ class ShipStartErrorsTest {
     @TempDir
     Path tmp;
 
-    private record Result(int exit, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = Cli.commandLine(new PrintWriter(out), new PrintWriter(err)).execute(args);
-        return new Result(exit, out.toString(), err.toString());
-    }
-
     /** Runs {@code jfio ship --once --from a.log args} and checks the exit code and the whole of stderr. */
     private void assertFails(int exit, String line, String... args) throws Exception {
         Path file = tmp.resolve("a.log");
@@ -41,7 +29,7 @@ class ShipStartErrorsTest {
         all[2] = "--from";
         all[3] = file.toString();
         System.arraycopy(args, 0, all, 4, args.length);
-        Result r = run(all);
+        CliResult r = CliResult.run(all);
         assertEquals("jfio ship: " + line + System.lineSeparator(), r.err());
         assertEquals(exit, r.exit(), r.err());
     }
