@@ -213,10 +213,7 @@ final class DataCopy {
         long pos = offset;
         while (pos < end) {
             checkCancelled(srcPath);
-            long want = Math.min(buf.byteSize(), end - pos);
-            long n = LibC.pread(srcFd, buf, want, pos);
-            if (n == -Errno.EINTR) continue;
-            if (n < 0) throw new ErrnoException("pread", (int) -n, srcFd, Names.show(srcPath), pos, want);
+            long n = read(srcFd, buf, Math.min(buf.byteSize(), end - pos), pos, srcPath);
             if (n == 0) break;
             long runStart = -1; // start (in buf) of the data not yet written
             long i = 0;
@@ -254,6 +251,15 @@ final class DataCopy {
         if (ctx.cancelled) throw new InterruptedIOException("copy cancelled: path=" + Names.show(srcPath));
     }
 
+    /** One pread into {@code buf}, again after EINTR: the bytes read, 0 at the source's end. */
+    private static long read(int srcFd, MemorySegment buf, long want, long pos, byte[] srcPath) throws IOException {
+        while (true) {
+            long n = LibC.pread(srcFd, buf, want, pos);
+            if (n >= 0) return n;
+            if (n != -Errno.EINTR) throw new ErrnoException("pread", (int) -n, srcFd, Names.show(srcPath), pos, want);
+        }
+    }
+
     /**
      * pread/pwrite through the worker's buffer, looping over short transfers, from {@code pos} to {@code end} or
      * the source's end. Returns the offset reached.
@@ -262,10 +268,7 @@ final class DataCopy {
         MemorySegment buf = s.data();
         while (pos < end) {
             checkCancelled(srcPath);
-            long want = Math.min(buf.byteSize(), end - pos);
-            long n = LibC.pread(srcFd, buf, want, pos);
-            if (n == -Errno.EINTR) continue;
-            if (n < 0) throw new ErrnoException("pread", (int) -n, srcFd, Names.show(srcPath), pos, want);
+            long n = read(srcFd, buf, Math.min(buf.byteSize(), end - pos), pos, srcPath);
             if (n == 0) break;
             writeAll(dstFd, buf, n, pos, dstPath);
             pos += n;
