@@ -36,7 +36,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * can come in any order, and the pipeline needs its futures in order. When the broker is down, the producer retries
  * until {@code delivery.timeout.ms}, then the futures fail and the pipeline resends from its checkpoint (duplicates,
  * never loss). Memory is bounded by {@code buffer.memory}: when it is full, {@code send} blocks (up to
- * {@code max.block.ms}, then throws; the pipeline backs off and retries), which pauses reading.
+ * {@code max.block.ms}, then throws; the pipeline backs off and retries), which pauses reading. The metadata of a
+ * fixed topic is fetched as soon as the producer exists, on a short-lived thread of its own.
  *
  * <p>Bytes: the producer needs each value as a heap array, so each line is copied once, from the batch's native
  * memory straight into its record's array; there is no intermediate buffer.
@@ -130,7 +131,8 @@ public final class KafkaSink implements Sink {
 
     /**
      * A sink producing to {@code bootstrap} (host:port[,host:port...]); {@code topic} may contain
-     * {@link #INPUT_PLACEHOLDER}. The producer is created here but connects lazily.
+     * {@link #INPUT_PLACEHOLDER}. The producer is created here and connects at once; a fixed topic's metadata is
+     * fetched in the background.
      */
     public KafkaSink(String bootstrap, String topic, Options options) {
         if (bootstrap == null || bootstrap.isBlank() || topic == null || topic.isBlank()) {
@@ -169,6 +171,26 @@ public final class KafkaSink implements Sink {
             throw new IllegalArgumentException("kafka sink: " + e.getMessage()
                     + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""), e);
         }
+        if (!topic.contains(INPUT_PLACEHOLDER)) {
+            warmUp(topic);
+        }
+    }
+
+    /**
+     * Fetches the topic's metadata on a thread of its own while the shipper finds and opens its files, so that the
+     * first send does not wait for it (a round trip, more when the broker creates the topic). Only a head start:
+     * its failure is ignored, the first send waits for metadata as it would have.
+     */
+    private void warmUp(String topic) {
+        Thread t = new Thread(() -> {
+            try {
+                producer.partitionsFor(topic);
+            } catch (RuntimeException ignored) {
+                // The first send reports what is wrong (no broker, no topic, no permission).
+            }
+        }, "jfio-kafka-metadata");
+        t.setDaemon(true);
+        t.start();
     }
 
     /** Checks a topic name against Kafka's rules, so that a bad one fails at start rather than on every send. */

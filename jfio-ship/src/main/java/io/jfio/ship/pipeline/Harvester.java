@@ -22,6 +22,12 @@ import java.time.Duration;
  * read through the scan to the sink's copy) and for the whole buffer ({@code max(buffer-size, max-record + 1)}) only
  * when those hold no newline. Overlong lines are split or dropped as configured; an unterminated last line waits for
  * its newline, the partial timeout, or the end of a rotated file.
+ *
+ * <p>Start-up ramp: until the sink has acknowledged anything in this run, a read asks for {@link #RAMP_START} bytes,
+ * and the limit doubles with each acknowledged batch up to {@code buffer-size}. A shipper that is restarted again
+ * and again (a crash loop, an OOM killer, a flapping node) then records progress after its first small batch, not
+ * after a full buffer per file, which a slow sink (a cold Kafka producer sends line by line) may take seconds to
+ * acknowledge; rotated files it has not delivered yet are deleted by their rotation schedule regardless.
  */
 final class Harvester {
     /** What one harvest did. */
@@ -43,6 +49,8 @@ final class Harvester {
     private final BatchWindow window;
     private final MemorySegment buffer;
     private final long readSize;
+    /** The first reads' size, before the sink acknowledged anything: small enough to be acknowledged quickly. */
+    static final long RAMP_START = 64 << 10;
     private final Framer.Scan scan = new Framer.Scan();
     private IOException sinkError;
     private int readErrors;
@@ -83,7 +91,7 @@ final class Harvester {
         long now = System.nanoTime();
         t.lastUseNanos = now;
         boolean lines = t.input.framing() == Framing.LINES && !s.skipping;
-        long want = readSize; // at most the buffer's size: bufferCapacity() is never below bufferSize()
+        long want = readLimit(); // at most the buffer's size: bufferCapacity() is never below bufferSize()
         long n = read(t, 0, want);
         if (lines && n == want && want < buffer.byteSize() && Framer.indexOfNewline(buffer, 0, n) < 0) {
             // A line longer than one read: read on, up to the whole buffer, where a line of max-record bytes fits.
@@ -142,6 +150,12 @@ final class Harvester {
         t.readable = false;
         t.atEof = true;
         return Result.IDLE;
+    }
+
+    /** {@code buffer-size}, or less while the start-up ramp lasts (see the class comment). */
+    long readLimit() {
+        long acks = window.acks();
+        return acks >= 32 ? readSize : Math.min(readSize, RAMP_START << acks);
     }
 
     /** One pread of up to {@code want} bytes into the buffer at {@code at}, from the read offset plus {@code at}. */

@@ -75,6 +75,8 @@ public final class Pipeline {
     private final Checkpointer checkpointer;
 
     private long checkpointedVersion = -1;
+    /** The acknowledgements the last checkpoint submitted had seen. */
+    private long checkpointedAcks;
     private long lastCheckpointNanos;
     private long gaugedVersion = -1;
     private long lastGaugeNanos;
@@ -442,8 +444,12 @@ public final class Pipeline {
         long v = version();
         if (v == checkpointedVersion && !force) return;
         long now = System.nanoTime();
-        if (!force && now - lastCheckpointNanos < config.checkpointInterval().toNanos()) return;
+        // The first checkpoint that records acknowledged progress is written at once: a run killed within its first
+        // checkpoint interval still keeps what the sink acknowledged.
+        boolean firstProgress = checkpointedAcks == 0 && window.acks() > 0;
+        if (!force && !firstProgress && now - lastCheckpointNanos < config.checkpointInterval().toNanos()) return;
         checkpointedVersion = v;
+        checkpointedAcks = window.acks();
         lastCheckpointNanos = now;
         List<Checkpoint> entries = files.entries(System.currentTimeMillis());
         if (force) {

@@ -184,4 +184,37 @@ class HarvesterTest {
         assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
         assertEquals(b.toString(), String.join("", r.sink().batches), "shipped once, from the original");
     }
+
+    @Test
+    void shouldReadSmallUntilTheSinkAcknowledgesThenRampUpToTheBufferSize() throws Exception {
+        Rig r = rig(Map.of("buffer-size", "1MiB"));
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; b.length() < (6 << 20); i++) {
+            b.append("record ").append(i).append(' ').append("y".repeat(60)).append('\n');
+        }
+        Path p = file("app.log", b.toString());
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        // Nothing acknowledged yet: every read is a small one, however many are sent.
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        }
+        for (String batch : r.sink().batches) {
+            assertTrue(batch.length() <= Harvester.RAMP_START && batch.length() > Harvester.RAMP_START - 100,
+                    "read before any acknowledgement: " + batch.length());
+        }
+        // Each acknowledged batch doubles the limit, up to buffer-size.
+        assertTrue(r.window().collect() == null);
+        assertEquals(Harvester.RAMP_START << 3, r.harvester().readLimit());
+        int before = r.sink().batches.size();
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        int len = r.sink().batches.get(before).length();
+        assertTrue(len <= Harvester.RAMP_START << 3 && len > (Harvester.RAMP_START << 3) - 100, "read " + len);
+        assertTrue(r.window().collect() == null);
+        assertEquals(1 << 20, r.harvester().readLimit(), "ramped up to buffer-size");
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            assertTrue(r.window().collect() == null);
+        }
+        assertEquals(b.toString(), String.join("", r.sink().batches), "every byte once, in order");
+    }
 }
