@@ -189,28 +189,48 @@ public final class ShipCommand implements Callable<Integer> {
             out.flush();
             return ExitCodes.OK;
         }
+        Pipeline.Mode mode = once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN;
         Shipper shipper;
         try {
-            shipper = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, log);
+            shipper = Shipper.open(cfg, mode, log);
         } catch (StartException e) {
             throw new CliException(e.kind() == StartException.Kind.USAGE ? ExitCodes.USAGE : ExitCodes.ENVIRONMENT,
                     e.getMessage());
         }
+        Reload reload = new Reload(log);
         AtomicReference<String> signal = new AtomicReference<>();
+        AtomicReference<Shipper> running = new AtomicReference<>(shipper);
         Runnable undo = Signals.onTermination(name -> {
             if (signal.compareAndSet(null, name)) {
                 log.info("signal", "signal", name, "action", "flush, checkpoint, exit 0");
-                shipper.stop();
+                running.get().stop();
             }
         });
-        // A JVM shutdown that does not come through our handlers (SIGHUP, System.exit elsewhere) still checkpoints.
-        Thread hook = new Thread(shipper::stop, "jfio-ship-shutdown");
+        Runnable undoHup = Signals.onHangup(() -> {
+            if (once) {
+                log.info("signal", "signal", "HUP", "action", "none: --once runs to its end");
+            } else if (signal.get() == null && reload.request(this::config)) {
+                running.get().stop();
+            }
+        });
+        // A JVM shutdown that does not come through our handlers (System.exit elsewhere) still checkpoints.
+        Thread hook = new Thread(() -> running.get().stop(), "jfio-ship-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean ok;
         try {
-            ok = shipper.run();
+            while (true) {
+                ok = shipper.run();
+                ShipConfig next = reload.take();
+                if (next == null || !ok || signal.get() != null) break;
+                shipper = reopen(next, cfg, mode, log);
+                cfg = shipper.config();
+                running.set(shipper);
+                // A TERM that came while the new shipper was opening stops it now.
+                if (signal.get() != null) shipper.stop();
+            }
         } finally {
             undo.run();
+            undoHup.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
@@ -224,6 +244,64 @@ public final class ShipCommand implements Callable<Integer> {
                     + " (--from, config keys from and inputs.paths)");
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * Opens the shipper of a reloaded configuration; where that fails (a sink directory that cannot be used, a host
+     * that does not resolve), logs why and goes on with the configuration that ran before.
+     */
+    private static Shipper reopen(ShipConfig next, ShipConfig previous, Pipeline.Mode mode, ShipLog log) {
+        try {
+            Shipper s = Shipper.open(next, mode, log);
+            log.info("reloaded", "inputs", next.inputs().stream().map(i -> i.name()).toList(), "sinks",
+                    next.sinks().keySet());
+            return s;
+        } catch (StartException e) {
+            log.error("reload-failed", "error", e.getMessage(), "action", "running on with the previous configuration");
+        }
+        try {
+            return Shipper.open(previous, mode, log);
+        } catch (StartException e) {
+            throw new CliException(e.kind() == StartException.Kind.USAGE ? ExitCodes.USAGE : ExitCodes.ENVIRONMENT,
+                    "cannot start again after a reload: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A SIGHUP's reload: the configuration is read again on the signal's thread; a valid one is kept for the command's
+     * loop (which stops the running shipper gracefully and opens the new one), an invalid one is logged and changes
+     * nothing.
+     *
+     * <p>Thread-safe: the signal thread requests, the command's thread takes.
+     */
+    static final class Reload {
+        private final ShipLog log;
+        private final AtomicReference<ShipConfig> pending = new AtomicReference<>();
+
+        Reload(ShipLog log) {
+            this.log = log;
+        }
+
+        /** Reads the configuration; true when it is valid and the running shipper should stop for it. */
+        boolean request(java.util.function.Supplier<ShipConfig> read) {
+            ShipConfig next;
+            try {
+                next = read.get();
+            } catch (RuntimeException e) { // CliException: the configuration is invalid
+                log.error("reload-refused", "signal", "HUP", "error", e.getMessage(), "action",
+                        "running on with the configuration it has");
+                return false;
+            }
+            log.info("signal", "signal", "HUP", "action", "drain, checkpoint, start again with the configuration"
+                    + " read now");
+            pending.set(next);
+            return true;
+        }
+
+        /** The configuration a reload asked for, once; null when none did. */
+        ShipConfig take() {
+            return pending.getAndSet(null);
+        }
     }
 
     /** The command line's tcp settings, or null when it gives none. */

@@ -7,7 +7,7 @@ import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 /**
- * SIGTERM and SIGINT handled by the command instead of the JVM: the JVM's own handling starts the shutdown
+ * SIGTERM, SIGINT and SIGHUP handled by the command instead of the JVM: the JVM's own handling starts the shutdown
  * sequence and ends the process with 128 + the signal's number, but a shipper stopped by a signal is a normal end:
  * it flushes, checkpoints and exits 0. {@code sun.misc.Signal} (module jdk.unsupported, exported on the class path)
  * is the JDK's only way to do that.
@@ -34,5 +34,19 @@ final class Signals {
             }
         }
         return () -> undo.forEach(Runnable::run);
+    }
+
+    /**
+     * Calls {@code handler} when SIGHUP arrives (instead of the JVM's default, which shuts down); returns what puts the
+     * previous handler back. Where the signal cannot be taken, SIGHUP keeps its default.
+     */
+    static Runnable onHangup(Runnable handler) {
+        try {
+            Signal sig = new Signal("HUP");
+            SignalHandler previous = Signal.handle(sig, s -> handler.run());
+            return () -> Signal.handle(sig, previous);
+        } catch (IllegalArgumentException e) {
+            return () -> { };
+        }
     }
 }

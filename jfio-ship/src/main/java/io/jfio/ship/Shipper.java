@@ -219,6 +219,11 @@ public final class Shipper implements AutoCloseable {
         }
     }
 
+    /** The configuration this shipper runs. */
+    public ShipConfig config() {
+        return config;
+    }
+
     /** The metrics of this run. */
     public ShipMetrics metrics() {
         return metrics;
