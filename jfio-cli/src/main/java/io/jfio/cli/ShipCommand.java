@@ -92,6 +92,14 @@ public final class ShipCommand implements Callable<Integer> {
             + "(default) or end (files found at start only; later files start at their beginning).")
     private String start;
 
+    @Option(names = "--log-level", paramLabel = "LEVEL", description = "The least severe log lines written: debug, "
+            + "info (default), warn or error.")
+    private String logLevel = "info";
+
+    @Option(names = "--log-format", paramLabel = "FORMAT", description = "Log lines as logfmt (default: "
+            + "ts=... level=info event=... key=value) or json (one JSON object per line).")
+    private String logFormat = "logfmt";
+
     @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics at /metrics "
             + "(default host 127.0.0.1: this machine only; 0.0.0.0:PORT for every interface).")
     private String metrics;
@@ -179,7 +187,12 @@ public final class ShipCommand implements Callable<Integer> {
         CliException.requireSupportedPlatform();
         ShipConfig cfg = config();
         PrintWriter out = spec.commandLine().getOut();
-        ShipLog log = ShipLog.stderr();
+        ShipLog log;
+        try {
+            log = ShipLog.stderr(ShipLog.Level.of(logLevel), ShipLog.Format.of(logFormat));
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage() + " (--log-level, --log-format)");
+        }
         if (dryRun) {
             try {
                 for (String line : Shipper.dryRun(cfg, log)) out.println(line);
