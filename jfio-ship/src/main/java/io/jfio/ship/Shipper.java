@@ -85,13 +85,13 @@ public final class Shipper implements AutoCloseable {
             }
             if (config.metrics() != null) {
                 try {
-                    s.metricsServer = new MetricsServer(config.metrics(), s.metrics);
+                    s.metricsServer = new MetricsServer(config.metrics(), s.metrics, s::notReady);
                 } catch (IOException e) {
                     throw StartException.environment("cannot serve metrics on", config.metrics().getHostString()
                             + ":" + config.metrics().getPort(), StartException.METRICS_KEY, e);
                 }
                 log.info("metrics", "address", config.metrics().getHostString() + ":" + s.metricsServer.port(),
-                        "path", "/metrics");
+                        "path", "/metrics", "also", "/metrics/files /health /ready");
             }
             return s;
         } catch (StartException | RuntimeException e) {
@@ -217,6 +217,16 @@ public final class Shipper implements AutoCloseable {
             Files.move(legacy, now, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             log.info("checkpoint-file-renamed", "sink", sink, "from", legacy, "to", now);
         }
+    }
+
+    /** Why the shipper is not ready: one line per pipeline that is not; empty when all are. Any thread. */
+    public List<String> notReady() {
+        List<String> problems = new ArrayList<>();
+        for (Pipeline p : pipelines) {
+            String why = p.notReady();
+            if (why != null) problems.add(why);
+        }
+        return problems;
     }
 
     /** The configuration this shipper runs. */

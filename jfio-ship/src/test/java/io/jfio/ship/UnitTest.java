@@ -211,7 +211,7 @@ class UnitTest {
                 HttpRequest get = HttpRequest.newBuilder(URI.create(
                         "http://127.0.0.1:" + run.shipper().metricsPort() + "/metrics")).build();
                 String shipped = "jfio_ship_records_shipped_total{sink=\"main\"} 10";
-                String lag = "jfio_ship_lag_bytes{sink=\"main\",path=\"" + file + "\"} 0";
+                String lag = "jfio_ship_lag_bytes{sink=\"main\"} 0";
                 String open = "jfio_ship_open_files 1";
                 HttpResponse<String> r = http.send(get, HttpResponse.BodyHandlers.ofString());
                 deadline = System.nanoTime() + 10_000_000_000L;
@@ -225,6 +225,65 @@ class UnitTest {
                 assertTrue(body.contains(shipped), body);
                 assertTrue(body.contains(lag), body);
                 assertTrue(body.contains(open), body);
+                assertTrue(!body.contains("path=\""), "no per-file series at /metrics: " + body);
+                for (String name : List.of("process_cpu_seconds_total ", "process_resident_memory_bytes ",
+                        "process_virtual_memory_bytes ", "process_open_fds ", "process_max_fds ",
+                        "process_start_time_seconds ", "jfio_build_info{version=\"")) {
+                    assertTrue(body.contains("\n" + name), name + " missing: " + body);
+                }
+                assertTrue(java.util.regex.Pattern.compile("(?m)^process_resident_memory_bytes [1-9]\\d{6,}$")
+                        .matcher(body).find(), body);
+                String files = get(http, run.shipper().metricsPort(), "/metrics/files").body();
+                assertTrue(files.contains("jfio_ship_file_lag_bytes{sink=\"main\",path=\"" + file + "\"} 0\n"),
+                        files);
+                HttpResponse<String> health = get(http, run.shipper().metricsPort(), "/health");
+                assertEquals(200, health.statusCode());
+                assertEquals("ok\n", health.body());
+                HttpResponse<String> ready = get(http, run.shipper().metricsPort(), "/ready");
+                assertEquals(200, ready.statusCode(), ready.body());
+                assertEquals("ready\n", ready.body());
+                assertEquals(404, get(http, run.shipper().metricsPort(), "/metrics/other").statusCode());
+            }
+        }
+    }
+
+    private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void readinessSaysWhichSinkDoesNotAcknowledgeAndRecovers() throws Exception {
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("a.log");
+        Files.writeString(file, RotationTest.lines(1, 10, 1));
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort(); // closed again: nothing listens there
+        }
+        var cfg = ShipRun.config(List.of(file.toString()), tmp.resolve("out"), tmp.resolve("state"),
+                Map.of("metrics", "127.0.0.1:0", "to", "tcp:127.0.0.1:" + port));
+        try (ShipRun run = ShipRun.start(cfg); HttpClient http = HttpClient.newHttpClient()) {
+            int mport = run.shipper().metricsPort();
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            HttpResponse<String> ready = get(http, mport, "/ready");
+            while (!ready.body().contains("not acknowledging") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                ready = get(http, mport, "/ready");
+            }
+            assertEquals(503, ready.statusCode(), ready.body());
+            assertTrue(ready.body().startsWith("sink main: not acknowledging: tcp:127.0.0.1:" + port), ready.body());
+            assertEquals(200, get(http, mport, "/health").statusCode(), "alive while not ready");
+            // A receiver starts on that port: the sink acknowledges again and the shipper is ready.
+            try (io.jfio.ship.tcp.TcpReceiver receiver = io.jfio.ship.tcp.TcpReceiver.start(
+                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port),
+                    tmp.resolve("received"), io.jfio.ship.tcp.TcpReceiver.Options.defaults(), System.err)) {
+                deadline = System.nanoTime() + 60_000_000_000L;
+                while (ready.statusCode() != 200 && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                    ready = get(http, mport, "/ready");
+                }
+                assertEquals(200, ready.statusCode(), ready.body() + run.log());
             }
         }
     }

@@ -117,17 +117,38 @@ public final class ShipMetrics {
         }
         family(b, "jfio_ship_rotations_total", "Rotations seen (rename, truncate, delete).", rotations);
         family(b, "jfio_ship_errors_total", "Errors by kind (open, read, sink, checkpoint, not-regular).", errors);
-        List<FileGauge> files = gauges.stream().flatMap(s -> s.get().stream()).toList();
-        b.append("# HELP jfio_ship_lag_bytes Bytes in a file not yet acknowledged by the sink.\n");
+        List<FileGauge> files = gauges.stream().flatMap(src -> src.get().stream()).toList();
+        java.util.TreeMap<String, Long> lagBySink = new java.util.TreeMap<>();
+        for (String sink : counters.keySet()) lagBySink.put(sink, 0L);
+        for (FileGauge f : files) lagBySink.merge(f.sink(), f.lag(), Long::sum);
+        b.append("# HELP jfio_ship_lag_bytes Bytes in the tracked files not yet acknowledged by the sink.\n");
         b.append("# TYPE jfio_ship_lag_bytes gauge\n");
-        for (FileGauge f : files) {
-            b.append("jfio_ship_lag_bytes{sink=\"").append(esc(f.sink())).append("\",path=\"").append(esc(f.path()))
-                    .append("\"} ").append(f.lag()).append('\n');
+        for (Map.Entry<String, Long> e : lagBySink.entrySet()) {
+            b.append("jfio_ship_lag_bytes{sink=\"").append(esc(e.getKey())).append("\"} ").append(e.getValue())
+                    .append('\n');
         }
         b.append("# HELP jfio_ship_files Files tracked.\n# TYPE jfio_ship_files gauge\n");
         b.append("jfio_ship_files ").append(files.size()).append('\n');
         b.append("# HELP jfio_ship_open_files Source files open.\n# TYPE jfio_ship_open_files gauge\n");
         b.append("jfio_ship_open_files ").append(files.stream().filter(FileGauge::open).count()).append('\n');
+        ProcessMetrics.render(b);
+        return b.toString();
+    }
+
+    /**
+     * The per-file series, apart from {@link #render} so that a shipper of many files does not make a series per
+     * file for every scrape of {@code /metrics}: {@code jfio_ship_file_lag_bytes{sink,path}}.
+     */
+    public String renderFiles() {
+        StringBuilder b = new StringBuilder(4096);
+        b.append("# HELP jfio_ship_file_lag_bytes Bytes in a file not yet acknowledged by the sink.\n");
+        b.append("# TYPE jfio_ship_file_lag_bytes gauge\n");
+        for (Supplier<List<FileGauge>> src : gauges) {
+            for (FileGauge f : src.get()) {
+                b.append("jfio_ship_file_lag_bytes{sink=\"").append(esc(f.sink())).append("\",path=\"")
+                        .append(esc(f.path())).append("\"} ").append(f.lag()).append('\n');
+            }
+        }
         return b.toString();
     }
 

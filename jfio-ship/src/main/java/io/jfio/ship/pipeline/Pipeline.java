@@ -85,7 +85,11 @@ public final class Pipeline {
     private long backoffUntil;
     private long lastAcks;
     private int consecutiveFailures;
-    private String fatal;
+    /** The sink's last failure while it has not acknowledged anything since (for readiness), or null. */
+    private volatile String sinkProblem;
+    /** Whether the duty cycle has started (for readiness). */
+    private volatile boolean started;
+    private volatile String fatal;
     /** Why the checkpoint at shutdown could not be written, or null. */
     private volatile String checkpointFailure;
     private final java.nio.file.Path checkpointFile;
@@ -185,6 +189,20 @@ public final class Pipeline {
         return files.unmatchedAtStart();
     }
 
+    /**
+     * Why this pipeline is not ready, or null when it is: it has started, its sink acknowledged since its last
+     * failure, and its checkpoints are being saved. Any thread may ask.
+     */
+    public String notReady() {
+        if (fatal != null) return "sink " + name + ": stopped: " + fatal;
+        if (!started) return "sink " + name + ": starting";
+        String problem = sinkProblem;
+        if (problem != null) return "sink " + name + ": not acknowledging: " + problem;
+        String checkpoint = checkpointer.lastError();
+        if (checkpoint != null) return "sink " + name + ": checkpoints not saved: " + checkpoint;
+        return null;
+    }
+
     /** Why the pipeline gave up, or null. */
     public String fatal() {
         return fatal;
@@ -254,6 +272,7 @@ public final class Pipeline {
             log.info("watch", "sink", name, "change-detection", feed.mechanism(), "safety-rescan-s",
                     TimeUnit.NANOSECONDS.toSeconds(rescanNanos));
         }
+        started = true;
         while (!stopping) {
             long now = System.nanoTime();
             if (feed != null) takeChanges(now);
@@ -384,6 +403,7 @@ public final class Pipeline {
             lastAcks = window.acks();
             backoffNanos = BACKOFF_MIN_NANOS;
             consecutiveFailures = 0;
+            sinkProblem = null;
         }
         if (failure == null) return true;
         sinkFailed(failure);
@@ -413,6 +433,7 @@ public final class Pipeline {
      */
     private void sinkFailed(Throwable e) {
         consecutiveFailures++;
+        sinkProblem = sink.describe() + ": " + e.getMessage();
         metrics.error(name, "sink");
         counters.add(Counter.SINK_RETRIES, 1);
         log.warn("sink-failed", "sink", name, "to", sink.describe(), "error", String.valueOf(e.getMessage()),

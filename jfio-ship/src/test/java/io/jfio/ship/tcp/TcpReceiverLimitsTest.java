@@ -183,7 +183,7 @@ class TcpReceiverLimitsTest {
         ShipConfig cfg = ShipRun.config(List.of(tmp.resolve("*.log").toString()), tmp.resolve("out"),
                 tmp.resolve("state"), Map.of("metrics", "0"));
         assertEquals("127.0.0.1", cfg.metrics().getHostString());
-        try (MetricsServer m = new MetricsServer(cfg.metrics(), new ShipMetrics())) {
+        try (MetricsServer m = new MetricsServer(cfg.metrics(), new ShipMetrics(), List::of)) {
             assertTrue(m.address().getAddress().isLoopbackAddress(), m.address().toString());
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), m.port())) {
                 assertTrue(s.isConnected());
