@@ -214,6 +214,19 @@ class TarballIT {
     }
 
     @Test
+    void benchDrawsItsChartsOnTheBundledRuntime(@TempDir Path tmp) throws Exception {
+        // java.desktop (AWT, ImageIO) under XChart: the report's PNG is drawn headless, text included.
+        Path report = tmp.resolve("report");
+        Result r = jfio(tmp, "bench", "memcpy", "--no-fio", "--no-install", "--allow-tmpfs", "--dir", tmp.toString(),
+                "--out", report.toString());
+        assertEquals(0, r.exit(), r.err());
+        byte[] png = Files.readAllBytes(report.resolve("memcpy.png"));
+        assertTrue(png.length > 1000, "png bytes=" + png.length);
+        assertEquals("\u0089PNG", new String(png, 0, 4, StandardCharsets.ISO_8859_1));
+        assertTrue(Files.readString(report.resolve("report.html")).contains("<img"), "report.html shows the chart");
+    }
+
+    @Test
     void theRuntimeHasEveryJdkModuleTheJarUses() throws Exception {
         // jdeps of the JDK running the build, over the jar that is in the tarball.
         Path jdeps = Path.of(System.getProperty("java.home"), "bin", "jdeps");
