@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,6 +39,12 @@ class TarballIT {
     /** The few tools the launcher uses besides the shell's built-ins; nothing else is on PATH. */
     private static final List<String> TOOLS = List.of("readlink", "stat", "cksum", "cut", "mkdir", "mktemp", "head",
             "ln", "rm", "mv");
+
+    /** The source tree's bin/jfio: the tarball's launcher must pass the same JVM options per command. */
+    private static final Path SOURCE_LAUNCHER = Path.of(System.getProperty("jfio.repo.root", ".."), "bin", "jfio");
+    private static final Pattern SHIP_OPTS = Pattern.compile(
+            "if \\[\\[ \\$\\{1:-\\} == ship \\]\\]; then\\s+java_opts\\+=\\(([^)]*)\\)");
+    private static final Pattern COPY_OPTS = Pattern.compile("\\ncopy_opts=\\(([^)]*)\\)");
 
     @TempDir
     static Path root;
@@ -98,6 +106,14 @@ class TarballIT {
         Files.delete(out);
         Files.delete(err);
         return r;
+    }
+
+    /** The options in the bash array that {@code pattern} finds in the source launcher, unquoted. */
+    static List<String> sourceLauncherOptions(Pattern pattern) throws IOException {
+        String text = Files.readString(SOURCE_LAUNCHER);
+        Matcher m = pattern.matcher(text);
+        assertTrue(m.find(), "pattern " + pattern + " not found in " + SOURCE_LAUNCHER);
+        return Arrays.stream(m.group(1).trim().split("\\s+")).map(o -> o.replace("'", "")).toList();
     }
 
     /** What a directory sink holds: its segment files, in order. */
@@ -174,10 +190,10 @@ class TarballIT {
             List<String> cmdline = Arrays.asList(Files.readString(Path.of("/proc/" + p.pid() + "/cmdline"))
                     .split("\0"));
             assertEquals(home.resolve("runtime/bin/java").toRealPath().toString(), cmdline.get(0));
-            for (String opt : List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xms16m", "-Xmx32m",
-                    "-XX:-UsePerfData", "-XX:ReservedCodeCacheSize=48m", "-XX:-TieredCompilation",
-                    "-XX:CompileCommand=quiet", "-XX:CompileCommand=MemLimit,*.*,8m",
-                    "-XX:TrimNativeHeapInterval=10000")) {
+            List<String> expected = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED"));
+            expected.addAll(sourceLauncherOptions(SHIP_OPTS));
+            assertTrue(expected.contains("-Xmx32m"), "the source launcher's ship options: " + expected);
+            for (String opt : expected) {
                 assertTrue(cmdline.contains(opt), "missing " + opt + " in " + cmdline);
             }
             assertTrue(cmdline.indexOf("-jar") < cmdline.indexOf("ship"), cmdline.toString());
@@ -224,6 +240,23 @@ class TarballIT {
         assertTrue(png.length > 1000, "png bytes=" + png.length);
         assertEquals("\u0089PNG", new String(png, 0, 4, StandardCharsets.ISO_8859_1));
         assertTrue(Files.readString(report.resolve("report.html")).contains("<img"), "report.html shows the chart");
+    }
+
+    @Test
+    void copyGetsTheSameJvmOptionsAsFromTheSourceLauncher(@TempDir Path tmp) throws Exception {
+        // The JVM prints its command-line flags first; the copy's own output goes to stderr.
+        Files.createDirectories(tmp.resolve("src"));
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Result r = run(tmp, Map.of("PATH", tools.toString(), "HOME", tmp.toString(),
+                "JFIO_JAVA_OPTS", "-XX:+PrintCommandLineFlags"), List.of(link.toString(), "copy", "-a",
+                "--progress=none", tmp.resolve("src").toString(), bin.resolve("dst").toString()));
+        assertEquals(0, r.exit(), r.err());
+        String flags = r.out().lines().findFirst().orElse("");
+        List<String> expected = sourceLauncherOptions(COPY_OPTS);
+        assertTrue(expected.contains("-XX:TieredStopAtLevel=1"), "the source launcher's copy options: " + expected);
+        for (String opt : expected) {
+            assertTrue(Arrays.asList(flags.split(" ")).contains(opt), "missing " + opt + " in " + flags);
+        }
     }
 
     @Test
