@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -220,7 +221,7 @@ class TarballIT {
             assertEquals(1, s.filter(f -> f.getFileName().toString().matches("copy-\\d+\\.aot")).count(),
                     "one AOT cache in " + cache);
         }
-        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+        assertEquals("rwx------", PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(cache)));
         // The second copy uses the cache it trained (and does not train again).
         Result again = jfio(tmp, "copy", "-a", "--progress=none", tmp.resolve("src").toString(),
@@ -257,6 +258,54 @@ class TarballIT {
         for (String opt : expected) {
             assertTrue(Arrays.asList(flags.split(" ")).contains(opt), "missing " + opt + " in " + flags);
         }
+    }
+
+    @Test
+    void installerSetsUpTheCommandTheUserTheConfigAndTheUnit(@TempDir Path tmp) throws Exception {
+        // jfio-install writes to /etc and /usr/local/bin and creates a user: it runs in a private mount namespace
+        // over a copy of /etc and an empty /usr/local/bin, so the machine running the test is left as it was.
+        Path unshare = Path.of("/usr/bin/unshare");
+        assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(unshare),
+                "jfio-install needs root and unshare(1) for a private /etc: not tested here");
+        Result probe = run(tmp, Map.of("PATH", "/usr/bin:/bin"), List.of(unshare.toString(), "-m", "true"));
+        assumeTrue(probe.exit() == 0, "no mount namespace here (unshare -m): jfio-install not tested: " + probe.err());
+        Result before = run(tmp, Map.of("PATH", "/usr/bin:/bin"), List.of("getent", "passwd", "jfio-ship"));
+        // The service user must reach the unpacked tarball, as under /opt (JUnit makes its directories 0700).
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(root.resolve("opt"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path script = tmp.resolve("install-test.sh");
+        Files.writeString(script, String.join("\n",
+                "set -eu",
+                "cp -a /etc \"$T/etc\" && mount --bind \"$T/etc\" /etc",
+                "mkdir -p \"$T/bin\" /usr/local/bin && mount --bind \"$T/bin\" /usr/local/bin",
+                "\"$HOME_DIR/bin/jfio-install\"",
+                "\"$HOME_DIR/bin/jfio-install\" >\"$T/second.txt\"",
+                "echo \"link=$(readlink /usr/local/bin/jfio)\"",
+                "echo \"user=$(getent passwd jfio-ship | cut -d: -f1,6,7)\"",
+                "echo \"config=$(stat -c '%U:%G:%a' /etc/jfio/ship.yaml)\"",
+                "echo \"unit=$(stat -c '%a' /etc/systemd/system/jfio-ship.service)\"",
+                "cmp /etc/jfio/ship.yaml \"$HOME_DIR/share/ship.yaml\"",
+                "cmp /etc/systemd/system/jfio-ship.service \"$HOME_DIR/share/jfio-ship.service\"",
+                "grep -c 'kept the existing /etc/jfio/ship.yaml' \"$T/second.txt\"",
+                "setpriv --reuid=jfio-ship --regid=jfio-ship --clear-groups env -i PATH=/usr/bin:/bin "
+                        + "/usr/local/bin/jfio --version",
+                "if [ -x /usr/bin/systemd-analyze ]; then systemd-analyze verify "
+                        + "/etc/systemd/system/jfio-ship.service && echo verified; fi",
+                ""));
+        Result r = run(tmp, Map.of("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", "T", tmp.toString(), "HOME_DIR",
+                home.toString()), List.of(unshare.toString(), "-m", "sh", script.toString()));
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("link=" + home.resolve("bin/jfio")), r.out());
+        assertTrue(r.out().contains("user=jfio-ship:/nonexistent:/usr/sbin/nologin"), r.out());
+        assertTrue(r.out().contains("config=root:jfio-ship:640"), r.out());
+        assertTrue(r.out().contains("unit=644"), r.out());
+        assertTrue(r.out().contains("JDK ") && r.out().contains(home.resolve("runtime").toString()), r.out());
+        if (Files.isExecutable(Path.of("/usr/bin/systemd-analyze"))) {
+            assertTrue(r.out().contains("verified"), r.out() + r.err());
+        }
+        // The namespace is gone with the process: the machine's users are as they were.
+        Result after = run(tmp, Map.of("PATH", "/usr/bin:/bin"), List.of("getent", "passwd", "jfio-ship"));
+        assertEquals(before, after);
     }
 
     @Test
