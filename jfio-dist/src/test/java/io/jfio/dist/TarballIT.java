@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jfio.ship.testing.KafkaBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,6 +24,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -166,6 +173,46 @@ class TarballIT {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.err().contains("café.log"), r.err());
         assertEquals("bonjour\nau revoir\n", dirSinkData(out), r.err());
+    }
+
+    @Test
+    void shipDeliversIntoARealKafkaBrokerWithLz4OnTheBundledRuntime(@TempDir Path tmp) throws Exception {
+        // kafka-clients on the jlink runtime: its JDK modules (JMX metrics, SASL, ...) and lz4, the default codec,
+        // with the fork's native library from the shaded jar.
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 500; i++) lines.add("record " + i + " " + "x".repeat(i % 97));
+        Files.writeString(logs.resolve("app.log"), String.join("\n", lines) + "\n");
+        try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"))) {
+            broker.createTopic("dist", 1);
+            Result r = jfio(tmp, "ship", "--once", "--from", logs + "/*.log", "--to",
+                    "kafka:" + broker.bootstrap() + "/dist", "--state", tmp.resolve("state").toString());
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(lines, consume(broker.bootstrap(), "dist", lines.size()), r.err());
+        }
+    }
+
+    /** The values of a one-partition topic in offset order, up to its end offset, each without a final newline. */
+    static List<String> consume(String bootstrap, String topic, int expected) {
+        Map<String, Object> cfg = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cfg, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long end = c.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (c.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(500))) {
+                    String v = new String(rec.value(), StandardCharsets.UTF_8);
+                    values.add(v.endsWith("\n") ? v.substring(0, v.length() - 1) : v);
+                }
+            }
+        }
+        assertEquals(expected, values.size(), "records read");
+        return values;
     }
 
     @Test
