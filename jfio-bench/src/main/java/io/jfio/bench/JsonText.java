@@ -53,8 +53,8 @@ public final class JsonText {
     }
 
     /**
-     * Parses one JSON value. Text before the first {@code '{'} or {@code '['} is skipped, because fio prints warnings
-     * ("fio: ...") ahead of its JSON on stdout.
+     * Parses one JSON value. Text before the first <code>'&#123;'</code> or {@code '['} is skipped, because fio
+     * prints warnings ("fio: ...") ahead of its JSON on stdout.
      *
      * @throws IllegalArgumentException naming the line and column of malformed input
      */
