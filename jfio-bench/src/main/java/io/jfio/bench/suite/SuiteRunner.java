@@ -155,13 +155,14 @@ public final class SuiteRunner {
             setup.add("fio: " + fio.map(f -> f.version() + " at " + f.executable())
                     .orElse(options.fio() ? "not available" : "not run (--no-fio)"));
             List<ExperimentResult> results = new ArrayList<>();
+            long[] stableLeft = {options.stableBudget().toNanos()};
             for (int i = 0; i < experiments.size(); i++) {
                 Experiment e = experiments.get(i);
                 progress.status(String.format(Locale.ROOT, "[%d/%d] %s: %s", i + 1, experiments.size(), e.name(),
                         e.description()));
                 SuiteContext ctx = new SuiteContext(options, scratch, progress, fio, sys, directIo,
                         String.format(Locale.ROOT, "[%d/%d] %s", i + 1, experiments.size(), e.name()),
-                        e.quickBudget());
+                        e.quickBudget(), stableLeft);
                 long s0 = System.nanoTime();
                 ExperimentResult r;
                 try {
