@@ -4,6 +4,7 @@ import io.jfio.bench.suite.ExperimentResult;
 import io.jfio.bench.suite.Experiments;
 import io.jfio.bench.suite.Report;
 import io.jfio.bench.suite.SuiteOptions;
+import io.jfio.bench.suite.WhatWins;
 import io.jfio.bench.suite.SuiteResult;
 import io.jfio.bench.suite.SuiteRunner;
 import java.io.IOException;
@@ -105,6 +106,8 @@ public final class BenchCommand implements Callable<Integer> {
             if (json) {
                 stdout.print(Files.readString(outDir.resolve("results.json")));
             } else {
+                for (String l : WhatWins.console(r.verdicts())) stdout.println(l);
+                stdout.println();
                 for (ExperimentResult e : r.results()) {
                     stdout.printf(Locale.ROOT, "%-12s %s%s%n", e.name(), e.status().name().toLowerCase(Locale.ROOT),
                             e.reason().isEmpty() ? "" : ": " + e.reason());

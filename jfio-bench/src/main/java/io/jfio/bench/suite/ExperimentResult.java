@@ -132,6 +132,7 @@ public final class ExperimentResult {
         m.put("status", status.name().toLowerCase(java.util.Locale.ROOT));
         m.put("reason", reason);
         m.put("seconds", seconds);
+        m.put("noise", noise.toMap());
         List<Object> ts = new ArrayList<>();
         for (Table t : tables) ts.add(t.toMap());
         m.put("tables", ts);

@@ -56,7 +56,7 @@ public record Verdict(Contest contest, Noise noise, boolean decided, Contender w
                     .append(runnerUp.jdkDefault() ? " (the JDK's way)" : "");
         } else {
             sb.append("no difference measurable here between ").append(winner.name()).append(" and ")
-                    .append(runnerUp.name()).append(" (").append(overRunnerUp.text()).append("): ")
+                    .append(runnerUp.name()).append(", ").append(overRunnerUp.text()).append(": ")
                     .append(String.join(", ", reasons));
         }
         if (jdk != null && jdk != winner && jdk != runnerUp) {
