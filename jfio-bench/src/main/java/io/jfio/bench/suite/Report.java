@@ -91,12 +91,14 @@ public final class Report {
             for (String w : r.warnings()) sb.append("- ").append(w).append('\n');
             sb.append('\n');
         }
-        sb.append("## Summary\n\n| experiment | status | seconds | fio checks (flagged) |\n|---|---|---|---|\n");
+        sb.append("## Summary\n\n| experiment | status | seconds | CPU steal and load meanwhile | fio checks (flagged) "
+                + "|\n|---|---|---|---|---|\n");
         for (ExperimentResult e : r.results()) {
             long flagged = e.fioChecks().stream().filter(FioCheck::flagged).count();
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %s |%n", e.name(),
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %s | %s |%n", e.name(),
                     e.status().name().toLowerCase(Locale.ROOT) + (e.reason().isEmpty() ? "" : ": " + e.reason()),
-                    e.seconds(), e.fioChecks().isEmpty() ? "-" : e.fioChecks().size() + " (" + flagged + ")"));
+                    e.seconds(), e.noise().text(), e.fioChecks().isEmpty() ? "-" : e.fioChecks().size() + " ("
+                    + flagged + ")"));
         }
         sb.append('\n');
         for (ExperimentResult e : r.results()) sb.append(section(e, pngs.get(e.name())));
@@ -106,6 +108,7 @@ public final class Report {
     private static String section(ExperimentResult e, String png) {
         StringBuilder sb = new StringBuilder();
         sb.append("## ").append(e.name()).append("\n\n").append(e.description()).append("\n\n");
+        sb.append("CPU meanwhile: ").append(e.noise().text()).append(".\n\n");
         if (e.status() != ExperimentResult.Status.OK) {
             sb.append("**").append(e.status().name().toLowerCase(Locale.ROOT)).append("**: ").append(e.reason())
                     .append("\n\n");
@@ -149,6 +152,7 @@ public final class Report {
         }
         for (ExperimentResult e : r.results()) {
             sb.append("<h2>").append(esc(e.name())).append("</h2>\n<p>").append(esc(e.description())).append("</p>\n");
+            sb.append("<p>CPU meanwhile: ").append(esc(e.noise().text())).append("</p>\n");
             if (e.status() != ExperimentResult.Status.OK) {
                 sb.append("<p><b>").append(e.status().name().toLowerCase(Locale.ROOT)).append("</b>: ")
                         .append(esc(e.reason())).append("</p>\n");

@@ -24,6 +24,20 @@ public record Noise(double stealPct, double busyPct, double loadStart, double lo
     /** Steal above this share of CPU time is named as a reason a difference could not be measured. */
     public static final double STEAL_PCT = 2.0;
 
+    /**
+     * The noise between two snapshots of {@code /proc/stat} ({@link io.jfio.bench.CpuUsage}) and the load averages
+     * read with them.
+     */
+    public static Noise between(io.jfio.bench.CpuUsage start, io.jfio.bench.CpuUsage end, double loadStart,
+                                double loadEnd, int cpus) {
+        io.jfio.bench.CpuUsage.Delta d = end.since(start);
+        if (d.seconds() <= 0 || cpus <= 0 || end.busy() == 0) {
+            return new Noise(Double.NaN, Double.NaN, loadStart, loadEnd, cpus);
+        }
+        return new Noise(d.steal() / cpus * 100, (d.ours() + d.others() + d.steal()) / cpus * 100, loadStart,
+                loadEnd, cpus);
+    }
+
     /** True when the hypervisor took a share of the CPUs worth naming. */
     public boolean stealing() {
         return stealPct > STEAL_PCT;
