@@ -59,6 +59,44 @@ public final class Bootstrap {
         return new RatioInterval(num / den, Math.min(low, num / den), Math.max(high, num / den), resamples);
     }
 
+    /**
+     * The same ratio of medians for paired samples: {@code numerator[i]} and {@code denominator[i]} were measured in
+     * the same round of an interleaved run. Rounds are resampled as pairs (one index drawn for both sides), so what
+     * a round did to both alike (another job starting, the disk's cache filling) stays within the pair and does not
+     * widen the interval. Falls back to {@link #ratioOfMedians(double[], double[], long, int)} when the lengths
+     * differ.
+     */
+    public static RatioInterval pairedRatioOfMedians(double[] numerator, double[] denominator, long seed,
+                                                     int resamples) {
+        if (numerator.length != denominator.length) {
+            return ratioOfMedians(numerator, denominator, seed, resamples);
+        }
+        if (resamples < 100) throw new IllegalArgumentException("too few resamples: resamples=" + resamples);
+        if (!usable(numerator) || !usable(denominator)) return RatioInterval.NONE;
+        double num = median(numerator.clone());
+        double den = median(denominator.clone());
+        if (!(num > 0) || !(den > 0)) return RatioInterval.NONE;
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int n = numerator.length;
+        double[] a = new double[n];
+        double[] b = new double[n];
+        double[] ratios = new double[resamples];
+        for (int i = 0; i < resamples; i++) {
+            for (int k = 0; k < n; k++) {
+                int j = rnd.nextInt(n);
+                a[k] = numerator[j];
+                b[k] = denominator[j];
+            }
+            double mb = median(b);
+            ratios[i] = mb > 0 ? median(a) / mb : Double.POSITIVE_INFINITY;
+        }
+        Arrays.sort(ratios);
+        double tail = (1 - CONFIDENCE) / 2;
+        double low = quantile(ratios, resamples, tail);
+        double high = quantile(ratios, resamples, 1 - tail);
+        return new RatioInterval(num / den, Math.min(low, num / den), Math.max(high, num / den), resamples);
+    }
+
     private static boolean usable(double[] v) {
         if (v == null || v.length == 0) return false;
         for (double d : v) {

@@ -7,7 +7,8 @@ import java.util.Locale;
 
 /**
  * The verdict rule: the contender with the best median wins only when the {@link Bootstrap#CONFIDENCE} bootstrap
- * interval of its ratio of medians over the runner-up excludes 1.0, and both have at least {@link #MIN_SAMPLES}
+ * interval of its ratio of medians over the runner-up excludes 1.0 (rounds resampled as pairs when the contest's
+ * contenders ran interleaved), and both have at least {@link #MIN_SAMPLES}
  * repetitions; otherwise the workload reads "no difference measurable here" with the reasons: too few
  * repetitions, the spread of either side, CPU steal or load during the experiment, or, when none of those stands
  * out, that the medians are closer than the repetitions resolve.
@@ -76,8 +77,10 @@ public final class Judge {
 
     /** How many times better {@code a} is than {@code b}, with its interval. */
     static RatioInterval margin(Contest c, Contender a, Contender b, long seed) {
-        return c.higherIsBetter() ? Bootstrap.ratioOfMedians(a.samples(), b.samples(), seed)
-                : Bootstrap.ratioOfMedians(b.samples(), a.samples(), seed);
+        double[] num = c.higherIsBetter() ? a.samples() : b.samples();
+        double[] den = c.higherIsBetter() ? b.samples() : a.samples();
+        return c.paired() ? Bootstrap.pairedRatioOfMedians(num, den, seed, Bootstrap.RESAMPLES)
+                : Bootstrap.ratioOfMedians(num, den, seed);
     }
 
     /** The measured contenders, best median first (ties keep the contest's order). */

@@ -94,6 +94,7 @@ public record Verdict(Contest contest, Noise noise, boolean decided, Contender w
         m.put("detail", contest.detail());
         m.put("unit", contest.unit());
         m.put("higher_is_better", contest.higherIsBetter());
+        m.put("paired", contest.paired());
         m.put("decided", decided);
         m.put("winner", winner == null ? null : winner.name());
         m.put("runner_up", runnerUp == null ? null : runnerUp.name());

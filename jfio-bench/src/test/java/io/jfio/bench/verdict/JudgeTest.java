@@ -91,6 +91,27 @@ class JudgeTest {
     }
 
     @Test
+    void aDriftThatHitsBothSidesAlikeDoesNotHideAPairedDifference() {
+        // each round the machine is 0.5x to 2x as fast, for both contenders alike; a is 10% faster in every round
+        double[] drift = {1.0, 0.5, 2.0, 0.7, 1.6, 0.9, 1.3};
+        double[] b = new double[drift.length];
+        double[] a = new double[drift.length];
+        for (int i = 0; i < drift.length; i++) {
+            b[i] = drift[i];
+            a[i] = drift[i] * 1.1;
+        }
+        Contender ca = c("a", false, a);
+        Contender cb = c("b", true, b);
+        Verdict paired = Judge.judge(new Contest(Workload.SEQUENTIAL_READ_COLD, "x", "GB/s", true, List.of(ca, cb),
+                true), QUIET, 3);
+        assertTrue(paired.decided(), paired.line());
+        assertEquals(1.1, paired.overRunnerUp().low(), 1e-9);
+        Verdict unpaired = Judge.judge(new Contest(Workload.SEQUENTIAL_READ_COLD, "x", "GB/s", true, List.of(ca, cb),
+                false), QUIET, 3);
+        assertFalse(unpaired.decided(), unpaired.line());
+    }
+
+    @Test
     void stealAndLoadAreNamedAsReasons() {
         Contender a = c("a", false, around(7, 5, 1.0, 40));
         Contender b = c("b", true, around(8, 5, 1.0, 40));

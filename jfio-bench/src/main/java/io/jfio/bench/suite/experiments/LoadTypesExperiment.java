@@ -108,7 +108,7 @@ public final class LoadTypesExperiment implements Experiment {
                 "nio_article_gb_per_s_1_2_4_8_gb"));
         long[] sizes = sizes(ctx.scale());
         Map<String, double[][]> lines = new LinkedHashMap<>();
-        List<String> cats = new ArrayList<>();
+        Map<Workload, Contest> contests = new java.util.EnumMap<>(Workload.class);
         // Ring only (no inline pread on the calling thread): these rows measure io_uring itself.
         try (UringEngine uring = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false);
              IoArena arena = IoArena.ofShared()) {
@@ -198,8 +198,9 @@ public final class LoadTypesExperiment implements Experiment {
                                         fs.min(), fs.max()));
                             }
                         }
-                        if (w != null && si == sizes.length - 1) {
-                            r.contest(new Contest(w, Units.formatSize(size) + " file, " + (load >= 2 ? "4 KiB"
+                        if (w != null) {
+                            // the largest file measured decides: a later size replaces an earlier one's contest
+                            contests.put(w, new Contest(w, Units.formatSize(size) + " file, " + (load >= 2 ? "4 KiB"
                                     : "1 MiB") + " requests, GB/s", "GB/s", true, contenders));
                         }
                     }
@@ -207,6 +208,7 @@ public final class LoadTypesExperiment implements Experiment {
                 ctx.delete(file);
             }
         }
+        contests.values().forEach(r::contest);
         Plot p = Plot.lines("load-types: GB/s by file size", "file size (MiB)", "GB/s (median)", true, true);
         for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
         r.plot(p);
