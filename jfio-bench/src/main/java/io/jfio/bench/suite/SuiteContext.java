@@ -53,12 +53,12 @@ public final class SuiteContext {
     }
 
     /** Nanoseconds left of the run's {@code --repeat-until-stable} budget (0 without it). */
-    long stableNanosLeft() {
+    public long stableNanosLeft() {
         return stableLeft[0];
     }
 
     /** Charges {@code nanos} of extra repetitions to the run's {@code --repeat-until-stable} budget. */
-    void spendStable(long nanos) {
+    public void spendStable(long nanos) {
         stableLeft[0] = Math.max(0, stableLeft[0] - nanos);
     }
 

@@ -22,6 +22,8 @@ import io.jfio.bench.uring.UringBenchResult;
 import io.jfio.bench.verdict.Call;
 import io.jfio.bench.verdict.Contender;
 import io.jfio.bench.verdict.Contest;
+import io.jfio.bench.verdict.Judge;
+import io.jfio.bench.verdict.Noise;
 import io.jfio.bench.verdict.Workload;
 import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
@@ -146,7 +148,27 @@ public final class UringExperiment implements Experiment {
             public void close() {
             }
         });
-        UringBenchResult u = UringBench.run(o, new PrintWriter(md), progress);
+        // --repeat-until-stable: a group (cache mode, depth) that decides a line gets more rounds while undecided
+        long[] last = {0};
+        UringBenchResult u = UringBench.run(o, new PrintWriter(md), progress, (mode, depth, iops) -> {
+            long now = System.nanoTime();
+            if (last[0] != 0) ctx.spendStable(now - last[0]);
+            last[0] = 0;
+            if (!ctx.options().untilStable() || ctx.stableNanosLeft() <= 0) return false;
+            Workload w = mode == CacheMode.DIRECT || (depth != 1 && depth != o.fileChannelThreads()) ? null
+                    : workload(mode, depth == 1);
+            if (w == null || iops.size() < 2) return false;
+            List<Contender> cs = new ArrayList<>();
+            for (var e : iops.entrySet()) cs.add(new Contender(e.getKey().label(), "", "", false, e.getValue()));
+            boolean more = !Judge.judge(new Contest(w, "", "", true, cs), Noise.UNKNOWN, ctx.options().seed())
+                    .decided();
+            if (more) {
+                ctx.status("--repeat-until-stable: " + w.title() + ", repetition "
+                        + (iops.values().iterator().next().length + 1));
+                last[0] = now;
+            }
+            return more;
+        });
         Table t = r.table(new Table("4 KiB random reads (" + o + ")", "cache", "method", "depth", "iops_median",
                 "spread_pct", "p50_us", "p99_us", "resident_before_pct", "resident_after_pct", "vs_fio", "errors"));
         Map<String, double[][]> lines = new LinkedHashMap<>();
