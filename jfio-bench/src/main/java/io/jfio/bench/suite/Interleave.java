@@ -90,8 +90,8 @@ public final class Interleave {
 
     private boolean decided() {
         List<Contender> cs = new ArrayList<>();
-        for (Arm a : arms) {
-            if (a.contender) cs.add(new Contender(a.name, "", "", false, samples(arms.indexOf(a))));
+        for (int i = 0; i < arms.size(); i++) {
+            if (arms.get(i).contender) cs.add(new Contender(arms.get(i).name, "", "", false, samples(i)));
         }
         if (cs.size() < 2) return true;
         return Judge.judge(new Contest(workload, "", "", higherIsBetter, cs), Noise.UNKNOWN, ctx.options().seed())

@@ -30,7 +30,8 @@ public final class WhatWins {
             + "medians with a " + Math.round(Bootstrap.CONFIDENCE * 100) + "% bootstrap confidence interval ("
             + String.format(Locale.ROOT, "%,d", Bootstrap.RESAMPLES) + " resamples, seeded), and it wins only when "
             + "that interval excludes 1.0 and both have at least " + Judge.MIN_SAMPLES + " repetitions. The "
-            + "contenders of a workload ran interleaved, repetition by repetition.";
+            + "contenders of a workload ran interleaved, repetition by repetition, and their rounds are resampled as "
+            + "pairs; change detection's samples are the latencies of every write.";
 
     private WhatWins() {
     }
