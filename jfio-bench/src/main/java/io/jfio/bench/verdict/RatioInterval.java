@@ -49,10 +49,14 @@ public record RatioInterval(double ratio, double low, double high, int resamples
         return String.format(Locale.ROOT, "%sx (95%% CI %s-%s)", fmt(ratio), fmt(low), fmt(high));
     }
 
-    /** Two decimals below 10, one below 100, none above. */
+    /**
+     * Two decimals below 10, one below 100, none above; three within 1% of 1.0, so that a bound just above 1.0 does
+     * not print as 1.00.
+     */
     public static String fmt(double x) {
         if (!Double.isFinite(x)) return "-";
         double a = Math.abs(x);
+        if (a > 0.99 && a < 1.01) return String.format(Locale.ROOT, "%.3f", x);
         return String.format(Locale.ROOT, a < 10 ? "%.2f" : a < 100 ? "%.1f" : "%.0f", x);
     }
 }

@@ -56,7 +56,7 @@ class ComparisonTest {
                 .findFirst().orElseThrow();
         Comparison.ContenderRow ju = seq.contenders().stream().filter(k -> k.name().equals("jfio io_uring"))
                 .findFirst().orElseThrow();
-        assertTrue(fc.text().startsWith("no difference measurable (1.00x"), fc.text());
+        assertTrue(fc.text().startsWith("no difference measurable (1.000x"), fc.text());
         assertTrue(ju.text().startsWith("2.00x (95% CI ") && ju.text().endsWith("better in the new run"), ju.text());
         Comparison.Row watch = c.rows().stream().filter(r -> r.title().equals("change detection latency"))
                 .findFirst().orElseThrow();

@@ -92,6 +92,13 @@ class BootstrapTest {
     }
 
     @Test
+    void boundsJustAboveOnePrintWithThreeDecimals() {
+        assertEquals("1.004x (95% CI 1.001-1.14)", new RatioInterval(1.004, 1.0009, 1.14, 1).text());
+        assertEquals("2.00x (95% CI 0.50-12.3)", new RatioInterval(2, 0.5, 12.3, 1).text());
+        assertEquals("0.995", RatioInterval.fmt(0.995));
+    }
+
+    @Test
     void thousandsOfSamplesStayFast() {
         SplittableRandom rnd = new SplittableRandom(5);
         double[] a = rnd.doubles(2000, 1, 2).toArray();
