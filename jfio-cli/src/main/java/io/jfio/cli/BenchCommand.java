@@ -138,6 +138,12 @@ public final class BenchCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         try {
             SuiteResult r = SuiteRunner.run(o, outDir, err, System.console() != null);
+            Comparison c = null;
+            if (compare.size() == 1) {
+                // the comparison goes beside the report in every mode; the console shows it unless --json
+                c = Comparison.of(compare.get(0), outDir.resolve("results.json"));
+                Files.writeString(outDir.resolve("compare.md"), c.markdown());
+            }
             if (json) {
                 stdout.print(Files.readString(outDir.resolve("results.json")));
             } else {
@@ -147,9 +153,7 @@ public final class BenchCommand implements Callable<Integer> {
                     stdout.printf(Locale.ROOT, "%-12s %s%s%n", e.name(), e.status().name().toLowerCase(Locale.ROOT),
                             e.reason().isEmpty() ? "" : ": " + e.reason());
                 }
-                if (compare.size() == 1) {
-                    Comparison c = Comparison.of(compare.get(0), outDir.resolve("results.json"));
-                    Files.writeString(outDir.resolve("compare.md"), c.markdown());
+                if (c != null) {
                     stdout.println();
                     for (String l : c.console()) stdout.println(l);
                     stdout.println("comparison: " + outDir.resolve("compare.md"));
