@@ -20,4 +20,5 @@ module io.jfio.bench {
     exports io.jfio.bench.suite.experiments;
     exports io.jfio.bench.system;
     exports io.jfio.bench.uring;
+    exports io.jfio.bench.verdict;
 }

@@ -1,15 +1,18 @@
 package io.jfio.cli;
 
+import io.jfio.bench.suite.Comparison;
 import io.jfio.bench.suite.ExperimentResult;
 import io.jfio.bench.suite.Experiments;
 import io.jfio.bench.suite.Report;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.SuiteResult;
 import io.jfio.bench.suite.SuiteRunner;
+import io.jfio.bench.suite.WhatWins;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -86,28 +89,74 @@ public final class BenchCommand implements Callable<Integer> {
             + "random, printed in the report).")
     private Long seed;
 
+    @Option(names = "--repeat-until-stable", description = "Keep adding interleaved repetitions to each workload of "
+            + "\"What wins here\" whose verdict is undecided, until it is decided, it has " + SuiteOptions.MAX_REPS
+            + " repetitions, or --stable-budget is spent.")
+    private boolean repeatUntilStable;
+
+    @Option(names = "--stable-budget", paramLabel = "D", description = "Time the extra repetitions of "
+            + "--repeat-until-stable may take in all (default: 5m), e.g. 90s, 10m.")
+    private String stableBudget;
+
+    @Option(names = "--compare", paramLabel = "RESULTS", arity = "1..2", description = "Compare two runs: with one "
+            + "results.json, this run against it (also written to compare.md in the report); with two, those two "
+            + "(old, new) without measuring anything.")
+    private List<Path> compare = new ArrayList<>();
+
     @Override
     public Integer call() {
         CliException.requireSupportedPlatform();
         if (quick && full) throw new CliException(ExitCodes.USAGE, "--quick and --full exclude each other");
+        PrintWriter out0 = spec.commandLine().getOut();
+        if (stableBudget != null && !repeatUntilStable) {
+            throw new CliException(ExitCodes.USAGE, "--stable-budget needs --repeat-until-stable");
+        }
+        try {
+            if (compare.size() == 2) {
+                for (String l : Comparison.of(compare.get(0), compare.get(1)).console()) out0.println(l);
+                out0.flush();
+                return ExitCodes.OK;
+            }
+            if (compare.size() == 1) Comparison.check(compare.get(0));
+        } catch (SuiteRunner.BadInputException e) {
+            throw new CliException(ExitCodes.USAGE, e.getMessage());
+        }
+        Duration budget = !repeatUntilStable ? Duration.ZERO : stableBudget == null ? Duration.ofMinutes(5)
+                : UnitOptions.duration("--stable-budget", stableBudget);
+        if (repeatUntilStable && budget.isZero()) {
+            throw new CliException(ExitCodes.USAGE, "--stable-budget must be more than 0");
+        }
         List<String> selected = new ArrayList<>(names);
         selected.addAll(only);
         long s = seed != null ? seed : new SplittableRandom().nextLong() & 0x7fff_ffff_ffffL;
         SuiteOptions o = SuiteOptions.defaults(dir != null ? dir : Path.of("."), s)
                 .withScale(full ? SuiteOptions.Scale.FULL : SuiteOptions.Scale.QUICK).withOnly(selected)
-                .withAllowTmpfs(allowTmpfs).withFio(!noFio, !noInstall);
+                .withAllowTmpfs(allowTmpfs).withFio(!noFio, !noInstall).withStableBudget(budget);
         Path outDir = out != null ? out : Path.of("jfio-report",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter stdout = spec.commandLine().getOut();
         try {
             SuiteResult r = SuiteRunner.run(o, outDir, err, System.console() != null);
+            Comparison c = null;
+            if (compare.size() == 1) {
+                // the comparison goes beside the report in every mode; the console shows it unless --json
+                c = Comparison.of(compare.get(0), outDir.resolve("results.json"));
+                Files.writeString(outDir.resolve("compare.md"), c.markdown());
+            }
             if (json) {
                 stdout.print(Files.readString(outDir.resolve("results.json")));
             } else {
+                for (String l : WhatWins.console(r.verdicts())) stdout.println(l);
+                stdout.println();
                 for (ExperimentResult e : r.results()) {
                     stdout.printf(Locale.ROOT, "%-12s %s%s%n", e.name(), e.status().name().toLowerCase(Locale.ROOT),
                             e.reason().isEmpty() ? "" : ": " + e.reason());
+                }
+                if (c != null) {
+                    stdout.println();
+                    for (String l : c.console()) stdout.println(l);
+                    stdout.println("comparison: " + outDir.resolve("compare.md"));
                 }
                 stdout.println("report: " + outDir.resolve("report.md") + " (also report.html, results.json schema v"
                         + Report.SCHEMA_VERSION + ", PNGs) in " + Math.round(r.seconds()) + " s");

@@ -31,6 +31,49 @@ class BenchCommandTest {
     }
 
     @Test
+    void compareOfTwoFilesPrintsThemSideBySideWithoutMeasuring(@org.junit.jupiter.api.io.TempDir Path tmp)
+            throws Exception {
+        Path old = results(tmp, "old.json", new double[] {1, 1.01, 0.99, 1, 1},
+                new double[] {2, 2.02, 1.98, 2, 2}, false);
+        Path neu = results(tmp, "new.json", new double[] {1, 1.01, 0.99, 1, 1},
+                new double[] {3, 3.03, 2.97, 3, 3}, false);
+        CliTest.Run r = CliTest.run("bench", "--compare", old.toString(), neu.toString());
+        assertEquals(ExitCodes.OK, r.exit(), r.err());
+        assertTrue(r.out().contains("sequential read, cold: same answer: jfio io_uring wins in both"), r.out());
+        assertTrue(r.out().contains("better in the new run"), r.out());
+    }
+
+    /** A results.json whose sequential-read contest has these samples. */
+    private static Path results(Path dir, String name, double[] fileChannel, double[] uring, boolean unused)
+            throws IOException {
+        var e = new io.jfio.bench.suite.ExperimentResult("load-types", "load types");
+        e.contest(new io.jfio.bench.verdict.Contest(io.jfio.bench.verdict.Workload.SEQUENTIAL_READ_COLD, "GB/s",
+                "GB/s", true, List.of(io.jfio.bench.verdict.Call.FILECHANNEL_READ.contender("FileChannel", true,
+                        fileChannel), io.jfio.bench.verdict.Call.JFIO_READ_ASYNC.contender("jfio io_uring", false,
+                        uring))));
+        var sys = new io.jfio.bench.system.SystemInfo("6.8.0", "ext4", "vda", "1", "none", "128", "4 GiB", "cpu", 2,
+                "25", "0.1 0.1 0.1");
+        var r = new io.jfio.bench.suite.SuiteResult(io.jfio.bench.suite.SuiteOptions.defaults(dir, 1), sys,
+                List.of(), List.of(e), List.of(), "2026-11-27T01:00", 10);
+        return Files.writeString(dir.resolve(name), io.jfio.bench.suite.Report.json(r, java.util.Map.of()));
+    }
+
+    @Test
+    void compareRefusesAnOldSchemaBeforeMeasuring(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path old = Files.writeString(tmp.resolve("results.json"), "{\"schema_version\": 3, \"tool\": \"jfio bench\"}");
+        CliTest.Run r = CliTest.run("bench", "--compare", old.toString(), "--no-fio");
+        assertEquals(ExitCodes.USAGE, r.exit());
+        assertTrue(r.err().contains("has schema_version 3; comparing needs 4 or newer"), r.err());
+    }
+
+    @Test
+    void stableBudgetWithoutRepeatUntilStableIsAUsageError() {
+        CliTest.Run r = CliTest.run("bench", "--stable-budget", "1m", "--no-fio");
+        assertEquals(ExitCodes.USAGE, r.exit());
+        assertTrue(r.err().contains("--stable-budget needs --repeat-until-stable"), r.err());
+    }
+
+    @Test
     void uringHelpNamesTheOptions() {
         CliTest.Run r = CliTest.run("bench", "uring", "--help");
         assertEquals(ExitCodes.OK, r.exit(), r.err());

@@ -1,5 +1,7 @@
 package io.jfio.bench.suite;
 
+import io.jfio.bench.verdict.Contest;
+import io.jfio.bench.verdict.Noise;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +25,8 @@ public final class ExperimentResult {
     private final List<FioCheck> fioChecks = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private double seconds;
+    private final List<Contest> contests = new ArrayList<>();
+    private Noise noise = Noise.UNKNOWN;
 
     public ExperimentResult(String name, String description) {
         this.name = name;
@@ -60,6 +64,24 @@ public final class ExperimentResult {
 
     public void note(String n) {
         if (!notes.contains(n)) notes.add(n);
+    }
+
+    /** Records the contenders of a workload this experiment measured, for "What wins here". */
+    public void contest(Contest c) {
+        contests.add(c);
+    }
+
+    public List<Contest> contests() {
+        return contests;
+    }
+
+    /** Steal and load while the experiment ran. */
+    public Noise noise() {
+        return noise;
+    }
+
+    void noise(Noise n) {
+        noise = n;
     }
 
     void seconds(double s) {
@@ -110,6 +132,7 @@ public final class ExperimentResult {
         m.put("status", status.name().toLowerCase(java.util.Locale.ROOT));
         m.put("reason", reason);
         m.put("seconds", seconds);
+        m.put("noise", noise.toMap());
         List<Object> ts = new ArrayList<>();
         for (Table t : tables) ts.add(t.toMap());
         m.put("tables", ts);

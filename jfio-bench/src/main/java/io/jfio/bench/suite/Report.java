@@ -21,7 +21,7 @@ import java.util.Map;
  */
 public final class Report {
     /** The results.json schema version. */
-    public static final int SCHEMA_VERSION = 3;
+    public static final int SCHEMA_VERSION = 4;
 
     private Report() {
     }
@@ -61,10 +61,14 @@ public final class Report {
         o.put("fio", r.options().fio());
         o.put("seed", r.options().seed());
         o.put("reps", SuiteOptions.REPS);
+        o.put("repeat_until_stable_s", r.options().stableBudget().toMillis() / 1e3);
         m.put("options", o);
         m.put("system", r.system().toMap());
         m.put("setup", new ArrayList<Object>(r.setup()));
         m.put("warnings", new ArrayList<Object>(r.warnings()));
+        List<Object> vs = new ArrayList<>();
+        for (WhatWins.Entry v : r.verdicts()) vs.add(v.toMap());
+        m.put("verdicts", vs);
         List<Object> es = new ArrayList<>();
         for (ExperimentResult e : r.results()) es.add(e.toMap(pngs.get(e.name())));
         m.put("experiments", es);
@@ -77,6 +81,7 @@ public final class Report {
         sb.append("# jfio bench report\n\n");
         sb.append(String.format(Locale.ROOT, "Started %s, %s scale, %.0f s in all.%n%n", r.started(),
                 r.options().scaleName(), r.seconds()));
+        sb.append(WhatWins.markdown(r.verdicts()));
         sb.append("## Machine\n\n");
         for (String l : r.system().lines()) sb.append("- ").append(l).append('\n');
         for (String l : r.setup()) sb.append("- ").append(l).append('\n');
@@ -86,12 +91,14 @@ public final class Report {
             for (String w : r.warnings()) sb.append("- ").append(w).append('\n');
             sb.append('\n');
         }
-        sb.append("## Summary\n\n| experiment | status | seconds | fio checks (flagged) |\n|---|---|---|---|\n");
+        sb.append("## Summary\n\n| experiment | status | seconds | CPU steal and load meanwhile | fio checks (flagged) "
+                + "|\n|---|---|---|---|---|\n");
         for (ExperimentResult e : r.results()) {
             long flagged = e.fioChecks().stream().filter(FioCheck::flagged).count();
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %s |%n", e.name(),
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %s | %s |%n", e.name(),
                     e.status().name().toLowerCase(Locale.ROOT) + (e.reason().isEmpty() ? "" : ": " + e.reason()),
-                    e.seconds(), e.fioChecks().isEmpty() ? "-" : e.fioChecks().size() + " (" + flagged + ")"));
+                    e.seconds(), e.noise().text(), e.fioChecks().isEmpty() ? "-" : e.fioChecks().size() + " ("
+                    + flagged + ")"));
         }
         sb.append('\n');
         for (ExperimentResult e : r.results()) sb.append(section(e, pngs.get(e.name())));
@@ -101,6 +108,7 @@ public final class Report {
     private static String section(ExperimentResult e, String png) {
         StringBuilder sb = new StringBuilder();
         sb.append("## ").append(e.name()).append("\n\n").append(e.description()).append("\n\n");
+        sb.append("CPU meanwhile: ").append(e.noise().text()).append(".\n\n");
         if (e.status() != ExperimentResult.Status.OK) {
             sb.append("**").append(e.status().name().toLowerCase(Locale.ROOT)).append("**: ").append(e.reason())
                     .append("\n\n");
@@ -127,10 +135,13 @@ public final class Report {
         sb.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>jfio bench report</title><style>"
                 + "body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-collapse:collapse;"
                 + "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-                + "td:first-child,th:first-child{text-align:left}.flag{color:#b00}</style></head><body>\n");
+                + "td:first-child,th:first-child{text-align:left}.flag{color:#b00}.undecided{color:#666}"
+                + "</style></head><body>\n");
         sb.append("<h1>jfio bench report</h1>\n<p>Started ").append(esc(r.started())).append(", ")
                 .append(r.options().scaleName()).append(" scale, ")
-                .append(String.format(Locale.ROOT, "%.0f", r.seconds())).append(" s.</p>\n<h2>Machine</h2><ul>\n");
+                .append(String.format(Locale.ROOT, "%.0f", r.seconds())).append(" s.</p>\n");
+        sb.append(WhatWins.html(r.verdicts()));
+        sb.append("<h2>Machine</h2><ul>\n");
         for (String l : r.system().lines()) sb.append("<li>").append(esc(l)).append("</li>\n");
         for (String l : r.setup()) sb.append("<li>").append(esc(l)).append("</li>\n");
         sb.append("</ul>\n");
@@ -141,6 +152,7 @@ public final class Report {
         }
         for (ExperimentResult e : r.results()) {
             sb.append("<h2>").append(esc(e.name())).append("</h2>\n<p>").append(esc(e.description())).append("</p>\n");
+            sb.append("<p>CPU meanwhile: ").append(esc(e.noise().text())).append("</p>\n");
             if (e.status() != ExperimentResult.Status.OK) {
                 sb.append("<p><b>").append(e.status().name().toLowerCase(Locale.ROOT)).append("</b>: ")
                         .append(esc(e.reason())).append("</p>\n");

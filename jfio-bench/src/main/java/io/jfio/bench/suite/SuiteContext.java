@@ -32,9 +32,10 @@ public final class SuiteContext {
     private final DirectIo directIo;
     private final String experiment;
     private final long deadline;
+    private final long[] stableLeft;
 
     SuiteContext(SuiteOptions options, Scratch scratch, Progress progress, Optional<Fio> fio, SystemInfo system,
-                 DirectIo directIo, String experiment, Duration budget) {
+                 DirectIo directIo, String experiment, Duration budget, long[] stableLeft) {
         this.options = options;
         this.scratch = scratch;
         this.progress = progress;
@@ -43,6 +44,22 @@ public final class SuiteContext {
         this.directIo = directIo;
         this.experiment = experiment;
         this.deadline = budget == null ? Long.MAX_VALUE : System.nanoTime() + budget.toNanos();
+        this.stableLeft = stableLeft;
+    }
+
+    /** A group of contenders measured repetition by repetition in turn, with {@code reps} measured rounds. */
+    public Interleave interleave(int reps) {
+        return new Interleave(this, reps);
+    }
+
+    /** Nanoseconds left of the run's {@code --repeat-until-stable} budget (0 without it). */
+    public long stableNanosLeft() {
+        return stableLeft[0];
+    }
+
+    /** Charges {@code nanos} of extra repetitions to the run's {@code --repeat-until-stable} budget. */
+    public void spendStable(long nanos) {
+        stableLeft[0] = Math.max(0, stableLeft[0] - nanos);
     }
 
     public SuiteOptions options() {

@@ -1,6 +1,8 @@
 package io.jfio.bench.suite;
 
 import io.jfio.bench.BenchFile;
+import io.jfio.bench.CpuUsage;
+import io.jfio.bench.verdict.Noise;
 import io.jfio.bench.system.SystemInfo;
 import io.jfio.bench.Units;
 import io.jfio.bench.fio.Fio;
@@ -155,14 +157,17 @@ public final class SuiteRunner {
             setup.add("fio: " + fio.map(f -> f.version() + " at " + f.executable())
                     .orElse(options.fio() ? "not available" : "not run (--no-fio)"));
             List<ExperimentResult> results = new ArrayList<>();
+            long[] stableLeft = {options.stableBudget().toNanos()};
             for (int i = 0; i < experiments.size(); i++) {
                 Experiment e = experiments.get(i);
                 progress.status(String.format(Locale.ROOT, "[%d/%d] %s: %s", i + 1, experiments.size(), e.name(),
                         e.description()));
                 SuiteContext ctx = new SuiteContext(options, scratch, progress, fio, sys, directIo,
                         String.format(Locale.ROOT, "[%d/%d] %s", i + 1, experiments.size(), e.name()),
-                        e.quickBudget());
+                        e.quickBudget(), stableLeft);
                 long s0 = System.nanoTime();
+                CpuUsage cpu0 = CpuUsage.now();
+                double load0 = SystemInfo.load1();
                 ExperimentResult r;
                 try {
                     r = e.run(ctx);
@@ -176,9 +181,10 @@ public final class SuiteRunner {
                     scratch.clear();
                 }
                 r.seconds((System.nanoTime() - s0) / 1e9);
-                progress.println(String.format(Locale.ROOT, "%s: %s in %.1f s", e.name(),
+                r.noise(Noise.between(cpu0, CpuUsage.now(), load0, SystemInfo.load1(), cpus));
+                progress.println(String.format(Locale.ROOT, "%s: %s in %.1f s (%s)", e.name(),
                         r.status().name().toLowerCase(Locale.ROOT) + (r.reason().isEmpty() ? "" : " (" + r.reason()
-                                + ")"), r.seconds()));
+                                + ")"), r.seconds(), r.noise().text()));
                 results.add(r);
             }
             progress.done();

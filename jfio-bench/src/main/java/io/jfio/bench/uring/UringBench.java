@@ -76,10 +76,36 @@ public final class UringBench {
     private CpuUsage cpuStart;
     private CpuUsage.Delta cpu;
 
+    private MoreRounds more = (mode, depth, iops) -> false;
+
+    /** Most repetitions a group may grow to through {@link MoreRounds}. */
+    public static final int MAX_REPS = 30;
+
+    /**
+     * Asked after a group's repetitions (one cache mode, one depth, its cells interleaved) whether to run one more
+     * round of all of them; {@code iops} holds each Java cell's repetitions so far (fio left out), in round order.
+     */
+    @FunctionalInterface
+    public interface MoreRounds {
+        boolean more(CacheMode mode, int depth, java.util.Map<Method, double[]> iops);
+    }
+
     private UringBench(UringBenchOptions options, PrintWriter out, PrintWriter err) {
         this.options = options;
         this.out = out;
         this.err = err;
+    }
+
+    /**
+     * {@link #run(UringBenchOptions, PrintWriter, PrintWriter)} that, after each group's repetitions, adds rounds
+     * while {@code more} asks for them (at most {@link #MAX_REPS} repetitions).
+     */
+    public static UringBenchResult run(UringBenchOptions options, PrintWriter out, PrintWriter err, MoreRounds more)
+            throws IOException {
+        Platform.requireSupported();
+        UringBench b = new UringBench(options, out, err);
+        b.more = more;
+        return b.finish(b.execute());
     }
 
     /**
@@ -94,7 +120,10 @@ public final class UringBench {
             throws IOException {
         Platform.requireSupported();
         UringBench b = new UringBench(options, out, err);
-        UringBenchResult r = b.execute();
+        return b.finish(b.execute());
+    }
+
+    private UringBenchResult finish(UringBenchResult r) throws IOException {
         out.print(r.markdown());
         out.flush();
         if (options.json() != null) {
@@ -335,12 +364,22 @@ public final class UringBench {
         err.flush();
         try {
             for (CellRun c : group) c.guard(c::start);
-            for (int r = 0; r < options.reps(); r++) {
+            int r = 0;
+            for (; r < options.reps(); r++) {
                 for (CellRun c : group) {
                     int rep = r;
                     c.guard(() -> c.rep(rep));
                 }
                 err.print('.');
+                err.flush();
+            }
+            while (r < MAX_REPS && more.more(mode, depth, samples(group, r))) {
+                for (CellRun c : group) {
+                    int rep = r;
+                    c.guard(() -> c.rep(rep));
+                }
+                r++;
+                err.print('+');
                 err.flush();
             }
         } finally {
@@ -363,6 +402,22 @@ public final class UringBench {
                     res.errors() > 0 ? ", " + res.errors() + " ERRORS: " + res.notes() : "");
         }
         err.flush();
+    }
+
+    /** The first {@code reps} repetitions of each Java cell of a group that has not failed. */
+    private static java.util.Map<Method, double[]> samples(List<CellRun> group, int reps) {
+        java.util.Map<Method, double[]> m = new java.util.EnumMap<>(Method.class);
+        for (CellRun c : group) {
+            if (c.failure == null && !c.method.isFio()) m.put(c.method, java.util.Arrays.copyOf(c.iops, reps));
+        }
+        return m;
+    }
+
+    /** {@code a} with {@code v} at {@code i}, grown when {@code i} is past its end. */
+    private static double[] put(double[] a, int i, double v) {
+        double[] b = i < a.length ? a : java.util.Arrays.copyOf(a, Math.max(i + 1, a.length * 2));
+        b[i] = v;
+        return b;
     }
 
     // ------------------------------------------------------------------ one cell
@@ -410,7 +465,9 @@ public final class UringBench {
         final Method method;
         final int depth;
         final List<String> notes = new ArrayList<>();
-        final double[] iops = new double[options.reps()];
+        double[] iops = new double[options.reps()];
+        /** Repetitions done: the first {@code reps} values of the arrays are measurements. */
+        int reps;
         double before = Double.NaN;
         double after = Double.NaN;
         long ops;
@@ -495,7 +552,8 @@ public final class UringBench {
             Offsets.Cursor cursor = offsets.cursor(onePass());
             Workload.Rep rep = workload.run(cursor, nanos);
             residency(r, b, residencyAfter(mode));
-            iops[r] = rep.iops();
+            iops = put(iops, r, rep.iops());
+            reps = Math.max(reps, r + 1);
             all.add(rep.histogram());
             ops += rep.ops();
             errors += rep.errors();
@@ -513,16 +571,17 @@ public final class UringBench {
 
         @Override
         CellResult result() {
-            return new CellResult(mode, method, depth, iops, Stats.summarize(iops), Stats.Latency.of(all), before,
+            double[] v = java.util.Arrays.copyOf(iops, reps);
+            return new CellResult(mode, method, depth, v, Stats.summarize(v), Stats.Latency.of(all), before,
                     after, ops, errors, notes);
         }
     }
 
     /** fio with the same parameters, one process per repetition. */
     private final class FioRun extends CellRun {
-        private final double[] p50 = new double[options.reps()];
-        private final double[] p99 = new double[options.reps()];
-        private final double[] p999 = new double[options.reps()];
+        private double[] p50 = new double[options.reps()];
+        private double[] p99 = new double[options.reps()];
+        private double[] p999 = new double[options.reps()];
 
         FioRun(CacheMode mode, Method method, int depth) {
             super(mode, method, depth);
@@ -543,10 +602,11 @@ public final class UringBench {
                     uringJob);
             FioResult res = fio.orElseThrow().run(job);
             residency(r, b, residencyAfter(mode));
-            iops[r] = res.iops();
-            p50[r] = res.p50Ns();
-            p99[r] = res.p99Ns();
-            p999[r] = res.p999Ns();
+            iops = put(iops, r, res.iops());
+            p50 = put(p50, r, res.p50Ns());
+            p99 = put(p99, r, res.p99Ns());
+            p999 = put(p999, r, res.p999Ns());
+            reps = Math.max(reps, r + 1);
             ops += res.ios();
             if (!res.latencyKind().equals("lat")) addOnce(notes, "latency: fio's " + res.latencyKind() + "_ns");
         }
@@ -557,10 +617,11 @@ public final class UringBench {
 
         @Override
         CellResult result() {
-            Stats.Latency lat = new Stats.Latency(ops, Stats.median(p50), Stats.median(p99), Stats.median(p999),
-                    Double.NaN, Double.NaN);
-            return new CellResult(mode, method, depth, iops, Stats.summarize(iops), lat, before, after, ops, 0,
-                    notes);
+            Stats.Latency lat = new Stats.Latency(ops, Stats.median(java.util.Arrays.copyOf(p50, reps)),
+                    Stats.median(java.util.Arrays.copyOf(p99, reps)), Stats.median(java.util.Arrays.copyOf(p999,
+                    reps)), Double.NaN, Double.NaN);
+            double[] v = java.util.Arrays.copyOf(iops, reps);
+            return new CellResult(mode, method, depth, v, Stats.summarize(v), lat, before, after, ops, 0, notes);
         }
     }
 

@@ -81,15 +81,35 @@ class ExperimentsTinyTest {
         assertTable("transfer", 1, List.of("zero_copy_notes_method", "bytes", "elapsed_ms", "gb_per_s"), 5);
         // 4 methods x 1 and 3 passes x cold and hot
         assertTable("mmap", 0, List.of("method", "passes", "cache", "gb_per_s_median"), 16);
-        // (large file + tree) x 2 block sizes x 2 depths, every copy verified
+        // (large file + tree) x 2 block sizes x 2 depths, and the tree by Files.copy and TreeCopy, every copy verified
         assertTable("copy-tuning", 0, List.of("workload", "block_bytes", "depth", "cache", "mb_per_s_median",
-                "spread_pct", "bytes_per_rep", "verified"), 8);
+                "spread_pct", "bytes_per_rep", "verified"), 10);
         assertTable("copy-tuning", 1, List.of("copy", "mb_per_s"), 2);
         // 5 workloads x 4 watchers
         assertTable("watch", 0, List.of("workload", "watcher", "writes", "detected", "thread_cpu_ms_per_s",
                 "process_cpu_ms_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms"), 20);
         // 2 patterns x 2 block sizes x 6 hints
         assertTable("readahead", 0, List.of("pattern", "block_bytes", "hint", "cache", "mb_per_s_median"), 24);
+    }
+
+    @Test
+    void everyWorkloadHasItsContestWithTheJdkWayAndOneSamplePerRepetition() {
+        for (io.jfio.bench.verdict.Workload w : io.jfio.bench.verdict.Workload.values()) {
+            ExperimentResult e = of(w.experiment());
+            List<io.jfio.bench.verdict.Contest> cs = e.contests().stream().filter(c -> c.workload() == w).toList();
+            assertEquals(1, cs.size(), w + " in " + w.experiment() + ": " + e.contests());
+            io.jfio.bench.verdict.Contest c = cs.get(0);
+            assertTrue(c.contenders().size() >= 2, w + ": " + c.contenders());
+            assertEquals(1, c.contenders().stream().filter(io.jfio.bench.verdict.Contender::jdkDefault).count(),
+                    w + ": " + c.contenders());
+            for (io.jfio.bench.verdict.Contender k : c.contenders()) {
+                assertTrue(k.measured(), w + ": " + k);
+                assertFalse(k.code().isBlank() || k.link().isBlank(), w + ": " + k);
+                if (w != io.jfio.bench.verdict.Workload.CHANGE_DETECTION) {
+                    assertEquals(SuiteOptions.REPS, k.samples().length, w + ": " + k);
+                }
+            }
+        }
     }
 
     @Test

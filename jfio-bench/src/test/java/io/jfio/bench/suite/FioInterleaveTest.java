@@ -34,7 +34,7 @@ class FioInterleaveTest {
         assertEquals(4, e.fioChecks().size(), e.fioChecks().toString());
         {
             for (FioCheck c : e.fioChecks()) {
-                assertTrue(c.fio().endsWith("(median of " + SuiteOptions.REPS + " runs interleaved with ours)"),
+                assertTrue(c.fio().endsWith("(median of " + SuiteOptions.REPS + " runs in the same rounds as ours)"),
                         c.fio());
                 assertTrue(c.fioValue() > 0 && c.javaValue() > 0, c.toString());
                 assertFalse(Double.isNaN(c.ratio()), c.toString());

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jfio.bench.system.SystemInfo;
+import io.jfio.bench.verdict.Call;
+import io.jfio.bench.verdict.Contest;
+import io.jfio.bench.verdict.Noise;
+import io.jfio.bench.verdict.Workload;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * results.json of {@code jfio bench} keeps its schema (docs/BENCH-RESULTS.md): a fixed suite result written now is,
- * structurally, the one {@code results-schema3.json} holds, which the previous writer produced from the same
+ * structurally, the one {@code results-schema4.json} holds, which the schema-4 writer produced from the same
  * result: the same keys in the same order, the same JSON types, the same values (numbers by value, so 3 and 3.0
  * are equal), non-finite numbers as null.
  */
@@ -28,8 +32,8 @@ class ResultsJsonTest {
     void shouldWriteTheSameStructureAsTheRecordedResults() throws Exception {
         JsonNode written = MAPPER.readTree(Report.json(fixedResult(), Map.of("buffers", "buffers.png")));
         JsonNode recorded;
-        try (InputStream in = ResultsJsonTest.class.getResourceAsStream("results-schema3.json")) {
-            assertNotNull(in, "results-schema3.json is on the test class path");
+        try (InputStream in = ResultsJsonTest.class.getResourceAsStream("results-schema4.json")) {
+            assertNotNull(in, "results-schema4.json is on the test class path");
             recorded = MAPPER.readTree(in);
         }
         assertSameStructure(recorded, written, "$");
@@ -52,6 +56,14 @@ class ResultsJsonTest {
         e.fio(new FioCheck("4k read", "jfio", "fio", "MB/s", 100.0, 110.5, true));
         e.fio(new FioCheck("64k read", "jfio", "fio", "MB/s", 200.0, 190.0, true, 195, 205, 185, 195));
         e.note("a note with a backslash \\ and a slash /");
+        e.noise(new Noise(0.5, 40.0, 0.25, Double.NaN, 2));
+        e.contest(new Contest(Workload.SEQUENTIAL_READ_HOT, "64 MiB file, GB/s", "GB/s", true, List.of(
+                Call.FILECHANNEL_READ.contender("FileChannel", true, new double[] {1.0, 1.1, 0.9, 1.05, 0.95}),
+                Call.JFIO_READ_ASYNC.contender("jfio io_uring", false, new double[] {2.0, 2.2, 1.8, 2.1, 1.9}),
+                Call.FILECHANNEL_MAP.contender("mmap", false, new double[] {1.9, 2.3, 1.7, 2.0, 2.15}))));
+        e.contest(new Contest(Workload.APPEND_FDATASYNC, "append", "GB/s", true, List.of(
+                Call.FILECHANNEL_WRITE.contender("FileChannel", true, new double[] {1.0}),
+                Call.JFIO_WRITE_ASYNC.contender("jfio io_uring", false, new double[] {1.2}))));
         e.seconds(12.0);
         ExperimentResult skipped = new ExperimentResult("fio", "fio cross-check");
         List<ExperimentResult> rs = new ArrayList<>(List.of(e, skipped));

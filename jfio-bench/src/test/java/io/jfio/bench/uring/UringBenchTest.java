@@ -33,6 +33,29 @@ class UringBenchTest {
     }
 
     @Test
+    void moreRoundsGrowEveryCellOfTheGroupThatAskedAndNoOther() throws IOException {
+        assumeTrue(Platform.isSupported(), "Linux x86_64/aarch64 only");
+        Path dir = diskDir("bench-more");
+        UringBenchOptions o = UringBenchOptions.builder().dir(dir).fileSize(8L << 20)
+                .duration(Duration.ofMillis(20)).warmup(Duration.ofMillis(5)).reps(3).depths(List.of(1))
+                .modes(EnumSet.of(CacheMode.HOT)).methods(EnumSet.of(Method.FILECHANNEL, Method.MMAP))
+                .fileChannelThreads(4).fio(false).seed(7).build();
+        List<Integer> asked = new ArrayList<>();
+        UringBenchResult r = UringBench.run(o, new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                (mode, depth, iops) -> {
+                    int n = iops.values().iterator().next().length;
+                    for (double[] v : iops.values()) assertEquals(n, v.length);
+                    asked.add(n);
+                    return depth == 1 && n < 5; // two extra rounds for depth 1
+                });
+        assertEquals(List.of(3, 4, 5), asked);
+        for (CellResult c : r.cells()) {
+            assertEquals(5, c.iops().length, c.toString());
+            for (double v : c.iops()) assertTrue(v > 0, c.toString());
+        }
+    }
+
+    @Test
     void tinyRunPrintsEveryExpectedRowAndColumnAndRemovesItsFiles() throws IOException {
         assumeTrue(Platform.isSupported(), "Linux x86_64/aarch64 only");
         Path dir = diskDir("bench-e2e");

@@ -2,11 +2,11 @@ package io.jfio.bench.suite.experiments;
 
 import io.jfio.bench.Offsets;
 import io.jfio.bench.Stats;
-import io.jfio.bench.fio.FioResult;
 import io.jfio.bench.suite.CacheState;
 import io.jfio.bench.suite.Experiment;
 import io.jfio.bench.suite.ExperimentResult;
 import io.jfio.bench.suite.FioCheck;
+import io.jfio.bench.suite.Interleave;
 import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
@@ -98,22 +98,30 @@ public final class AlignmentExperiment implements Experiment {
                     file.toString());
             MemorySegment buf = a.allocate(4096, 4096);
             for (CacheState.Cache cache : CacheState.Cache.values()) {
-                for (boolean aligned : new boolean[] {true, false}) {
-                    if (!ctx.withinBudget()) {
-                        r.note("skipped for the time budget: " + cache.label() + (aligned ? " aligned" : " unaligned"));
-                        continue;
-                    }
+                if (!ctx.withinBudget()) {
+                    r.note("skipped for the time budget: " + cache.label());
+                    continue;
+                }
+                ctx.status(cache.label() + ": aligned and unaligned reads and fio, interleaved");
+                int n = reads(ctx.scale(), cache);
+                // aligned, unaligned, then fio for each, in turn, repetition by repetition
+                Interleave g = ctx.interleave(SuiteOptions.REPS);
+                boolean[] kinds = {true, false};
+                Histogram[] all = new Histogram[2];
+                CacheState[] first = new CacheState[2];
+                int[] fioArm = {-1, -1};
+                for (int k = 0; k < 2; k++) {
+                    boolean aligned = kinds[k];
                     String label = aligned ? "aligned" : "unaligned (+2048)";
-                    ctx.status(label + " " + cache.label());
-                    int n = reads(ctx.scale(), cache);
                     long shift = aligned ? 0 : UNALIGNED_SHIFT;
-                    Histogram all = Stats.newLatencyHistogram();
-                    double[] p50s = new double[SuiteOptions.REPS];
-                    CacheState first = null;
-                    for (int rep = -1; rep < SuiteOptions.REPS; rep++) {
+                    final int fk = k;
+                    all[k] = Stats.newLatencyHistogram();
+                    boolean[] warm = {true};
+                    g.arm(label, () -> {
                         CacheState st = CacheState.prepare(file, cache);
-                        if (rep == 0) first = st;
+                        if (!warm[0] && first[fk] == null) first[fk] = st;
                         if (!st.ok()) r.note("residency mismatch before a repetition: " + label + " " + st.label());
+                    }, () -> {
                         Histogram h = Stats.newLatencyHistogram();
                         for (int i = 0; i < n; i++) {
                             long off = pairs.offset(i) + shift;
@@ -126,34 +134,41 @@ public final class AlignmentExperiment implements Experiment {
                             }
                             h.recordValue(Math.max(1, dt));
                         }
-                        if (rep >= 0) {
-                            all.add(h);
-                            p50s[rep] = h.getValueAtPercentile(50);
-                        }
+                        if (warm[0]) warm[0] = false;
+                        else all[fk].add(h);
+                        return h.getValueAtPercentile(50) / 1e3;
+                    });
+                    if (ctx.fio().isPresent()) {
+                        fioArm[k] = g.reference("fio psync " + label, () -> { }, () -> ctx.fio(5_000, "read",
+                                "--filename=" + file, "--readonly", "--rw=randread", "--bs=4k", "--offset=" + shift,
+                                "--size=" + (size - 4096), "--ioengine=psync", "--randrepeat=0",
+                                "--randseed=" + ctx.options().seed(), "--number_ios=" + n, "--fadvise_hint=1",
+                                "--invalidate=" + (cache == CacheState.Cache.COLD ? 1 : 0)).p50Ns() / 1e3);
                     }
-                    Stats.Summary p50 = Stats.summarize(p50s);
+                }
+                g.run();
+                for (int k = 0; k < 2; k++) {
+                    String label = kinds[k] ? "aligned" : "unaligned (+2048)";
+                    Stats.Summary p50 = g.summary(k);
                     Object[] row = new Object[COLUMNS.length];
                     row[0] = label;
-                    row[1] = first.label();
-                    row[2] = all.getTotalCount();
+                    row[1] = first[k].label();
+                    row[2] = all[k].getTotalCount();
                     double[] ys = new double[PERCENTILES.length + 1];
                     for (int i = 0; i < PERCENTILES.length; i++) {
-                        ys[i] = all.getValueAtPercentile(PERCENTILES[i]) / 1e3;
+                        ys[i] = all[k].getValueAtPercentile(PERCENTILES[i]) / 1e3;
                         row[3 + i] = ys[i];
                     }
-                    ys[PERCENTILES.length] = all.getMaxValue() / 1e3;
+                    ys[PERCENTILES.length] = all[k].getMaxValue() / 1e3;
                     row[3 + PERCENTILES.length] = ys[PERCENTILES.length];
                     row[COLUMNS.length - 1] = p50.relativeSpread() * 100;
                     t.add(row);
                     plot.bars(label + " " + cache.label(), ys);
-                    if (ctx.fio().isPresent()) {
-                        FioResult f = ctx.fio(5_000, "read", "--filename=" + file, "--readonly", "--rw=randread",
-                                "--bs=4k", "--offset=" + shift, "--size=" + (size - 4096), "--ioengine=psync",
-                                "--randrepeat=0", "--randseed=" + ctx.options().seed(),
-                                "--number_ios=" + n, "--fadvise_hint=1",
-                                "--invalidate=" + (cache == CacheState.Cache.COLD ? 1 : 0));
-                        r.fio(new FioCheck(label + " " + cache.label() + " p50", "jfio pread (FFM)", "fio psync",
-                                "µs", p50.median() / 1e3, f.p50Ns() / 1e3, false));
+                    if (fioArm[k] >= 0) {
+                        Stats.Summary f = g.summary(fioArm[k]);
+                        r.fio(new FioCheck(label + " " + cache.label() + " p50", "jfio pread (FFM)", "fio psync "
+                                + "(median of " + f.n() + " runs in the same rounds as ours)", "µs", p50.median(),
+                                f.median(), false, p50.min(), p50.max(), f.min(), f.max()));
                     }
                 }
             }

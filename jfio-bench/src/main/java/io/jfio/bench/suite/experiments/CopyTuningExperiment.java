@@ -5,18 +5,25 @@ import io.jfio.bench.Units;
 import io.jfio.bench.suite.CacheState;
 import io.jfio.bench.suite.Experiment;
 import io.jfio.bench.suite.ExperimentResult;
+import io.jfio.bench.suite.Interleave;
 import io.jfio.bench.suite.Measure;
 import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
+import io.jfio.bench.verdict.Call;
+import io.jfio.bench.verdict.Contender;
+import io.jfio.bench.verdict.Contest;
+import io.jfio.bench.verdict.Workload;
+import io.jfio.core.copy.CopyOptions;
+import io.jfio.core.copy.CopyResult;
+import io.jfio.core.copy.TreeCopy;
 import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +48,8 @@ import java.util.stream.Stream;
 public final class CopyTuningExperiment implements Experiment {
     static final String[] WORKLOADS = {"large file", "small-file tree"};
     private static final long MAX_BUFFERS = 256L << 20;
+    static final String FILES_COPY = "Files.copy per file";
+    static final String TREE_COPY = "jfio TreeCopy";
 
     @Override
     public String name() {
@@ -144,10 +153,30 @@ public final class CopyTuningExperiment implements Experiment {
         }
         Map<String, double[][]> lines = new LinkedHashMap<>();
         // Ring only: completions submit the next request; no platform-thread inline shortcut is involved.
-        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false);
-             Arena arena = Arena.ofShared()) {
-            for (int w = 0; w < WORKLOADS.length; w++) {
+        try (UringEngine engine = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false)) {
+            // the tree first: it decides the small-file copy line, and the quick budget may not reach both
+            for (int w = WORKLOADS.length - 1; w >= 0; w--) {
                 boolean tree = w == 1;
+                long treeTotal = treeBytes;
+                if (!ctx.withinBudget()) {
+                    r.note("skipped for the time budget: " + WORKLOADS[w]);
+                    continue;
+                }
+                ctx.status(WORKLOADS[w] + ", cells interleaved");
+                Interleave g = ctx.interleave(reps);
+                List<int[]> cells = new ArrayList<>();
+                double[][] residency = new double[blocks.length * depths.length + 2][1];
+                // the arms run one at a time, so they share one slab of buffers (sized for the largest)
+                long slabBytes = 0;
+                for (int block : blocks) {
+                    for (int depth : depths) {
+                        if ((long) block * depth <= MAX_BUFFERS && !(tree && block > 65536)) {
+                            slabBytes = Math.max(slabBytes, (long) block * depth);
+                        }
+                    }
+                }
+                IoArena arena = IoArena.ofShared();
+                MemorySegment slab = arena.allocate(Math.max(slabBytes, 4096), 4096);
                 for (int block : blocks) {
                     long bytes = tree ? treeBytes : largeFileBytes(scale, block);
                     if (tree && block > 65536) continue; // every tree file fits in one 64 KiB block
@@ -158,49 +187,81 @@ public final class CopyTuningExperiment implements Experiment {
                                     + " of buffers; the cap is " + Units.formatSize(MAX_BUFFERS) + ")");
                             continue;
                         }
-                        if (!ctx.withinBudget()) {
-                            r.note("skipped for the time budget: " + cell);
-                            continue;
-                        }
-                        ctx.status(cell);
                         MemorySegment[] bufs = new MemorySegment[depth];
-                        try (IoArena cellArena = IoArena.ofShared()) {
-                            for (int i = 0; i < depth; i++) bufs[i] = cellArena.allocate(block, 4096);
-                            double[] residency = new double[1];
-                            Stats.Summary s = Measure.repeat(reps, () -> {
-                                if (tree) {
-                                    deleteTree(treeDst);
-                                    Files.createDirectory(treeDst);
-                                    double max = 0;
-                                    for (Path f : files) {
-                                        max = Math.max(max, CacheState.prepare(f, CacheState.Cache.COLD).resident());
-                                    }
-                                    residency[0] = max;
-                                } else {
-                                    ctx.delete(dst);
-                                    residency[0] = CacheState.prepare(src, CacheState.Cache.COLD).resident();
-                                }
-                            }, () -> {
-                                long t0 = System.nanoTime();
-                                long n = tree ? copyTree(engine, files, treeDst, bufs) : copyFile(engine, src, dst,
-                                        bytes, bufs);
-                                long dt = System.nanoTime() - t0;
-                                if (n != bytes) throw new IllegalStateException(cell + ": wrote " + n + " of "
-                                        + bytes + " bytes");
-                                return n / (double) dt * 1e3;
-                            });
+                        for (int i = 0; i < depth; i++) bufs[i] = slab.asSlice((long) i * block, block);
+                        int arm = cells.size();
+                        cells.add(new int[] {block, depth});
+                        g.arm(cell, () -> residency[arm][0] = prepareCold(ctx, tree, src, dst, files, treeDst), () -> {
+                            long t0 = System.nanoTime();
+                            long n = tree ? copyTree(engine, files, treeDst, bufs) : copyFile(engine, src, dst,
+                                    bytes, bufs);
+                            long dt = System.nanoTime() - t0;
+                            if (n != bytes) throw new IllegalStateException(cell + ": wrote " + n + " of "
+                                    + bytes + " bytes");
                             verify(cell, tree, src, dst, bytes, files, treeDst);
-                            CacheState cs = new CacheState(CacheState.Cache.COLD, residency[0]);
-                            if (!cs.ok()) r.note("residency mismatch: " + cell + " " + cs.label());
-                            t.add(WORKLOADS[w], block, depth, cs.label(), s.median(), Measure.spreadPct(s), bytes,
-                                    "identical");
-                            String key = WORKLOADS[w] + " " + Units.formatSize(block);
-                            double[][] xy = lines.computeIfAbsent(key, k -> new double[][] {new double[0],
-                                new double[0]});
-                            xy[0] = append(xy[0], depth);
-                            xy[1] = append(xy[1], s.median());
-                        }
+                            return n / (double) dt * 1e3;
+                        });
                     }
+                }
+                int filesCopy = -1;
+                int treeCopy = -1;
+                if (tree) {
+                    int a = cells.size();
+                    filesCopy = g.arm(FILES_COPY, () -> residency[a][0] = prepareCold(ctx, true, src, dst, files,
+                            treeDst), () -> {
+                                long t0 = System.nanoTime();
+                                for (Path f : files) Files.copy(f, treeDst.resolve(f.getFileName()));
+                                long dt = System.nanoTime() - t0;
+                                verify(FILES_COPY, true, src, dst, treeTotal, files, treeDst);
+                                return treeTotal / (double) dt * 1e3;
+                            });
+                    treeCopy = g.arm(TREE_COPY, () -> {
+                        residency[a + 1][0] = prepareCold(ctx, true, src, dst, files, treeDst);
+                        Files.delete(treeDst); // TreeCopy creates the target directory itself
+                    }, () -> {
+                        long t0 = System.nanoTime();
+                        CopyResult res = TreeCopy.of(List.of(treeSrc), treeDst, CopyOptions.builder()
+                                .recursive(true).build(), null).run();
+                        long dt = System.nanoTime() - t0;
+                        if (!res.ok()) {
+                            throw new IllegalStateException(TREE_COPY + ": " + res.failureCount() + " failed"
+                                    + (res.failures().isEmpty() ? "" : ", first: " + res.failures().get(0)));
+                        }
+                        verify(TREE_COPY, true, src, dst, treeTotal, files, treeDst);
+                        return treeTotal / (double) dt * 1e3;
+                    });
+                }
+                if (tree) g.decides(Workload.SMALL_FILE_COPY, true);
+                g.run();
+                List<Contender> contenders = new ArrayList<>();
+                int armCount = cells.size() + (tree ? 2 : 0);
+                for (int i = 0; i < armCount; i++) {
+                    Stats.Summary s = g.summary(i);
+                    CacheState cs = new CacheState(CacheState.Cache.COLD, residency[i][0]);
+                    boolean grid = i < cells.size();
+                    String name = grid ? Units.formatSize(cells.get(i)[0]) + " x depth " + cells.get(i)[1]
+                            : i == filesCopy ? FILES_COPY : TREE_COPY;
+                    if (!cs.ok()) r.note("residency mismatch: " + WORKLOADS[w] + " " + name + " " + cs.label());
+                    long bytes = tree ? treeBytes : largeFileBytes(scale, cells.get(i)[0]);
+                    t.add(grid ? WORKLOADS[w] : WORKLOADS[w] + " (" + name + ")", grid ? cells.get(i)[0] : null,
+                            grid ? cells.get(i)[1] : null, cs.label(), s.median(), Measure.spreadPct(s), bytes,
+                            "identical");
+                    if (grid) {
+                        String key = WORKLOADS[w] + " " + Units.formatSize(cells.get(i)[0]);
+                        double[][] xy = lines.computeIfAbsent(key, k -> new double[][] {new double[0],
+                            new double[0]});
+                        xy[0] = append(xy[0], cells.get(i)[1]);
+                        xy[1] = append(xy[1], s.median());
+                    }
+                    if (tree) {
+                        Call c = grid ? Call.JFIO_URING_COPY : i == filesCopy ? Call.FILES_COPY : Call.JFIO_TREE_COPY;
+                        contenders.add(c.contender(grid ? "io_uring " + name : name, i == filesCopy, g.samples(i)));
+                    }
+                }
+                arena.close();
+                if (tree) {
+                    r.contest(new Contest(Workload.SMALL_FILE_COPY, files.size() + " files of 4-64 KiB ("
+                            + Units.formatSize(treeBytes) + "), MB/s", "MB/s", true, contenders));
                 }
             }
         }
@@ -240,6 +301,20 @@ public final class CopyTuningExperiment implements Experiment {
                     + "file), and each cell has " + reps + " measured repetitions instead of " + SuiteOptions.REPS);
         }
         return r;
+    }
+
+    /** Makes the source cold and the destination absent; returns the (worst) residency of the source. */
+    private static double prepareCold(SuiteContext ctx, boolean tree, Path src, Path dst, List<Path> files,
+                                      Path treeDst) throws IOException {
+        if (tree) {
+            deleteTree(treeDst);
+            Files.createDirectory(treeDst);
+            double max = 0;
+            for (Path f : files) max = Math.max(max, CacheState.prepare(f, CacheState.Cache.COLD).resident());
+            return max;
+        }
+        ctx.delete(dst);
+        return CacheState.prepare(src, CacheState.Cache.COLD).resident();
     }
 
     private static long copyFile(UringEngine engine, Path src, Path dst, long size, MemorySegment[] bufs)

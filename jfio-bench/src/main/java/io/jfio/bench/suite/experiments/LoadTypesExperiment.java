@@ -8,11 +8,16 @@ import io.jfio.bench.suite.CacheState;
 import io.jfio.bench.suite.Experiment;
 import io.jfio.bench.suite.ExperimentResult;
 import io.jfio.bench.suite.FioCheck;
+import io.jfio.bench.suite.Interleave;
 import io.jfio.bench.suite.Measure;
 import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
+import io.jfio.bench.verdict.Call;
+import io.jfio.bench.verdict.Contender;
+import io.jfio.bench.verdict.Contest;
+import io.jfio.bench.verdict.Workload;
 import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.ErrnoException;
@@ -45,6 +50,8 @@ public final class LoadTypesExperiment implements Experiment {
     static final String[] METHODS = {"FileChannel", "jfio io_uring (ring; seq 4 x 1 MiB, random depth 32)", "mmap"};
     /** jfio io_uring's requests in flight: 1 MiB requests for the sequential loads, 4 KiB ones for the random. */
     static final int SEQ_DEPTH = 4;
+    /** The methods' names in "What wins here". */
+    static final String[] SHORT = {"FileChannel", "jfio io_uring", "mmap"};
     static final int RANDOM_DEPTH = 32;
     /** The NIO article's "Load type (GB per sec)" table, by file size 1, 2, 4, 8 GB. */
     private static final String[] SOURCE = {"0.084, 0.194, 0.902, 1.71", "0.288, 0.719, 1.183, 2.484",
@@ -101,7 +108,7 @@ public final class LoadTypesExperiment implements Experiment {
                 "nio_article_gb_per_s_1_2_4_8_gb"));
         long[] sizes = sizes(ctx.scale());
         Map<String, double[][]> lines = new LinkedHashMap<>();
-        List<String> cats = new ArrayList<>();
+        Map<Workload, Contest> contests = new java.util.EnumMap<>(Workload.class);
         // Ring only (no inline pread on the calling thread): these rows measure io_uring itself.
         try (UringEngine uring = new UringEngine(UringEngine.DEFAULT_ENTRIES, UringEngine.DEFAULT_FLAGS, false);
              IoArena arena = IoArena.ofShared()) {
@@ -121,36 +128,33 @@ public final class LoadTypesExperiment implements Experiment {
                     CacheState.Cache[] states = write ? new CacheState.Cache[] {CacheState.Cache.COLD}
                             : CacheState.Cache.values();
                     for (CacheState.Cache cache : states) {
+                        String group = LOADS[load] + " " + Units.formatSize(size) + " " + cache.label();
+                        if (!ctx.withinBudget()) {
+                            r.note("skipped for the time budget: " + group);
+                            continue;
+                        }
+                        ctx.status(group + ", " + METHODS.length + " methods interleaved");
+                        final int fl = load;
+                        long bytes = load == 0 || load == 1 ? size : 4096L * randomOps(ctx.scale(), size);
+                        Path target = load == 1 ? ctx.scratch().resolve("append") : file;
+                        // A permutation of the blocks, the same for every repetition and method: a cold
+                        // repetition never meets a block an earlier read of it brought in.
+                        long[] offsets = load >= 2 ? new Offsets(size / 4096, 4096, ctx.options().seed() * 31
+                                + 100 + load).first(randomOps(ctx.scale(), size)) : null;
+                        // The methods run in turn, repetition by repetition, and fio (cold reads of the largest
+                        // file) in the same rounds: other jobs' load and the host's caching of the virtual disk
+                        // drift over a run, and one fio run against five Java ones differed up to 6x.
+                        boolean check = si == sizes.length - 1 && !write && cache == CacheState.Cache.COLD
+                                && ctx.fio().isPresent();
+                        Interleave g = ctx.interleave(SuiteOptions.REPS);
+                        CacheState[][] before = new CacheState[METHODS.length][1];
+                        int[] fioArm = {-1, -1};
                         for (int m = 0; m < METHODS.length; m++) {
-                            if (!ctx.withinBudget()) {
-                                r.note("skipped for the time budget: some cells of " + Units.formatSize(size));
-                                continue;
-                            }
-                            String cell = LOADS[load] + " " + Units.formatSize(size) + " " + METHODS[m] + " "
-                                    + cache.label();
-                            ctx.status(cell);
-                            final int fl = load;
                             final int fm = m;
-                            long bytes = load == 0 || load == 1 ? size : 4096L * randomOps(ctx.scale(), size);
-                            CacheState[] before = new CacheState[1];
-                            Path target = load == 1 ? ctx.scratch().resolve("append") : file;
-                            // A permutation of the blocks, the same for every repetition and method: a cold
-                            // repetition never meets a block an earlier read of it brought in.
-                            long[] offsets = load >= 2 ? new Offsets(size / 4096, 4096, ctx.options().seed() * 31
-                                    + 100 + load).first(randomOps(ctx.scale(), size)) : null;
-                            // fio runs interleaved with the repetitions (fio, Java, fio, Java, ...), each cold, so
-                            // both see the same machine: other jobs' load and the host's caching of the virtual disk
-                            // drift over a run and made one fio run against five Java ones differ up to 6x.
-                            boolean check = si == sizes.length - 1 && !write
-                                    && cache == CacheState.Cache.COLD && m < 2 && ctx.fio().isPresent();
-                            List<Double> fioRuns = new ArrayList<>();
-                            Stats.Summary s = Measure.repeat(SuiteOptions.REPS, () -> {
-                                if (fl == 1) {
-                                    ctx.delete(target);
-                                } else {
-                                    if (check) fioRuns.add(fioRun(ctx, file, size, fl, fm));
-                                    before[0] = CacheState.prepare(file, cache);
-                                }
+                            String cell = group + " " + METHODS[m];
+                            g.arm(METHODS[m], () -> {
+                                if (fl == 1) ctx.delete(target);
+                                else before[fm][0] = CacheState.prepare(file, cache);
                             }, () -> {
                                 long t0 = System.nanoTime();
                                 long n = runOne(fl, fm, target, size, offsets, uring, big, small, seqBufs,
@@ -159,9 +163,24 @@ public final class LoadTypesExperiment implements Experiment {
                                 if (n != bytes) throw new IllegalStateException(cell + ": moved " + n + " of " + bytes);
                                 return Measure.gbPerSecond(n, dt);
                             });
-                            String cacheLabel = write ? "write, fdatasync included" : before[0].label();
-                            if (!write && !before[0].ok()) {
-                                r.note("residency mismatch: " + cell + " " + before[0].label());
+                        }
+                        if (check) {
+                            for (int m = 0; m < 2; m++) {
+                                final int fm = m;
+                                fioArm[m] = g.reference(fioLabel(load, m), () -> { }, () -> fioRun(ctx, file, size,
+                                        fl, fm));
+                            }
+                        }
+                        Workload w = workload(load, cache);
+                        if (w != null && si == sizes.length - 1) g.decides(w, true);
+                        g.run();
+                        List<Contender> contenders = new ArrayList<>();
+                        for (int m = 0; m < METHODS.length; m++) {
+                            Stats.Summary s = g.summary(m);
+                            String cell = group + " " + METHODS[m];
+                            String cacheLabel = write ? "write, fdatasync included" : before[m][0].label();
+                            if (!write && !before[m][0].ok()) {
+                                r.note("residency mismatch: " + cell + " " + before[m][0].label());
                             }
                             t.add(LOADS[load], size, METHODS[m], cacheLabel, s.median(), Measure.spreadPct(s), bytes,
                                     si == 0 ? SOURCE[load] : "");
@@ -170,21 +189,26 @@ public final class LoadTypesExperiment implements Experiment {
                                 nans(sizes.length), nans(sizes.length)});
                             xy[0][si] = size / (double) (1 << 20);
                             xy[1][si] = s.median();
-                            if (check) {
-                                // the first fio run pairs with the warm-up, like the first Java one
-                                double[] fv = fioRuns.subList(1, fioRuns.size()).stream().mapToDouble(d -> d)
-                                        .toArray();
-                                Stats.Summary fs = Stats.summarize(fv);
+                            contenders.add(call(load, m).contender(SHORT[m], m == 0, g.samples(m)));
+                            if (m < 2 && fioArm[m] >= 0) {
+                                // the fio runs were measured in the same rounds as ours, after a warm-up round
+                                Stats.Summary fs = g.summary(fioArm[m]);
                                 r.fio(new FioCheck(LOADS[load] + " " + Units.formatSize(size) + " cold", METHODS[m],
                                         fioLabel(load, m), "GB/s", s.median(), fs.median(), true, s.min(), s.max(),
                                         fs.min(), fs.max()));
                             }
+                        }
+                        if (w != null) {
+                            // the largest file measured decides: a later size replaces an earlier one's contest
+                            contests.put(w, new Contest(w, Units.formatSize(size) + " file, " + (load >= 2 ? "4 KiB"
+                                    : "1 MiB") + " requests, GB/s", "GB/s", true, contenders));
                         }
                     }
                 }
                 ctx.delete(file);
             }
         }
+        contests.values().forEach(r::contest);
         Plot p = Plot.lines("load-types: GB/s by file size", "file size (MiB)", "GB/s (median)", true, true);
         for (var e : lines.entrySet()) p.line(e.getKey(), e.getValue()[0], e.getValue()[1]);
         r.plot(p);
@@ -277,10 +301,29 @@ public final class LoadTypesExperiment implements Experiment {
         }
     }
 
+    /** The workload line a load and cache state decide (on the largest file), or null. */
+    static Workload workload(int load, CacheState.Cache cache) {
+        return switch (load) {
+            case 0 -> cache == CacheState.Cache.COLD ? Workload.SEQUENTIAL_READ_COLD : Workload.SEQUENTIAL_READ_HOT;
+            case 1 -> Workload.APPEND_FDATASYNC;
+            case 3 -> Workload.RANDOM_WRITE;
+            default -> null; // random reads: the uring experiment decides them, at depth 1 and 32
+        };
+    }
+
+    private static Call call(int load, int method) {
+        boolean write = load == 1 || load == 3;
+        return switch (method) {
+            case 0 -> write ? Call.FILECHANNEL_WRITE : Call.FILECHANNEL_READ;
+            case 1 -> write ? Call.JFIO_WRITE_ASYNC : Call.JFIO_READ_ASYNC;
+            default -> write ? Call.FILECHANNEL_MAP_FORCE : Call.FILECHANNEL_MAP;
+        };
+    }
+
     private static String fioLabel(int load, int method) {
         String engine = method == 0 ? "psync" : "io_uring";
         return "fio " + engine + " depth " + (method == 0 ? 1 : load == 2 ? RANDOM_DEPTH : SEQ_DEPTH) + " (median of "
-                + SuiteOptions.REPS + " runs interleaved with ours)";
+                + SuiteOptions.REPS + " runs in the same rounds as ours)";
     }
 
     /** One cold fio run of the same reads as {@code method}'s cell; GB/s. */

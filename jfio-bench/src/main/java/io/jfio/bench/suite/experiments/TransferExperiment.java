@@ -5,11 +5,16 @@ import io.jfio.bench.Units;
 import io.jfio.bench.suite.CacheState;
 import io.jfio.bench.suite.Experiment;
 import io.jfio.bench.suite.ExperimentResult;
+import io.jfio.bench.suite.Interleave;
 import io.jfio.bench.suite.Measure;
 import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
+import io.jfio.bench.verdict.Call;
+import io.jfio.bench.verdict.Contender;
+import io.jfio.bench.verdict.Contest;
+import io.jfio.bench.verdict.Workload;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
@@ -58,6 +63,11 @@ public final class TransferExperiment implements Experiment {
         "sendfile loop (LibC)", "splice via pipe (LibC)"};
     static final String[] DESTS = {"file", "socket"};
     private static final int ONE_CALL = 2;
+    private static final int FILES_COPY = 7;
+    /** The call behind each method, for "What wins here". */
+    static final Call[] CALLS = {Call.STREAM_LOOP, Call.FILECHANNEL_COPY_LOOP, Call.TRANSFER_TO, Call.TRANSFER_TO,
+        Call.TRANSFER_TO, Call.TRANSFER_TO, Call.TRANSFER_FROM, Call.FILES_COPY, Call.JFIO_COPY_RANGE, Call.NATIVE,
+        Call.NATIVE};
     /** Why a socket row can say NOT COLD: the kernel keeps part of a file it sent to a socket referenced. */
     public static final String SOCKET_PINNED = "after a zero-copy send (sendfile, splice, transferTo) to the "
             + "loopback socket, part of the file's page cache stayed referenced by the kernel and POSIX_FADV_DONTNEED "
@@ -147,56 +157,76 @@ public final class TransferExperiment implements Experiment {
                 Path dst = ctx.scratch().resolve("transfer-dst");
                 for (int d = 0; d < DESTS.length; d++) {
                     for (CacheState.Cache cache : CacheState.Cache.values()) {
+                        String group = DESTS[d] + " " + Units.formatSize(size) + " " + cache.label();
+                        if (!ctx.withinBudget()) {
+                            r.note("skipped for the time budget: " + group);
+                            continue;
+                        }
+                        ctx.status(group + ", methods interleaved");
+                        final int fd = d;
+                        Interleave g = ctx.interleave(reps);
+                        List<Integer> ms = new ArrayList<>();
+                        CacheState[][] before = new CacheState[METHODS.length][1];
+                        long[] moved = new long[METHODS.length];
                         for (int m = 0; m < METHODS.length; m++) {
                             if (!applies(m, d) || (huge && !runsOnHuge(m))) continue;
+                            final int fm = m;
                             String cell = DESTS[d] + " " + METHODS[m] + " " + Units.formatSize(size) + " "
                                     + cache.label();
-                            if (!ctx.withinBudget()) {
-                                r.note("skipped for the time budget: " + cell);
-                                continue;
-                            }
-                            ctx.status(cell);
-                            final int fm = m;
-                            final int fd = d;
-                            CacheState[] before = new CacheState[1];
-                            long[] moved = new long[1];
-                            Stats.Summary s = Measure.repeat(reps, () -> {
+                            ms.add(m);
+                            g.arm(METHODS[m], () -> {
                                 ctx.delete(dst);
-                                before[0] = CacheState.prepare(src, cache);
+                                before[fm][0] = CacheState.prepare(src, cache);
                             }, () -> {
                                 long t0 = System.nanoTime();
                                 long n = fd == 0 ? toFile(fm, src, dst, size, arena)
                                         : toSocket(fm, src, size, rx, arena);
                                 long dt = System.nanoTime() - t0;
                                 check(cell, fm, fd, n, size, dst);
-                                moved[0] = n;
+                                if (fd == 0 && n == size && moved[fm] == 0) {
+                                    // each method's copy is compared byte for byte once, right after it was made
+                                    long mismatch = Files.mismatch(src, dst);
+                                    if (mismatch != -1) {
+                                        throw new IllegalStateException(cell + ": copy differs from the source at "
+                                                + "byte " + mismatch);
+                                    }
+                                }
+                                moved[fm] = n;
                                 return Measure.gbPerSecond(n, dt);
                             });
-                            String content = "-";
-                            if (d == 0) {
-                                long mismatch = Files.mismatch(src, dst);
-                                if (moved[0] == size && mismatch != -1) {
-                                    throw new IllegalStateException(cell + ": copy differs from the source at byte "
-                                            + mismatch);
-                                }
-                                content = moved[0] == size ? "identical" : "first " + moved[0] + " bytes only";
-                            } else {
-                                content = "receiver counted " + moved[0];
-                            }
-                            if (!before[0].ok()) {
-                                r.note("residency mismatch: " + cell + " " + before[0].label());
+                        }
+                        Workload w = d == 0 && cache == CacheState.Cache.COLD && si == 0 ? Workload.LARGE_COPY : null;
+                        if (w != null) g.decides(w, true);
+                        g.run();
+                        List<Contender> contenders = new ArrayList<>();
+                        for (int i = 0; i < ms.size(); i++) {
+                            int m = ms.get(i);
+                            Stats.Summary s = g.summary(i);
+                            String cell = DESTS[d] + " " + METHODS[m] + " " + Units.formatSize(size) + " "
+                                    + cache.label();
+                            String content = d == 0 ? (moved[m] == size ? "identical" : "first " + moved[m]
+                                    + " bytes only") : "receiver counted " + moved[m];
+                            if (!before[m][0].ok()) {
+                                r.note("residency mismatch: " + cell + " " + before[m][0].label());
                                 if (d == 1 && cache == CacheState.Cache.COLD) r.note(SOCKET_PINNED);
                             }
-                            if (m == ONE_CALL && moved[0] < size) {
+                            if (m == ONE_CALL && moved[m] < size) {
                                 r.note(String.format(Locale.ROOT, "transferTo in one call moved %,d of %,d bytes "
                                         + "(%s, %s): the JDK and the kernel cap one call near 2 GiB, so a loop is "
-                                        + "needed", moved[0], size, DESTS[d], cache.label()));
+                                        + "needed", moved[m], size, DESTS[d], cache.label()));
                             }
-                            t.add(DESTS[d], METHODS[m], size, before[0].label(), s.median(), Measure.spreadPct(s),
-                                    moved[0], content);
+                            t.add(DESTS[d], METHODS[m], size, before[m][0].label(), s.median(), Measure.spreadPct(s),
+                                    moved[m], content);
                             if (si == 0) y[d * 2 + (cache == CacheState.Cache.HOT ? 0 : 1)][m] = s.median();
-                            ctx.delete(dst);
+                            if (w != null) {
+                                contenders.add(CALLS[m].contender(METHODS[m], m == FILES_COPY, g.samples(i)));
+                            }
                         }
+                        if (w != null) {
+                            r.contest(new Contest(w, Units.formatSize(size) + " file to a file on the same file "
+                                    + "system, GB/s", "GB/s", true, contenders));
+                        }
+                        ctx.delete(dst);
                     }
                 }
                 ctx.delete(src);

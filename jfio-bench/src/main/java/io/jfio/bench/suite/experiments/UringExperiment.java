@@ -7,6 +7,7 @@ import io.jfio.bench.suite.CacheState;
 import io.jfio.bench.suite.Experiment;
 import io.jfio.bench.suite.ExperimentResult;
 import io.jfio.bench.suite.FioCheck;
+import io.jfio.bench.suite.Interleave;
 import io.jfio.bench.suite.Measure;
 import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
@@ -18,6 +19,12 @@ import io.jfio.bench.uring.Method;
 import io.jfio.bench.uring.UringBench;
 import io.jfio.bench.uring.UringBenchOptions;
 import io.jfio.bench.uring.UringBenchResult;
+import io.jfio.bench.verdict.Call;
+import io.jfio.bench.verdict.Contender;
+import io.jfio.bench.verdict.Contest;
+import io.jfio.bench.verdict.Judge;
+import io.jfio.bench.verdict.Noise;
+import io.jfio.bench.verdict.Workload;
 import io.jfio.core.engine.IoArena;
 import io.jfio.core.engine.UringEngine;
 import io.jfio.core.sys.Fcntl;
@@ -30,6 +37,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -140,7 +148,27 @@ public final class UringExperiment implements Experiment {
             public void close() {
             }
         });
-        UringBenchResult u = UringBench.run(o, new PrintWriter(md), progress);
+        // --repeat-until-stable: a group (cache mode, depth) that decides a line gets more rounds while undecided
+        long[] last = {0};
+        UringBenchResult u = UringBench.run(o, new PrintWriter(md), progress, (mode, depth, iops) -> {
+            long now = System.nanoTime();
+            if (last[0] != 0) ctx.spendStable(now - last[0]);
+            last[0] = 0;
+            if (!ctx.options().untilStable() || ctx.stableNanosLeft() <= 0) return false;
+            Workload w = mode == CacheMode.DIRECT || (depth != 1 && depth != o.fileChannelThreads()) ? null
+                    : workload(mode, depth == 1);
+            if (w == null || iops.size() < 2) return false;
+            List<Contender> cs = new ArrayList<>();
+            for (var e : iops.entrySet()) cs.add(new Contender(e.getKey().label(), "", "", false, e.getValue()));
+            boolean more = !Judge.judge(new Contest(w, "", "", true, cs), Noise.UNKNOWN, ctx.options().seed())
+                    .decided();
+            if (more) {
+                ctx.status("--repeat-until-stable: " + w.title() + ", repetition "
+                        + (iops.values().iterator().next().length + 1));
+                last[0] = now;
+            }
+            return more;
+        });
         Table t = r.table(new Table("4 KiB random reads (" + o + ")", "cache", "method", "depth", "iops_median",
                 "spread_pct", "p50_us", "p99_us", "resident_before_pct", "resident_after_pct", "vs_fio", "errors"));
         Map<String, double[][]> lines = new LinkedHashMap<>();
@@ -152,9 +180,12 @@ public final class UringExperiment implements Experiment {
                     c.residencyAfter() * 100, ratio, c.errors());
             Optional<CellResult> peer = u.fioPeer(c);
             if (peer.isPresent()) {
+                // fio ran in the same rounds as the Java cells of its depth (UringBench interleaves them)
+                Stats.Summary fs = peer.get().summary();
                 r.fio(new FioCheck(c.mode().label() + " 4 KiB randread depth " + c.depth(), c.method().label(),
-                        peer.get().method().label() + " depth " + peer.get().depth(), "IOPS", c.medianIops(),
-                        peer.get().medianIops(), true));
+                        peer.get().method().label() + " depth " + peer.get().depth() + " (median of " + fs.n()
+                        + " runs in the same rounds as ours)", "IOPS", c.medianIops(), fs.median(), true,
+                        c.summary().min(), c.summary().max(), fs.min(), fs.max()));
             }
             if (c.method().takesDepth()) {
                 String key = c.method().label() + " " + c.mode().label();
@@ -163,6 +194,7 @@ public final class UringExperiment implements Experiment {
                 xy[1] = append(xy[1], c.medianIops());
             }
         }
+        contests(r, cells, o.fileChannelThreads());
         extensions(ctx, r, lines);
         Plot p = Plot.lines("uring: 4 KiB random reads by depth", "queue depth (threads for FileChannel N)",
                 "IOPS (median)", true, true);
@@ -178,6 +210,47 @@ public final class UringExperiment implements Experiment {
             r.note("ERRORS: " + u.errors() + " reads failed or returned wrong data");
         }
         return r;
+    }
+
+    /** The random-read lines of "What wins here": each cache mode at depth 1 and at the FileChannel thread count. */
+    static void contests(ExperimentResult r, List<CellResult> cells, int deep) {
+        for (CacheMode mode : List.of(CacheMode.COLD, CacheMode.HOT)) {
+            for (int depth : new int[] {1, deep}) {
+                Workload w = workload(mode, depth == 1);
+                if (w == null) continue;
+                List<Contender> cs = new ArrayList<>();
+                for (CellResult c : cells) {
+                    if (c.mode() != mode || c.depth() != depth || c.method().isFio() || c.errors() > 0) continue;
+                    Call call = switch (c.method()) {
+                        case URING -> Call.JFIO_READ_ASYNC;
+                        case URING_FIXED -> Call.JFIO_READ_FIXED;
+                        case THREADS -> Call.JFIO_THREADS;
+                        case FILECHANNEL -> Call.FILECHANNEL_READ;
+                        case FILECHANNEL_THREADS -> Call.FILECHANNEL_READ_THREADS;
+                        case RAF -> Call.RANDOM_ACCESS_FILE;
+                        case MMAP -> Call.FILECHANNEL_MAP;
+                        default -> Call.NATIVE;
+                    };
+                    String name = c.method() == Method.FILECHANNEL_THREADS ? "FileChannel " + depth + " threads"
+                            : c.method().label();
+                    boolean jdk = c.method() == (depth == 1 ? Method.FILECHANNEL : Method.FILECHANNEL_THREADS);
+                    cs.add(call.contender(name, jdk, c.iops()));
+                }
+                if (!cs.isEmpty()) {
+                    r.contest(new Contest(w, "4 KiB random reads of a 128 MiB file (--full: 1 GiB) at depth " + depth
+                            + ", IOPS", "IOPS", true, cs));
+                }
+            }
+        }
+    }
+
+    /** The line a cache mode decides at depth 1 or at the deep depth (32; 4 in the tests' tiny scale). */
+    private static Workload workload(CacheMode mode, boolean depth1) {
+        return switch (mode) {
+            case COLD -> depth1 ? Workload.RANDOM_READ_COLD_DEPTH_1 : Workload.RANDOM_READ_COLD_DEPTH_32;
+            case HOT -> depth1 ? Workload.RANDOM_READ_HOT_DEPTH_1 : Workload.RANDOM_READ_HOT_DEPTH_32;
+            default -> null;
+        };
     }
 
     static int extensionDepth(SuiteOptions.Scale s) {
@@ -234,22 +307,24 @@ public final class UringExperiment implements Experiment {
                             bufs[i].fill((byte) (0x41 + i));
                         }
                         int ops = extensionOps(scale, block);
+                        String op = write ? "random write" : "random read";
+                        String group = op + " " + Units.formatSize(block);
+                        if (!ctx.withinBudget()) {
+                            r.note("skipped for the time budget: " + group);
+                            continue;
+                        }
+                        ctx.status(group + ", methods interleaved");
+                        // A permutation of the file's blocks (passes over the whole file start over).
+                        long[] offsets = new Offsets(size / block, block, ctx.options().seed() * 31 + 900 + block
+                                + (write ? 1 : 0)).first(ops);
+                        CacheState[][] before = new CacheState[EXT_METHODS.length][1];
+                        Interleave g = ctx.interleave(SuiteOptions.REPS);
                         for (int m = 0; m < EXT_METHODS.length; m++) {
-                            String op = write ? "random write" : "random read";
-                            String cell = op + " " + Units.formatSize(block) + " " + EXT_METHODS[m];
-                            if (!ctx.withinBudget()) {
-                                r.note("skipped for the time budget: " + cell);
-                                continue;
-                            }
-                            ctx.status(cell);
+                            String cell = group + " " + EXT_METHODS[m];
                             int threads = m == 1 ? 1 : depth;
-                            // A permutation of the file's blocks (passes over the whole file start over).
-                            long[] offsets = new Offsets(size / block, block, ctx.options().seed() * 31 + 900 + block
-                                    + (write ? 1 : 0)).first(ops);
-                            CacheState[] before = new CacheState[1];
                             final int fm = m;
-                            Stats.Summary s = Measure.repeat(SuiteOptions.REPS,
-                                    () -> before[0] = CacheState.prepare(file, CacheState.Cache.HOT), () -> {
+                            g.arm(EXT_METHODS[m], () -> before[fm][0] = CacheState.prepare(file,
+                                    CacheState.Cache.HOT), () -> {
                                         long t0 = System.nanoTime();
                                         long n = fm == 0 ? DepthIo.run(engine, fd, write, offsets, bufs)
                                                 : fileChannel(ch, write, offsets, bufs, threads, fm == 2);
@@ -260,8 +335,14 @@ public final class UringExperiment implements Experiment {
                                         }
                                         return ops * 1e9 / dt;
                                     });
-                            if (!before[0].ok()) r.note("residency mismatch: " + cell + " " + before[0].label());
-                            t.add(op, block, EXT_METHODS[m], threads, before[0].label(), s.median(),
+                        }
+                        g.run();
+                        for (int m = 0; m < EXT_METHODS.length; m++) {
+                            String cell = group + " " + EXT_METHODS[m];
+                            int threads = m == 1 ? 1 : depth;
+                            Stats.Summary s = g.summary(m);
+                            if (!before[m][0].ok()) r.note("residency mismatch: " + cell + " " + before[m][0].label());
+                            t.add(op, block, EXT_METHODS[m], threads, before[m][0].label(), s.median(),
                                     s.median() * block / 1e6, Measure.spreadPct(s), ops);
                             if (block == 4096 && m != 1) {
                                 String key = EXT_METHODS[m].replace("N virtual", depth + " virtual") + " " + op

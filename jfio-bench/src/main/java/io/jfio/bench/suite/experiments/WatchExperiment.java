@@ -7,6 +7,9 @@ import io.jfio.bench.suite.Plot;
 import io.jfio.bench.suite.SuiteContext;
 import io.jfio.bench.suite.SuiteOptions;
 import io.jfio.bench.suite.Table;
+import io.jfio.bench.verdict.Call;
+import io.jfio.bench.verdict.Contender;
+import io.jfio.bench.verdict.Contest;
 import io.jfio.core.watch.FileEvent;
 import io.jfio.core.watch.FileWatcher;
 import io.jfio.core.watch.InotifyWatcher;
@@ -165,6 +168,7 @@ public final class WatchExperiment implements Experiment {
         warmUp(ctx.scratch().resolve("watch-warm-up"));
         awaitCompilerIdle();
         double baseline = idleProcessCpu(Math.max(window, TimeUnit.SECONDS.toNanos(1)));
+        List<Contender> detection = new ArrayList<>();
         try (Writer writer = Writer.start()) {
             for (int w = 0; w < workloads.size(); w++) {
                 Workload load = workloads.get(w);
@@ -187,11 +191,24 @@ public final class WatchExperiment implements Experiment {
                                 + c.writes + " of " + expected);
                     }
                     cpu[k][w] = c.threadCpuMsPerS;
+                    if (load.files() == 1 && load.intervalNanos() == TimeUnit.MILLISECONDS.toNanos(1)
+                            && c.latenciesMs.length > 0) {
+                        Call call = kind.jdk() ? Call.WATCH_SERVICE : kind.pollIntervalNanos() > 0 ? Call.JFIO_POLLING
+                                : Call.JFIO_WATCHER;
+                        detection.add(call.contender(kind.label(), kind.jdk(), c.latenciesMs));
+                    }
                     t.add(load.label(), kind.label(), c.writes, c.detected, c.threadCpuMsPerS, c.processCpuMsPerS,
                             c.percentile(50), c.percentile(90), c.percentile(99),
                             c.latency.getTotalCount() == 0 ? Double.NaN : c.latency.getMaxValue() / 1e6);
                 }
             }
+        }
+        if (!detection.isEmpty()) {
+            r.contest(new Contest(io.jfio.bench.verdict.Workload.CHANGE_DETECTION, "one file appended to every 1 ms "
+                    + "by another process, write -> event latency of every write, ms", "ms", false, detection, false));
+            r.note("change detection in \"What wins here\": the latency of every write of the one-file, every-1-ms "
+                    + "workload is a sample; the watchers run one after another (each watches the same writer for its "
+                    + "own window), not interleaved, since two watchers on one directory would compete for the CPU");
         }
         List<String> categories = workloads.stream().map(Workload::shortLabel).toList();
         Plot p = Plot.bars("watch: CPU of the watcher's threads", "CPU ms per second", false, categories);
@@ -283,6 +300,8 @@ public final class WatchExperiment implements Experiment {
         double threadCpuMsPerS;
         double processCpuMsPerS;
         final Histogram latency = Stats.newLatencyHistogram();
+        /** Every detected write's latency in ms, in write order: the samples of the change-detection verdict. */
+        double[] latenciesMs = new double[0];
 
         double percentile(double p) {
             return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(p) / 1e6;
@@ -318,7 +337,10 @@ public final class WatchExperiment implements Experiment {
                 long deadline = System.nanoTime() + kind.drainNanos();
                 while (System.nanoTime() < deadline && !s.events().sawAll(writes)) Thread.sleep(10);
                 s.stop();
-                c.detected = s.events().latencies(writes, c.latency);
+                double[] ms = new double[writes.count];
+                int[] k = {0};
+                c.detected = s.events().latencies(writes, c.latency, ns -> ms[k[0]++] = ns / 1e6);
+                c.latenciesMs = Arrays.copyOf(ms, k[0]);
             }
         }
         ctx.checkStopping();
@@ -392,7 +414,7 @@ public final class WatchExperiment implements Experiment {
         }
 
         /** Records each write's latency (to the first event of its file at or after it); returns how many had one. */
-        synchronized int latencies(Writes w, Histogram h) {
+        synchronized int latencies(Writes w, Histogram h, java.util.function.LongConsumer each) {
             int detected = 0;
             for (int k = 0; k < w.count; k++) {
                 int i = w.index[k];
@@ -406,6 +428,7 @@ public final class WatchExperiment implements Experiment {
                 }
                 if (lo == counts[i]) continue;
                 h.recordValue(Math.max(1, t[lo] - w.time[k]));
+                each.accept(Math.max(1, t[lo] - w.time[k]));
                 detected++;
             }
             return detected;
