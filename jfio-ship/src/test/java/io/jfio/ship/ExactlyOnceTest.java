@@ -57,8 +57,12 @@ class ExactlyOnceTest {
         return logs.resolve("*.log*").toString();
     }
 
-    /** Runs a shipper until the sink holds records 1..total, then SIGKILLs it. */
-    private void shipThenKill(int total) throws Exception {
+    /**
+     * Runs a shipper on {@code file} (which holds records 1..first) until the sink holds them and its first checkpoint
+     * is written (a run checkpoints its first acknowledged progress at once), appends records up to {@code total},
+     * waits until the sink holds them too, then SIGKILLs it: with a 1 h interval the checkpoint is then stale.
+     */
+    private void shipThenKill(Path file, int first, int total) throws Exception {
         Path err = tmp.resolve("ship.err");
         Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(), state.toString(),
                 "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=1h").redirectError(err.toFile()).start();
@@ -67,19 +71,26 @@ class ExactlyOnceTest {
                     .readLine();
             assertEquals("started", started, ShipRun.tail(err, 20));
             long deadline = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < deadline && (count() < first || checkpointed() == 0)) Thread.sleep(10);
+            assertEquals(first, count(), "delivered before the kill; " + ShipRun.tail(err, 20));
+            append(file, first + 1, total);
             while (System.nanoTime() < deadline && count() < total) Thread.sleep(10);
             assertEquals(total, count(), "delivered before the kill; " + ShipRun.tail(err, 20));
         } finally {
             p.destroyForcibly();
             p.waitFor();
         }
-        // The point of the kill: the sink has it all, the checkpoint says less (or nothing).
-        long checkpointed = 0;
-        for (Checkpoint c : new CheckpointStore(state.resolve("checkpoints-main.bin"))
-                .load(ShipLog.stderr(), false).entries()) {
-            checkpointed += c.offset();
-        }
-        assertTrue(checkpointed < Files.size(logs.resolve("app.log")), "checkpoint not stale: " + checkpointed);
+        // The point of the kill: the sink has it all, the checkpoint says less.
+        long checkpointed = checkpointed();
+        assertTrue(checkpointed < Files.size(file), "checkpoint not stale: " + checkpointed);
+    }
+
+    private long checkpointed() throws java.io.IOException {
+        Path f = state.resolve("checkpoints-main.bin");
+        if (!Files.exists(f)) return 0;
+        long sum = 0;
+        for (Checkpoint c : new CheckpointStore(f).load(ShipLog.stderr(), false).entries()) sum += c.offset();
+        return sum;
     }
 
     private int count() {
@@ -100,8 +111,8 @@ class ExactlyOnceTest {
     @Test
     void shouldResumeFromTheSinksCommitWhenTheCheckpointIsStale() throws Exception {
         setUp();
-        append(logs.resolve("app.log"), 1, 3000);
-        shipThenKill(3000);
+        append(logs.resolve("app.log"), 1, 1000);
+        shipThenKill(logs.resolve("app.log"), 1000, 3000);
         append(logs.resolve("app.log"), 3001, 4000);
         shipOnce();
         Records.read(out, 4000, true).assertComplete().assertNoDuplicates();
@@ -111,8 +122,8 @@ class ExactlyOnceTest {
     void shouldShipACopytruncateCopyMadeWhileStoppedOnlyOnce() throws Exception {
         setUp();
         Path app = logs.resolve("app.log");
-        append(app, 1, 3000);
-        shipThenKill(3000);
+        append(app, 1, 1000);
+        shipThenKill(app, 1000, 3000);
         append(app, 3001, 3500); // not shipped yet: only the copy will hold these
         Files.copy(app, logs.resolve("app.log.1"));
         try (RandomAccessFile f = new RandomAccessFile(app.toFile(), "rw")) {
@@ -156,8 +167,8 @@ class ExactlyOnceTest {
     void shouldShipAFileRenamedWhileStoppedOnlyOnce() throws Exception {
         setUp();
         Path app = logs.resolve("app.log");
-        append(app, 1, 3000);
-        shipThenKill(3000);
+        append(app, 1, 1000);
+        shipThenKill(app, 1000, 3000);
         append(app, 3001, 3500);
         Files.move(app, logs.resolve("app.log.1"));
         append(app, 3501, 4000);

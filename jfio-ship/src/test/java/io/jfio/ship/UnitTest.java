@@ -247,6 +247,14 @@ class UnitTest {
         }
     }
 
+    private static Path onlyFile(Path dir) throws java.io.IOException {
+        try (var s = Files.walk(dir)) {
+            List<Path> files = s.filter(Files::isRegularFile).toList();
+            assertEquals(1, files.size(), files.toString());
+            return files.get(0);
+        }
+    }
+
     private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -278,12 +286,16 @@ class UnitTest {
             try (io.jfio.ship.tcp.TcpReceiver receiver = io.jfio.ship.tcp.TcpReceiver.start(
                     new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port),
                     tmp.resolve("received"), io.jfio.ship.tcp.TcpReceiver.Options.defaults(), System.err)) {
-                deadline = System.nanoTime() + 60_000_000_000L;
+                // Within the backoff (a few seconds here), not at the next rescan a minute away: nothing is written
+                // to the file, so no event wakes the shipper; its backoff must.
+                deadline = System.nanoTime() + 15_000_000_000L;
                 while (ready.statusCode() != 200 && System.nanoTime() < deadline) {
                     Thread.sleep(100);
                     ready = get(http, mport, "/ready");
                 }
                 assertEquals(200, ready.statusCode(), ready.body() + run.log());
+                assertTrue(Files.readString(onlyFile(tmp.resolve("received"))).equals(RotationTest.lines(1, 10, 1)),
+                        "every record once");
             }
         }
     }

@@ -87,6 +87,8 @@ public final class Pipeline {
     private int consecutiveFailures;
     /** The sink's last failure while it has not acknowledged anything since (for readiness), or null. */
     private volatile String sinkProblem;
+    /** Whether the last harvest round stopped at a full window before every readable file had its read. */
+    private boolean roundCut;
     /** Whether the duty cycle has started (for readiness). */
     private volatile boolean started;
     private volatile String fatal;
@@ -290,6 +292,7 @@ public final class Pipeline {
                 publishGauges(true);
             }
             boolean backingOff = backingOff();
+            roundCut = false;
             boolean progress = !backingOff && harvestRound();
             if (!takeAcks()) continue;
             if (window.inFlightBytes() > config.maxInFlight()) {
@@ -320,7 +323,10 @@ public final class Pipeline {
             if (gaugesWanted && gaugedVersion != gaugeVersion()) {
                 wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
             }
-            if (backingOff) wait = Math.min(wait, backoffUntil - System.nanoTime());
+            // The backoff as it is now: a send that failed during this round started one after backingOff was read.
+            if (backoffUntil != 0) wait = Math.min(wait, backoffUntil - System.nanoTime());
+            // A round cut short by a full window left readable files unread; the window has room again.
+            if (roundCut && window.inFlightBytes() <= config.maxInFlight()) wait = 0;
             if (files.pollHot(System.nanoTime())) continue;
             if (files.hasHotFiles(System.nanoTime())) wait = Math.min(wait, HOT_POLL_NANOS);
             // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
@@ -366,7 +372,11 @@ public final class Pipeline {
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
             if (t.released || !t.readable) continue;
-            if (stopping || window.inFlightBytes() > config.maxInFlight()) break;
+            if (stopping) break;
+            if (window.inFlightBytes() > config.maxInFlight()) {
+                roundCut = true;
+                break;
+            }
             Harvester.Result r = harvester.harvest(t, false);
             if (r == Harvester.Result.SINK_FAILED) {
                 sinkFailed(harvester.sinkError());
