@@ -6,8 +6,6 @@ import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
 import io.jfio.ship.log.ShipLog;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -145,37 +143,51 @@ public final class CheckpointStore {
         return problem;
     }
 
-    /** Encodes entries in the file format. */
+    /** Encodes entries in the file format (on the heap; {@link #write} encodes into native memory instead). */
     static byte[] encode(Collection<Checkpoint> entries) {
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + entries.size() * 96);
-            DataOutputStream out = new DataOutputStream(bytes);
-            out.write(MAGIC);
-            out.writeInt(VERSION);
-            out.writeLong(System.currentTimeMillis());
-            out.writeInt(entries.size());
-            for (Checkpoint c : entries) {
-                byte[] path = FileNames.encode(c.path());
-                if (path.length > 65_535) path = java.util.Arrays.copyOf(path, 65_535);
-                ByteBuffer body = ByteBuffer.allocate(46 + path.length);
-                body.putLong(c.device()).putLong(c.inode()).putInt(c.fpLength()).putLong(c.fpHash())
-                        .putLong(c.offset()).putLong(c.seenAt()).putShort((short) path.length).put(path);
-                CRC32C crc = new CRC32C();
-                crc.update(body.array());
-                out.writeInt(body.capacity());
-                out.write(body.array());
-                out.writeInt((int) crc.getValue());
-            }
-            out.flush();
-            CRC32C whole = new CRC32C();
-            byte[] b = bytes.toByteArray();
-            whole.update(b);
-            out.writeInt((int) whole.getValue());
-            out.flush();
-            return bytes.toByteArray();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+        try (Arena arena = Arena.ofConfined()) {
+            return encode(entries, arena).toArray(ValueLayout.JAVA_BYTE);
         }
+    }
+
+    /**
+     * Encodes entries in the file format into native memory of {@code arena}. A shipper of many files writes a file
+     * of a megabyte or more every checkpoint interval: built on the heap, the whole file (and its copies) would be
+     * large arrays that a young collection during the write's fsync promotes, growing the old generation for
+     * garbage. Here each entry passes through one small heap buffer.
+     */
+    static MemorySegment encode(Collection<Checkpoint> entries, Arena arena) {
+        long size = HEADER + 4;
+        for (Checkpoint c : entries) size += ENTRY_FIXED + pathBytes(c).length;
+        MemorySegment seg = arena.allocate(size);
+        ByteBuffer out = seg.asByteBuffer(); // big-endian, as the reader expects
+        out.put(MAGIC).putInt(VERSION).putLong(System.currentTimeMillis()).putInt(entries.size());
+        ByteBuffer body = ByteBuffer.allocate(46 + 65_535);
+        CRC32C crc = new CRC32C();
+        for (Checkpoint c : entries) {
+            byte[] path = pathBytes(c);
+            body.clear();
+            body.putLong(c.device()).putLong(c.inode()).putInt(c.fpLength()).putLong(c.fpHash())
+                    .putLong(c.offset()).putLong(c.seenAt()).putShort((short) path.length).put(path);
+            body.flip();
+            crc.reset();
+            crc.update(body.array(), 0, body.limit());
+            out.putInt(body.limit()).put(body).putInt((int) crc.getValue());
+        }
+        CRC32C whole = new CRC32C();
+        whole.update(seg.asSlice(0, out.position()).asByteBuffer());
+        out.putInt((int) whole.getValue());
+        return seg;
+    }
+
+    /** The magic, version, time and count before the entries. */
+    private static final int HEADER = 8 + 4 + 8 + 4;
+    /** An entry's bytes besides its path: length, the fixed fields, path length, checksum. */
+    private static final int ENTRY_FIXED = 4 + 46 + 4;
+
+    private static byte[] pathBytes(Checkpoint c) {
+        byte[] path = FileNames.encode(c.path());
+        return path.length > 65_535 ? java.util.Arrays.copyOf(path, 65_535) : path;
     }
 
     /**
@@ -183,7 +195,13 @@ public final class CheckpointStore {
      * temporary is created O_EXCL|O_NOFOLLOW, mode 0600.
      */
     public void write(Collection<Checkpoint> entries) throws IOException {
-        byte[] b = encode(entries);
+        try (Arena arena = Arena.ofConfined()) {
+            write(encode(entries, arena));
+        }
+    }
+
+    private void write(MemorySegment seg) throws IOException {
+        long length = seg.byteSize();
         // A temporary left by a write that never reached its rename, or anything planted at its name: unlink never
         // follows a link. Then O_EXCL|O_NOFOLLOW, so that this write (as root) never goes through a link.
         Files.deleteIfExists(temp);
@@ -192,13 +210,12 @@ public final class CheckpointStore {
         ErrnoException.check(fd, "open", -1, temp.toString());
         boolean renamed = false;
         try {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment seg = arena.allocateFrom(ValueLayout.JAVA_BYTE, b);
+            try {
                 long done = 0;
-                while (done < b.length) {
-                    long n = LibC.pwrite(fd, seg.asSlice(done), b.length - done, done);
+                while (done < length) {
+                    long n = LibC.pwrite(fd, seg.asSlice(done), length - done, done);
                     if (n == -Errno.EINTR) continue;
-                    ErrnoException.check(n, "pwrite", fd, temp.toString(), done, b.length - done);
+                    ErrnoException.check(n, "pwrite", fd, temp.toString(), done, length - done);
                     done += n;
                 }
                 ErrnoException.check(LibC.fsync(fd), "fsync", fd, temp.toString());
