@@ -100,8 +100,9 @@ public final class ShipCommand implements Callable<Integer> {
             + "ts=... level=info event=... key=value) or json (one JSON object per line).")
     private String logFormat = "logfmt";
 
-    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics at /metrics "
-            + "(default host 127.0.0.1: this machine only; 0.0.0.0:PORT for every interface).")
+    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", arity = "0..1", fallbackValue = "true",
+            description = "Serve Prometheus metrics at /metrics, and /health and /ready (default host 127.0.0.1: "
+                    + "this machine only; 0.0.0.0:PORT for every interface; alone: port 9764).")
     private String metrics;
 
     @Option(names = "--poll", paramLabel = "DURATION", description = "Poll for changes at this interval (e.g. 250ms) "

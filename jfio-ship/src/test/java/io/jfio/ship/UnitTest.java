@@ -185,6 +185,16 @@ class UnitTest {
                 e.getMessage());
     }
 
+    @Test
+    void metricsAloneListenOnLoopbackAtTheDefaultPortWhichIsNotNodeExporters() throws Exception {
+        assertEquals(java.net.InetSocketAddress.createUnresolved("127.0.0.1", ShipConfig.DEFAULT_METRICS_PORT),
+                configured("metrics: true").metrics());
+        assertEquals(9764, ShipConfig.DEFAULT_METRICS_PORT);
+        assertEquals(null, configured("metrics: false").metrics());
+        assertEquals(java.net.InetSocketAddress.createUnresolved("0.0.0.0", 9100), configured("metrics: 0.0.0.0:9100")
+                .metrics(), "any port may still be given");
+    }
+
     /** The configuration of a file with the required keys and {@code line}. */
     private ShipConfig configured(String line) throws Exception {
         Path yaml = tmp.resolve("units.yaml");

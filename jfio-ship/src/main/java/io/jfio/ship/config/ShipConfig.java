@@ -146,7 +146,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             throw new ConfigException("no input: give --from GLOB or 'from'/'inputs' in the config file");
         }
 
-        InetSocketAddress metrics = raw.metrics() == null ? null : metrics(raw.metrics());
+        InetSocketAddress metrics = raw.metrics() == null || raw.metrics().trim().equals("false") ? null
+                : metrics(raw.metrics());
         Duration poll = raw.poll() == null ? null : duration("poll", raw.poll());
         if (poll != null && (poll.isZero() || poll.compareTo(Duration.ofHours(1)) > 0)) {
             throw new ConfigException("poll interval out of range: poll=" + raw.poll() + " (1ms to 1h)");
@@ -285,8 +286,15 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         return text == null ? null : base.resolve(text);
     }
 
+    /**
+     * The metrics port when none is given ({@code --metrics} alone, {@code metrics: true}): in the range Prometheus
+     * exporters use, and not node_exporter's 9100 that a host running a shipper usually also runs.
+     */
+    public static final int DEFAULT_METRICS_PORT = 9764;
+
     private static InetSocketAddress metrics(String text) throws ConfigException {
         String t = text.trim();
+        if (t.equals("true") || t.isEmpty()) t = Integer.toString(DEFAULT_METRICS_PORT);
         int colon = t.lastIndexOf(':');
         // Only this machine by default: the metrics name files and hosts; 0.0.0.0:PORT opens them to the network.
         String host = colon < 0 ? "127.0.0.1" : t.substring(0, colon);
