@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
  * resolve) {@link ExitCodes#ENVIRONMENT}.
  */
 @Command(name = "ship", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+        subcommands = ShipStateCommand.class,
         description = {
             "Ship appended data from local files to a sink, at least once: through rotation, crashes and outages.",
             "",
