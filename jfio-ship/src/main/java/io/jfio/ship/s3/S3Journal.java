@@ -73,6 +73,7 @@ final class S3Journal implements AutoCloseable {
                   long end, long millis) {
     }
 
+    private final long compactMin;
     private final Path file;
     private final Path temp;
     private final Path dir;
@@ -90,6 +91,12 @@ final class S3Journal implements AutoCloseable {
      * @throws IOException when it cannot be read or written (a symbolic link at its name is refused)
      */
     S3Journal(Path dir, String name, ShipLog log) throws IOException {
+        this(dir, name, log, COMPACT_MIN);
+    }
+
+    /** As above with the compaction bound given: for tests. */
+    S3Journal(Path dir, String name, ShipLog log, long compactMin) throws IOException {
+        this.compactMin = compactMin;
         this.dir = dir;
         this.file = dir.resolve(name);
         this.temp = dir.resolve(name + ".tmp");
@@ -204,7 +211,7 @@ final class S3Journal implements AutoCloseable {
         append("D " + seq + " " + millis);
         Intent in = open.remove(seq);
         if (in != null) position(in, millis);
-        if (size - snapshotSize > Math.max(COMPACT_MIN, snapshotSize)) compact();
+        if (size - snapshotSize > Math.max(compactMin, snapshotSize)) compact();
     }
 
     /** Drops intent {@code seq}: its source content will not be sent again (truncated, replaced or gone). */

@@ -248,6 +248,11 @@ class S3CrashTest {
                 while (System.nanoTime() < deadline && bytesRead(port) < total) Thread.sleep(50);
                 assertEquals(total, bytesRead(port), ShipRun.tail(err, 30));
                 assertEquals(0, minio.objects(BUCKET, "sigterm/").size(), "nothing cut before the stop");
+                String metrics = metrics(port);
+                assertTrue(metrics.contains("\njfio_ship_s3_objects_total{sink=\"main\"} 0\n"), metrics);
+                String oldest = "\njfio_ship_s3_oldest_unacknowledged_seconds{sink=\"main\"} ";
+                int at = metrics.indexOf(oldest) + oldest.length();
+                assertTrue(Double.parseDouble(metrics.substring(at, metrics.indexOf('\n', at))) > 0, metrics);
                 p.destroy(); // SIGTERM
                 assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
                 assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
@@ -259,14 +264,18 @@ class S3CrashTest {
         }
     }
 
+    private static String metrics(int port) throws IOException {
+        var c = (java.net.HttpURLConnection) java.net.URI.create("http://127.0.0.1:" + port + "/metrics").toURL()
+                .openConnection();
+        c.setConnectTimeout(500);
+        c.setReadTimeout(2000);
+        return new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
     /** jfio_ship_bytes_read_total from the shipper's metrics, or -1 while they cannot be read. */
     private static long bytesRead(int port) {
         try {
-            var c = (java.net.HttpURLConnection) java.net.URI.create("http://127.0.0.1:" + port + "/metrics").toURL()
-                    .openConnection();
-            c.setConnectTimeout(500);
-            c.setReadTimeout(2000);
-            String body = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String body = metrics(port);
             long sum = 0;
             for (String l : body.split("\n")) {
                 if (l.startsWith("jfio_ship_bytes_read_total{")) {
