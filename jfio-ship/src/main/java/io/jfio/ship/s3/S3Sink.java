@@ -154,13 +154,20 @@ public final class S3Sink implements Sink {
         List<CompletableFuture<Void>> parts = new ArrayList<>(1);
         while (left > 0 || parts.isEmpty()) {
             OpenObject o = open.get(key);
-            if (o != null && o.end != offset) {
-                // A gap (bytes skipped) or a resend: an object holds one contiguous range.
+            if (o != null && offset < o.end) {
+                // A resend after a failure: the pipeline reads these bytes again. The object was never cut, so
+                // nothing of it is in the bucket or the journal; dropped, its bytes come again in this batch.
+                drop(o, new IOException("s3 sink: bytes sent again from offset " + offset + " of "
+                        + batch.source()));
+                o = null;
+            } else if (o != null && offset > o.end) {
+                // A gap (bytes skipped: an overlong line dropped): an object holds one contiguous range.
                 if (o.redo != null) {
-                    throw new IOException("s3 sink: redone object " + o.redo.key() + " expected offset " + o.end
-                            + " of " + batch.source() + ", got " + offset);
+                    drop(o, new IOException("s3 sink: redone object " + o.redo.key() + " expected offset " + o.end
+                            + " of " + batch.source() + ", got " + offset));
+                } else {
+                    cut(o);
                 }
-                cut(o);
                 o = null;
             }
             if (o == null) o = start(key, batch, offset);
@@ -232,6 +239,17 @@ public final class S3Sink implements Sink {
                 : System.currentTimeMillis(), new ObjectBuffer(settings.compression()), again);
         open.put(key, o);
         return o;
+    }
+
+    /** Drops an open object: its futures fail, its memory is freed; a redo's intent goes back to be redone. */
+    private void drop(OpenObject o, IOException why) {
+        open.remove(o.key);
+        openRaw -= o.end - o.start;
+        o.buffer.close();
+        for (CompletableFuture<Void> f : o.futures) f.completeExceptionally(why);
+        if (o.redo != null) {
+            redo.computeIfAbsent(List.of(o.redo.device(), o.redo.inode()), k -> new ArrayList<>()).add(o.redo);
+        }
     }
 
     private void forget(S3Journal.Intent in) {
