@@ -16,13 +16,15 @@ import java.util.zip.GZIPOutputStream;
  * Not thread-safe: filled by the thread that owns the open object, then read (any number of times, one stream at a
  * time) by the upload thread after {@link #finish}.
  *
- * <p>One object's bytes, compressed as they arrive, in native memory chunks of {@link #CHUNK} bytes (outside the
- * Java heap, freed together by {@link #close}): an object of 16 MiB costs 16 MiB of memory once, never a heap
- * array the collector copies. The upload reads it through {@link #stream()}, which the SDK may call twice (once to
- * sign the payload, once to send it).
+ * <p>One object's bytes, compressed as they arrive, in native memory chunks (outside the Java heap, freed together
+ * by {@link #close}): an object of 16 MiB costs 16 MiB of memory once, never a heap array the collector copies. The
+ * chunks grow from {@link #FIRST_CHUNK} to {@link #CHUNK} bytes, so that the objects of many sources that each hold
+ * a few lines do not cost a megabyte each. The upload reads it through {@link #stream()}, which the SDK may call
+ * twice (once to sign the payload, once to send it).
  */
 final class ObjectBuffer implements AutoCloseable {
     static final int CHUNK = 1 << 20;
+    static final int FIRST_CHUNK = 16 << 10;
     private static final int SCRATCH = 64 << 10;
 
     private final Arena arena = Arena.ofShared();
@@ -31,6 +33,10 @@ final class ObjectBuffer implements AutoCloseable {
     private byte[] scratch;
     /** Stored (compressed) bytes. */
     private long size;
+    /** Bytes used of the last chunk. */
+    private long lastUsed;
+    /** Bytes of all the chunks. */
+    private long memory;
     /** Source bytes taken. */
     private long raw;
     private boolean finished;
@@ -94,17 +100,17 @@ final class ObjectBuffer implements AutoCloseable {
 
     /** Native memory held. */
     long memory() {
-        return (long) chunks.size() * CHUNK;
+        return memory;
     }
 
     private void put(MemorySegment src, long offset, long length) {
         long done = 0;
         while (done < length) {
             MemorySegment c = room();
-            long at = size % CHUNK;
-            long n = Math.min(CHUNK - at, length - done);
-            MemorySegment.copy(src, offset + done, c, at, n);
+            long n = Math.min(c.byteSize() - lastUsed, length - done);
+            MemorySegment.copy(src, offset + done, c, lastUsed, n);
             done += n;
+            lastUsed += n;
             size += n;
         }
     }
@@ -113,29 +119,48 @@ final class ObjectBuffer implements AutoCloseable {
         int done = 0;
         while (done < len) {
             MemorySegment c = room();
-            long at = size % CHUNK;
-            int n = (int) Math.min(CHUNK - at, len - done);
-            MemorySegment.copy(b, off + done, c, JAVA_BYTE, at, n);
+            int n = (int) Math.min(c.byteSize() - lastUsed, len - done);
+            MemorySegment.copy(b, off + done, c, JAVA_BYTE, lastUsed, n);
             done += n;
+            lastUsed += n;
             size += n;
         }
     }
 
+    /** The last chunk, with room in it. */
     private MemorySegment room() {
-        int i = (int) (size / CHUNK);
-        if (i == chunks.size()) chunks.add(arena.allocate(CHUNK, 4096));
-        return chunks.get(i);
+        if (chunks.isEmpty() || lastUsed == chunks.get(chunks.size() - 1).byteSize()) {
+            long next = chunks.isEmpty() ? FIRST_CHUNK
+                    : Math.min(CHUNK, chunks.get(chunks.size() - 1).byteSize() * 2);
+            chunks.add(arena.allocate(next, 4096));
+            memory += next;
+            lastUsed = 0;
+        }
+        return chunks.get(chunks.size() - 1);
     }
 
     /** A new stream over the stored bytes. */
     InputStream stream() {
         return new InputStream() {
             private long pos;
+            private int chunk;
+            private long at;
+
+            /** Moves past a chunk read to its end; false at the end of the bytes. */
+            private boolean more() {
+                if (pos >= size) return false;
+                if (at == chunks.get(chunk).byteSize()) {
+                    chunk++;
+                    at = 0;
+                }
+                return true;
+            }
 
             @Override
             public int read() {
-                if (pos >= size) return -1;
-                byte b = chunks.get((int) (pos / CHUNK)).get(JAVA_BYTE, pos % CHUNK);
+                if (!more()) return -1;
+                byte b = chunks.get(chunk).get(JAVA_BYTE, at);
+                at++;
                 pos++;
                 return b & 0xFF;
             }
@@ -143,10 +168,11 @@ final class ObjectBuffer implements AutoCloseable {
             @Override
             public int read(byte[] b, int off, int len) {
                 if (len == 0) return 0;
-                if (pos >= size) return -1;
-                long at = pos % CHUNK;
-                int n = (int) Math.min(Math.min(len, CHUNK - at), size - pos);
-                MemorySegment.copy(chunks.get((int) (pos / CHUNK)), JAVA_BYTE, at, b, off, n);
+                if (!more()) return -1;
+                MemorySegment c = chunks.get(chunk);
+                int n = (int) Math.min(Math.min(len, c.byteSize() - at), size - pos);
+                MemorySegment.copy(c, JAVA_BYTE, at, b, off, n);
+                at += n;
                 pos += n;
                 return n;
             }

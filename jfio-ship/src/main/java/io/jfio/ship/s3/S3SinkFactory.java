@@ -17,6 +17,11 @@ public final class S3SinkFactory implements SinkFactory {
     /** The scheme. */
     public static final String SCHEME = "s3";
 
+    /** The factory {@link java.util.ServiceLoader} makes. */
+    public S3SinkFactory() {
+        // Nothing to set up: the client is made in open.
+    }
+
     /**
      * What s3 sinks take from the shipper.
      *
