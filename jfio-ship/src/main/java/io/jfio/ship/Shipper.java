@@ -309,9 +309,12 @@ public final class Shipper implements AutoCloseable {
             List<InputConfig> inputs = config.inputsOf(sink);
             if (inputs.isEmpty()) continue;
             SinkSpec spec = config.sinks().get(sink);
-            // A directory sink's commit log says where files resume (exactly once); other sinks have no positions.
+            // A directory sink's commit log and an s3 sink's journal say where files resume (exactly once); other
+            // sinks have no positions.
             List<io.jfio.ship.state.Checkpoint> committed = spec.scheme().equals(SinkSpec.DIR)
-                    ? io.jfio.ship.sink.DirSink.readCommitted(spec.dir()) : null;
+                    ? io.jfio.ship.sink.DirSink.readCommitted(spec.dir())
+                    : spec.scheme().equals(S3SinkFactory.SCHEME)
+                    ? S3SinkFactory.readCommitted(spec, config.state(), sink, config.s3(), log) : null;
             out.addAll(DryRun.report(sink, inputs, config, store(config.state(), sink), committed, log));
         }
         return out;

@@ -23,7 +23,7 @@ import java.util.zip.GZIPOutputStream;
  * twice (once to sign the payload, once to send it).
  */
 final class ObjectBuffer implements AutoCloseable {
-    static final int CHUNK = 1 << 20;
+    static final int CHUNK = 256 << 10;
     static final int FIRST_CHUNK = 16 << 10;
     private static final int SCRATCH = 64 << 10;
 

@@ -107,6 +107,24 @@ final class S3Journal implements AutoCloseable {
         compact();
     }
 
+    /** Replays without writing ({@code dryRun} only tells this constructor from the others): for {@code --dry-run}. */
+    private S3Journal(Path dir, String name, ShipLog log, boolean dryRun) throws IOException {
+        this.compactMin = COMPACT_MIN;
+        this.dir = dir;
+        this.file = dir.resolve(name);
+        this.temp = dir.resolve(name + ".tmp");
+        this.log = log;
+        replay(read());
+    }
+
+    /**
+     * The positions of the journal {@code name} in {@code dir}, read without changing anything (no compaction, no
+     * lock): for {@code --dry-run}. Empty when there is no journal.
+     */
+    static List<Checkpoint> readPositions(Path dir, String name, ShipLog log) throws IOException {
+        return new S3Journal(dir, name, log, true).positions();
+    }
+
     private byte[] read() throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             long n = ch.size();

@@ -1,13 +1,16 @@
 package io.jfio.ship.s3;
 
+import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.sink.Sink;
 import io.jfio.ship.sink.SinkFactory;
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.sink.Sinks;
+import io.jfio.ship.state.Checkpoint;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Thread-safe; stateless. The {@code s3://BUCKET/PREFIX} sink: {@link S3Sink}, set up by {@link Settings}. Loads no
@@ -80,11 +83,8 @@ public final class S3SinkFactory implements SinkFactory {
         String bucket = bucket(spec.target());
         String prefix = prefix(spec.target());
         S3Settings c = s.s3();
-        // The journal belongs to one bucket and prefix: another target starts from nothing.
         String endpoint = S3Clients.endpoint(c);
-        String name = "s3-journal-" + safe(s.sink()) + "-"
-                + String.format("%08x", (endpoint + "|" + bucket + "|" + prefix).hashCode()) + ".log";
-        S3Journal journal = new S3Journal(s.state(), name, options.log());
+        S3Journal journal = new S3Journal(s.state(), journalName(spec, s.sink(), c), options.log());
         software.amazon.awssdk.services.s3.S3Client client = null;
         try {
             client = S3Clients.open(c);
@@ -97,6 +97,24 @@ public final class S3SinkFactory implements SinkFactory {
             if (client != null) client.close();
             throw e;
         }
+    }
+
+    /**
+     * The journal's file name: the sink's name and a hash of endpoint, bucket and prefix, so that another target
+     * never inherits the positions.
+     */
+    static String journalName(SinkSpec spec, String sink, S3Settings settings) {
+        String key = S3Clients.endpoint(settings) + "|" + bucket(spec.target()) + "|" + prefix(spec.target());
+        return "s3-journal-" + safe(sink) + "-" + String.format("%08x", key.hashCode()) + ".log";
+    }
+
+    /**
+     * The positions the s3 sink {@code sink} has recorded done in the state directory, read without opening the sink
+     * or changing anything: for {@code --dry-run}. Empty when it has no journal yet.
+     */
+    public static List<Checkpoint> readCommitted(SinkSpec spec, Path state, String sink, S3Settings settings,
+                                                 ShipLog log) throws IOException {
+        return S3Journal.readPositions(state, journalName(spec, sink, settings), log);
     }
 
     private static String safe(String name) {

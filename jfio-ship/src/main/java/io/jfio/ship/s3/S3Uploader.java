@@ -22,9 +22,10 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
  * in the bucket; several PUTs run at once, because one PUT at a time leaves the link idle while the server stores
  * and answers. A failed PUT is retried with the same key and bytes, with backoff (100 ms doubling to 30 s), until
  * it succeeds: the pipeline sees the acknowledgements stop and pauses reading at {@code max-in-flight}. Each reason
- * is logged once when it starts and once when uploads work again, never per retry. After {@link #deadline} (a
- * stop's grace period) a failing upload is given up: its futures fail, and so do those of every later object (their
- * done would move positions over it); their intents stay, and the next start uploads them again.
+ * is logged once per outage (whichever of the threads meets it), and the end of the outage once, never a retry.
+ * After {@link #deadline} (a stop's grace period) a failing upload is given up: its futures fail, and so do those of
+ * every later object (their done would move positions over it); their intents stay, and the next start uploads them
+ * again.
  */
 final class S3Uploader implements AutoCloseable {
     private static final long BACKOFF_MIN = TimeUnit.MILLISECONDS.toNanos(100);
@@ -72,8 +73,8 @@ final class S3Uploader implements AutoCloseable {
     /** Nanos after which failing uploads are given up (a stop), or 0. */
     private long deadline;
     private boolean stopping;
-    /** The reason last logged, while uploads fail; null while they work. */
-    private String failing;
+    /** The reasons logged since uploads last worked (each is logged once per outage, whichever thread meets it). */
+    private final java.util.Set<String> failing = new java.util.LinkedHashSet<>();
     /**
      * Why no more done records are written in this run (an object given up at a stop, a journal that cannot be
      * written), or null: a done after a missing one would move a position over bytes not in the bucket.
@@ -161,9 +162,10 @@ final class S3Uploader implements AutoCloseable {
                 synchronized (this) {
                     j.nanos = System.nanoTime() - t0;
                     j.state = 1;
-                    if (failing != null) {
-                        log.info("s3-upload-recovered", "bucket", bucket, "key", in.key(), "after", failing);
-                        failing = null;
+                    if (!failing.isEmpty()) {
+                        log.info("s3-upload-recovered", "bucket", bucket, "key", in.key(), "after",
+                                String.join("; ", failing));
+                        failing.clear();
                     }
                 }
                 commit();
@@ -172,8 +174,7 @@ final class S3Uploader implements AutoCloseable {
                 String reason = S3Clients.reason(e);
                 String kind = reason.length() > 60 ? reason.substring(0, 60) : reason;
                 synchronized (this) {
-                    if (failing == null || !failing.equals(kind)) {
-                        failing = kind;
+                    if (failing.add(kind)) {
                         (S3Clients.permanent(e) ? (Logger) log::error : (Logger) log::warn).log("s3-upload-failing",
                                 "bucket", bucket, "key", in.key(), "error", reason,
                                 "action", "retrying with backoff up to 30 s; reading pauses at max-in-flight; "

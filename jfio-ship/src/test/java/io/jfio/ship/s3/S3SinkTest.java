@@ -106,6 +106,12 @@ class S3SinkTest {
         ByteArrayOutputStream log2 = new ByteArrayOutputStream();
         assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
         assertEquals(t.objects(), minio.objects(BUCKET, prefix + "/").size(), log2.toString(StandardCharsets.UTF_8));
+        // --dry-run reads the journal (changing nothing): without checkpoints, files resume where their objects end.
+        Files.delete(tmp.resolve("state").resolve("checkpoints-main.bin"));
+        Files.write(logs.resolve("big.log"), lines(5, 10), java.nio.file.StandardOpenOption.APPEND);
+        List<String> dry = Shipper.dryRun(cfg, quiet());
+        assertTrue(dry.stream().anyMatch(l -> l.contains("/big.log ") && l.contains(" from="
+                + sources.get("big.log").length + " ") && l.contains("why=resumed")), String.join("\n", dry));
     }
 
     @Test
