@@ -1,6 +1,6 @@
 /**
  * The shipper: discovers log files, harvests their lines and ships them to sinks (stdout, a directory, TCP,
- * Kafka) with checkpoints.
+ * Kafka, S3) with checkpoints.
  */
 module io.jfio.ship {
     requires io.jfio.core;
@@ -9,6 +9,16 @@ module io.jfio.ship {
     requires com.fasterxml.jackson.dataformat.toml;
     requires kafka.clients;
     requires jdk.httpserver;
+    requires software.amazon.awssdk.services.s3;
+    requires software.amazon.awssdk.http.urlconnection;
+    requires software.amazon.awssdk.auth;
+    requires software.amazon.awssdk.regions;
+    requires software.amazon.awssdk.core;
+    requires software.amazon.awssdk.awscore;
+    requires software.amazon.awssdk.http;
+    requires software.amazon.awssdk.identity.spi;
+    requires software.amazon.awssdk.retries.api;
+    requires com.github.luben.zstd_jni;
 
     exports io.jfio.ship;
     exports io.jfio.ship.config;
@@ -17,6 +27,7 @@ module io.jfio.ship {
     exports io.jfio.ship.log;
     exports io.jfio.ship.metrics;
     exports io.jfio.ship.pipeline;
+    exports io.jfio.ship.s3;
     exports io.jfio.ship.sink;
     exports io.jfio.ship.state;
     exports io.jfio.ship.tcp;

@@ -1,5 +1,6 @@
 package io.jfio.cli;
 
+import io.jfio.bench.ship.S3Bench;
 import io.jfio.bench.ship.ShipBench;
 import io.jfio.bench.ship.ShipBenchOptions;
 import io.jfio.bench.ship.torture.Torture;
@@ -51,6 +52,12 @@ import picocli.CommandLine.Spec;
                     + "every sink's content is counted (lost, duplicated, damaged) and judged: PASS when nothing is "
                     + "lost or damaged and, for dir, nothing duplicated (tcp and kafka: at most max-in-flight plus "
                     + "one read buffer per kill). Exits 1 when a sink fails.",
+            "",
+            "--sink s3: instead, jfio ship --once into a local MinIO beside 'mc cp --recursive' of the same files "
+                    + "to the same server, from one file of 256 MB and from 100 files of 2.5 MB: throughput, CPU, "
+                    + "peak RSS, the ratio to mc, and every byte jfio stored checked to be in exactly one object. "
+                    + "Needs minio and mc (go install github.com/minio/minio@latest github.com/minio/mc@latest). "
+                    + "Exits 1 when jfio stored something wrongly, 3 when minio or mc is missing.",
         })
 public final class ShipBenchCommand implements Callable<Integer> {
     @Spec
@@ -114,6 +121,10 @@ public final class ShipBenchCommand implements Callable<Integer> {
             + "(default 15).")
     private Integer idleSeconds;
 
+    @Option(names = "--sink", paramLabel = "KIND", description = "s3: the object-storage benchmark against mc "
+            + "(see above); the other options but --dir do not apply.")
+    private String sink;
+
     @Option(names = "--torture", description = "Instead of measuring: writers append numbered records while their "
             + "files are rotated and the shipper is killed with SIGKILL again and again; then count what the sink "
             + "holds: lost, duplicated, damaged. With --torture, --seconds is how long the writers write (default "
@@ -146,6 +157,7 @@ public final class ShipBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         CliException.requireSupportedPlatform();
+        if (sink != null) return s3();
         if (torture) return torture();
         if (kills != null || writers != null || modes != null || sinks != null || kafkaBootstrap != null
                 || seed != null) {
@@ -169,6 +181,24 @@ public final class ShipBenchCommand implements Callable<Integer> {
             throw new CliException(ExitCodes.USAGE, e.getMessage());
         } catch (IOException e) {
             throw new CliException(ExitCodes.FAILED, "benchmark failed: " + e.getMessage());
+        }
+    }
+
+    private Integer s3() {
+        if (!sink.equals("s3")) throw new CliException(ExitCodes.USAGE, "invalid --sink: " + sink + " (s3)");
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter stdout = spec.commandLine().getOut();
+        try {
+            S3Bench.Result r = S3Bench.run(new S3Bench.Options(dir != null ? dir : Path.of(""),
+                    CopyBenchCommand.jfioCommand(), 256_000_000L, 100, 2_500_000L), err);
+            stdout.print(r.report());
+            stdout.flush();
+            if (!r.ok()) throw new CliException(ExitCodes.FAILED, "jfio ship stored something wrongly (see above)");
+            return ExitCodes.OK;
+        } catch (IllegalStateException e) {
+            throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
+        } catch (IOException e) {
+            throw new CliException(ExitCodes.FAILED, "s3 benchmark failed: " + e.getMessage());
         }
     }
 

@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Ship appended data from local files to a sink, at least once: through rotation, crashes and outages.",
             "",
-            "Sinks: dir:PATH (segment files, fsync on commit), stdout:, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC. "
+            "Sinks: dir:PATH (segment files, fsync on commit), stdout:, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC, "
+                    + "s3://BUCKET/PREFIX (objects, exactly once; credentials as the AWS tools find them). "
                     + "Checkpoints under --state advance only after the sink acknowledged the bytes; a restart "
                     + "resumes there (some bytes may be sent again, none are lost). Runs until SIGTERM/SIGINT.",
         },
@@ -176,6 +177,30 @@ public final class ShipCommand implements Callable<Integer> {
     @Option(names = "--kafka-compression", paramLabel = "CODEC", description = "kafka sinks: none, gzip, snappy, "
             + "lz4 (default) or zstd.")
     private String kafkaCompression;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL", description = "s3 sinks: the server's URL (default "
+            + "AWS_ENDPOINT_URL, else AWS); path-style addressing with it.")
+    private String s3Endpoint;
+
+    @Option(names = "--s3-region", paramLabel = "REGION", description = "s3 sinks: the region (default AWS_REGION, "
+            + "the profile's, or us-east-1 with --s3-endpoint).")
+    private String s3Region;
+
+    @Option(names = "--s3-compression", paramLabel = "CODEC", description = "s3 sinks: none, gzip (default) or "
+            + "zstd.")
+    private String s3Compression;
+
+    @Option(names = "--s3-object-size", paramLabel = "SIZE", description = "s3 sinks: cut an object at this many "
+            + "source bytes (default 16MiB; 1MiB to 100MiB).")
+    private String s3ObjectSize;
+
+    @Option(names = "--s3-object-age", paramLabel = "DURATION", description = "s3 sinks: cut an object this long "
+            + "after its first byte (default 60s).")
+    private String s3ObjectAge;
+
+    @Option(names = "--s3-shutdown-grace", paramLabel = "DURATION", description = "s3 sinks: how long a stop waits "
+            + "for the last uploads (default 20s).")
+    private String s3ShutdownGrace;
 
     @Option(names = "--once", description = "Ship everything present, then exit.")
     private boolean once;
@@ -319,6 +344,16 @@ public final class ShipCommand implements Callable<Integer> {
         }
     }
 
+    /** The command line's s3 settings, or null when it gives none. */
+    private RawConfig.RawS3 s3() {
+        if (s3Endpoint == null && s3Region == null && s3Compression == null && s3ObjectSize == null
+                && s3ObjectAge == null && s3ShutdownGrace == null) {
+            return null;
+        }
+        return new RawConfig.RawS3(s3Endpoint, s3Region, null, null, null, null, null, null, null, null,
+                s3ObjectSize, s3ObjectAge, s3Compression, null, s3ShutdownGrace);
+    }
+
     /** The command line's tcp settings, or null when it gives none. */
     private RawConfig.RawTcp tcp() {
         if (tcpTls == null && tcpTlsCa == null && tcpTlsCert == null && tcpTlsKey == null && tcpTokenFile == null) {
@@ -336,7 +371,7 @@ public final class ShipCommand implements Callable<Integer> {
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
                     maxInFlight, tcpNoAck ? Boolean.FALSE : null, tcp(), kafkaCompression, null, null, null,
-                    followSymlinks, owners, outputMode);
+                    followSymlinks, owners, outputMode, s3());
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

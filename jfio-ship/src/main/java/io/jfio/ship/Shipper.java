@@ -11,6 +11,7 @@ import io.jfio.ship.metrics.MetricsServer;
 import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.pipeline.DryRun;
 import io.jfio.ship.pipeline.Pipeline;
+import io.jfio.ship.s3.S3SinkFactory;
 import io.jfio.ship.sink.Sink;
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.sink.Sinks;
@@ -70,7 +71,7 @@ public final class Shipper implements AutoCloseable {
                     log.warn("sink-without-inputs", "sink", e.getKey(), "action", "not opened");
                     continue;
                 }
-                Sink sink = openSink(config, e.getKey(), e.getValue(), inputs, log);
+                Sink sink = openSink(config, e.getKey(), e.getValue(), inputs, log, s.metrics);
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
                             log, s.metrics, mode));
@@ -131,7 +132,7 @@ public final class Shipper implements AutoCloseable {
 
     /** Opens sink {@code name}: its hosts must resolve, its directory must be usable. */
     private static Sink openSink(ShipConfig config, String name, SinkSpec spec, List<InputConfig> inputs,
-                                 ShipLog log) throws StartException {
+                                 ShipLog log, ShipMetrics metrics) throws StartException {
         String key = StartException.sinkKey(name);
         try {
             Sinks.requireResolvable(spec);
@@ -141,7 +142,7 @@ public final class Shipper implements AutoCloseable {
         }
         boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
         try {
-            return Sinks.open(spec, sinkOptions(config, raw, log));
+            return Sinks.open(spec, sinkOptions(config, name, raw, log, metrics));
         } catch (StateLock.LockedException | Sinks.UnavailableException e) {
             throw new StartException(StartException.Kind.ENVIRONMENT, e.getMessage() + " (" + key + ")", e);
         } catch (IllegalArgumentException e) {
@@ -154,8 +155,10 @@ public final class Shipper implements AutoCloseable {
     }
 
     /** What the sinks take from {@code config}: the common options and each sink kind's settings. */
-    private static Sinks.Options sinkOptions(ShipConfig config, boolean raw, ShipLog log) {
+    private static Sinks.Options sinkOptions(ShipConfig config, String name, boolean raw, ShipLog log,
+                                             ShipMetrics metrics) {
         Map<Class<?>, Object> settings = Map.of(
+                S3SinkFactory.Settings.class, new S3SinkFactory.Settings(config.s3(), config.state(), name, metrics),
                 TcpSinkFactory.Settings.class, new TcpSinkFactory.Settings(config.tcpAck(), config.tcpSecurity()),
                 KafkaSinkFactory.Settings.class, new KafkaSinkFactory.Settings(config.kafkaCompression(),
                         config.kafkaProperties()));
@@ -321,9 +324,12 @@ public final class Shipper implements AutoCloseable {
             List<InputConfig> inputs = config.inputsOf(sink);
             if (inputs.isEmpty()) continue;
             SinkSpec spec = config.sinks().get(sink);
-            // A directory sink's commit log says where files resume (exactly once); other sinks have no positions.
+            // A directory sink's commit log and an s3 sink's journal say where files resume (exactly once); other
+            // sinks have no positions.
             List<io.jfio.ship.state.Checkpoint> committed = spec.scheme().equals(SinkSpec.DIR)
-                    ? io.jfio.ship.sink.DirSink.readCommitted(spec.dir()) : null;
+                    ? io.jfio.ship.sink.DirSink.readCommitted(spec.dir())
+                    : spec.scheme().equals(S3SinkFactory.SCHEME)
+                    ? S3SinkFactory.readCommitted(spec, config.state(), sink, config.s3(), log) : null;
             out.addAll(DryRun.report(sink, inputs, config, store(config.state(), sink), committed, log));
         }
         return out;

@@ -35,18 +35,20 @@ import java.util.Map;
  * @param owners             user names or IDs whose files inputs that do not say may ship (default: any)
  * @param outputMode         the mode of files and directories the sinks create, octal (default 0600: directories
  *                           get x where r is given)
+ * @param s3                 how s3 sinks reach their server and cut their objects ({@code s3:} section)
  */
 public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
                         String onOverlong, String checkpointInterval, Integer maxOpenFiles, String rotateWait,
                         String bufferSize, String segmentSize, String maxInFlight, Boolean tcpAck,
                         RawTcp tcp, String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
-                        Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode) {
+                        Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode,
+                        RawS3 s3) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     /**
@@ -86,6 +88,46 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
         }
     }
 
+    /**
+     * The {@code s3:} section: every key may be left out (the AWS SDK's default chains and the defaults of
+     * {@link io.jfio.ship.s3.S3Settings} apply).
+     *
+     * @param endpoint      the server's URL ({@code http://127.0.0.1:9000})
+     * @param region        the region
+     * @param pathStyle     path-style addressing (default: on when an endpoint is given)
+     * @param accessKey     the access key id
+     * @param secretKey     its secret
+     * @param sessionToken  a session token
+     * @param profile       the shared config files' profile
+     * @param storageClass  the objects' storage class
+     * @param sse           server-side encryption: AES256 or aws:kms
+     * @param sseKmsKeyId   the KMS key for aws:kms
+     * @param objectSize    the object size, e.g. {@code 16MiB}
+     * @param objectAge     the object age, e.g. {@code 60s}
+     * @param compression   none, gzip or zstd
+     * @param keyTemplate   the key template
+     * @param shutdownGrace how long a stop waits for the last uploads
+     */
+    public record RawS3(String endpoint, String region, Boolean pathStyle, String accessKey, String secretKey,
+                        String sessionToken, String profile, String storageClass, String sse, String sseKmsKeyId,
+                        String objectSize, String objectAge, String compression, String keyTemplate,
+                        String shutdownGrace) {
+        static RawS3 pick(RawS3 over, RawS3 base) {
+            if (over == null) return base;
+            if (base == null) return over;
+            return new RawS3(RawConfig.pick(over.endpoint, base.endpoint), RawConfig.pick(over.region, base.region),
+                    RawConfig.pick(over.pathStyle, base.pathStyle), RawConfig.pick(over.accessKey, base.accessKey),
+                    RawConfig.pick(over.secretKey, base.secretKey),
+                    RawConfig.pick(over.sessionToken, base.sessionToken), RawConfig.pick(over.profile, base.profile),
+                    RawConfig.pick(over.storageClass, base.storageClass), RawConfig.pick(over.sse, base.sse),
+                    RawConfig.pick(over.sseKmsKeyId, base.sseKmsKeyId),
+                    RawConfig.pick(over.objectSize, base.objectSize), RawConfig.pick(over.objectAge, base.objectAge),
+                    RawConfig.pick(over.compression, base.compression),
+                    RawConfig.pick(over.keyTemplate, base.keyTemplate),
+                    RawConfig.pick(over.shutdownGrace, base.shutdownGrace));
+        }
+    }
+
     /** This configuration with every field that {@code over} gives replaced by {@code over}'s. */
     public RawConfig overriddenBy(RawConfig over) {
         return new RawConfig(pick(over.from, from), pick(over.exclude, exclude), pick(over.to, to),
@@ -99,7 +141,7 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.kafkaCompression, kafkaCompression), pick(over.kafkaProperties, kafkaProperties),
                 pick(over.inputs, inputs),
                 pick(over.sinks, sinks), pick(over.followSymlinks, followSymlinks), pick(over.owners, owners),
-                pick(over.outputMode, outputMode));
+                pick(over.outputMode, outputMode), RawS3.pick(over.s3, s3));
     }
 
     private static <T> T pick(T over, T base) {

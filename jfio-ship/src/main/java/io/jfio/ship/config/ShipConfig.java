@@ -40,12 +40,14 @@ import java.util.Set;
  * @param kafkaProperties    further producer properties of kafka sinks, applied over the sink's own
  * @param outputMode         permission bits of the files the sinks create (segments); their directories get the
  *                           same bits plus x wherever r is set
+ * @param s3                 how s3 sinks reach their server and cut their objects
  */
 public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
                          InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
                          Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
                          long segmentSize, long maxInFlight, boolean tcpAck, TcpSecurity tcpSecurity,
-                         String kafkaCompression, Map<String, String> kafkaProperties, int outputMode) {
+                         String kafkaCompression, Map<String, String> kafkaProperties, int outputMode,
+                         io.jfio.ship.s3.S3Settings s3) {
     /** The default mode of files the sinks create: the shipper's user only. */
     public static final int OUTPUT_MODE_DEFAULT = 0600;
     /** The default longest line. */
@@ -107,7 +109,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         }
         if (sinks.isEmpty()) {
             throw new ConfigException("no sink: give --to SINK (dir:PATH, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC, "
-                    + "stdout:) or 'to'/'sinks' in the config file");
+                    + "s3://BUCKET/PREFIX, stdout:) or 'to'/'sinks' in the config file");
         }
         if (raw.state() == null || raw.state().isBlank()) {
             throw new ConfigException("no state directory: give --state DIR or 'state' in the config file");
@@ -183,7 +185,31 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         int outputMode = raw.outputMode() == null ? OUTPUT_MODE_DEFAULT : mode(raw.outputMode());
         return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
                 overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, tcpSecurity,
-                compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode);
+                compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode,
+                s3(raw.s3()));
+    }
+
+    /** The {@code s3:} section checked, with defaults. */
+    private static io.jfio.ship.s3.S3Settings s3(RawConfig.RawS3 s) throws ConfigException {
+        if (s == null) return io.jfio.ship.s3.S3Settings.defaults();
+        try {
+            return new io.jfio.ship.s3.S3Settings(blank(s.endpoint()), blank(s.region()), s.pathStyle(),
+                    blank(s.accessKey()), blank(s.secretKey()), blank(s.sessionToken()), blank(s.profile()),
+                    blank(s.storageClass()), blank(s.sse()), blank(s.sseKmsKeyId()),
+                    s.objectSize() == null ? io.jfio.ship.s3.S3Settings.OBJECT_SIZE_DEFAULT
+                            : size("s3.object-size", s.objectSize()),
+                    s.objectAge() == null ? io.jfio.ship.s3.S3Settings.OBJECT_AGE_DEFAULT
+                            : duration("s3.object-age", s.objectAge()),
+                    s.compression() == null ? null : s.compression().trim(), s.keyTemplate(),
+                    s.shutdownGrace() == null ? io.jfio.ship.s3.S3Settings.SHUTDOWN_GRACE_DEFAULT
+                            : duration("s3.shutdown-grace", s.shutdownGrace()));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    private static String blank(String v) {
+        return v == null || v.isBlank() ? null : v.trim();
     }
 
     private static int mode(String text) throws ConfigException {

@@ -73,6 +73,7 @@ public final class ShipMetrics {
     private final Map<String, LongAdder> rotations = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
     private final List<Supplier<List<FileGauge>>> gauges = new CopyOnWriteArrayList<>();
+    private final List<Supplier<String>> families = new CopyOnWriteArrayList<>();
 
     /** The counters of sink {@code sink}, made on first use. */
     public SinkCounters of(String sink) {
@@ -95,6 +96,14 @@ public final class ShipMetrics {
     /** Registers a source of per-file gauges (a pipeline's latest snapshot). */
     public void register(Supplier<List<FileGauge>> source) {
         gauges.add(source);
+    }
+
+    /**
+     * Registers metric families of a sink's own (the s3 sink's objects, retries, latencies), rendered after the
+     * shipper's: {@code source} returns complete families in the Prometheus text format.
+     */
+    public void registerFamilies(Supplier<String> source) {
+        families.add(source);
     }
 
     /** The sum of counter {@code c} over all sinks (for tests and the summary line). */
@@ -131,6 +140,7 @@ public final class ShipMetrics {
         b.append("jfio_ship_files ").append(files.size()).append('\n');
         b.append("# HELP jfio_ship_open_files Source files open.\n# TYPE jfio_ship_open_files gauge\n");
         b.append("jfio_ship_open_files ").append(files.stream().filter(FileGauge::open).count()).append('\n');
+        for (Supplier<String> f : families) b.append(f.get());
         ProcessMetrics.render(b);
         return b.toString();
     }

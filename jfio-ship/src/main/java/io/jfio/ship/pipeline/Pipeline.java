@@ -307,7 +307,7 @@ public final class Pipeline {
             checkpoint(false);
             publishGauges(false);
             if (progress) continue;
-            if (!flushSink() || !takeAcks()) continue;
+            if (!(mode == Mode.ONCE ? drainSink() : flushSink()) || !takeAcks()) continue;
             checkpoint(false);
             releaseDrained();
             if (mode == Mode.ONCE && (fatal != null || onceDone())) break;
@@ -430,6 +430,18 @@ public final class Pipeline {
         }
     }
 
+    /** {@link Sink#drain()}: in {@link Mode#ONCE}, nothing is left to read until the acknowledgements come. */
+    private boolean drainSink() {
+        try {
+            window.flush();
+            sink.drain();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            sinkFailed(e);
+            return false;
+        }
+    }
+
     private boolean backingOff() {
         if (backoffUntil == 0) return false;
         if (System.nanoTime() - backoffUntil < 0) return true;
@@ -533,7 +545,7 @@ public final class Pipeline {
         if (feed != null) feed.close();
         try {
             try {
-                sink.flush();
+                sink.finish();
             } catch (IOException | RuntimeException e) {
                 log.warn("sink-flush-failed", "sink", name, "error", e.toString());
             }

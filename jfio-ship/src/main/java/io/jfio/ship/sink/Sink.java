@@ -50,6 +50,24 @@ public interface Sink extends AutoCloseable {
         return null;
     }
 
+    /**
+     * The pipeline has read everything there is and waits for the last acknowledgements ({@code --once}): deliver
+     * what the sink holds now rather than on its own schedule (the s3 sink uploads the objects it is still filling).
+     * By default a {@link #flush}.
+     */
+    default void drain() throws IOException {
+        flush();
+    }
+
+    /**
+     * The pipeline is stopping: deliver what the sink holds now rather than on its own schedule (the s3 sink uploads
+     * the objects it is still filling). Called once, before the pipeline waits for the last acknowledgements and
+     * {@link #close}s the sink. By default a {@link #flush}.
+     */
+    default void finish() throws IOException {
+        flush();
+    }
+
     /** Flushes and releases everything; waits at most a few seconds for outstanding acknowledgements. */
     @Override
     void close() throws IOException;

@@ -11,7 +11,8 @@ import java.util.Map;
  * A shipper process for the crash and sink tests:
  * {@code java ShipMain GLOB OUT STATE MAX_IN_FLIGHT BUFFER MAX_RECORD [once|run] [KEY=VALUE...]} (keys as in
  * {@link ShipRun#config});
- * runs until killed, or with {@code once} ships what is there and exits 0 (1 when something failed).
+ * runs until killed, or with {@code once} ships what is there and exits 0 (1 when something failed). With
+ * {@code -Djfio.test.graceful=true} a SIGTERM stops it the way the command's signal handler does.
  */
 public final class ShipMain {
     private ShipMain() {
@@ -33,8 +34,26 @@ public final class ShipMain {
             cfg = ShipRun.config(List.of(args[0]), Path.of(args[1]), Path.of(args[2]), extra);
         }
         Shipper s = Shipper.open(cfg, once ? Pipeline.Mode.ONCE : Pipeline.Mode.RUN, ShipLog.stderr());
+        java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger code = new java.util.concurrent.atomic.AtomicInteger();
+        if (Boolean.getBoolean("jfio.test.graceful")) {
+            // SIGTERM stops the shipper as the command's handler does, and the process exits with the run's code
+            // once it has finished (not the JVM's 143).
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                s.stop();
+                try {
+                    ended.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                Runtime.getRuntime().halt(code.get());
+            }));
+        }
         System.out.println("started");
         System.out.flush();
-        System.exit(s.run() ? 0 : 1);
+        boolean ok = s.run();
+        code.set(ok ? 0 : 1);
+        ended.countDown();
+        System.exit(ok ? 0 : 1);
     }
 }

@@ -87,7 +87,7 @@ public final class ShipRun implements AutoCloseable {
                 e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, tcp(e), e.get("kafka-compression"),
                 kafkaProperties(e), null, null,
                 e.containsKey("follow-symlinks") ? Boolean.valueOf(e.get("follow-symlinks")) : null,
-                e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"));
+                e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"), s3(e));
         return ShipConfig.resolve(raw, Path.of("/"));
     }
 
@@ -96,6 +96,16 @@ public final class ShipRun implements AutoCloseable {
         if (e.keySet().stream().noneMatch(k -> k.startsWith("tcp."))) return null;
         return new RawConfig.RawTcp(e.containsKey("tcp.tls") ? Boolean.valueOf(e.get("tcp.tls")) : null,
                 e.get("tcp.tls-ca"), e.get("tcp.tls-cert"), e.get("tcp.tls-key"), e.get("tcp.token-file"));
+    }
+
+    /** The {@code s3.*} settings of {@code extra} (s3.endpoint, s3.compression, ...), or null. */
+    private static RawConfig.RawS3 s3(Map<String, String> e) {
+        if (e.keySet().stream().noneMatch(k -> k.startsWith("s3."))) return null;
+        return new RawConfig.RawS3(e.get("s3.endpoint"), e.get("s3.region"),
+                e.containsKey("s3.path-style") ? Boolean.valueOf(e.get("s3.path-style")) : null, e.get("s3.access-key"),
+                e.get("s3.secret-key"), e.get("s3.session-token"), e.get("s3.profile"), e.get("s3.storage-class"),
+                e.get("s3.sse"), e.get("s3.sse-kms-key-id"), e.get("s3.object-size"), e.get("s3.object-age"),
+                e.get("s3.compression"), e.get("s3.key-template"), e.get("s3.shutdown-grace"));
     }
 
     /** The {@code kafka.*} settings of {@code extra}, without the prefix, or null. */

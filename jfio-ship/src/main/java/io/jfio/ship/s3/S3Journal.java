@@ -1,0 +1,313 @@
+package io.jfio.ship.s3;
+
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.state.Checkpoint;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+
+/**
+ * Thread-safe (every method is synchronized); written by the upload thread, read by the pipeline thread.
+ *
+ * <p>The s3 sink's journal in the state directory: what the bucket holds, as far as this sink knows, made durable
+ * before anyone relies on it. Each object is written as an <em>intent</em> (its number, key, source content and
+ * byte range) and fdatasynced BEFORE its upload starts, and as <em>done</em> (fdatasynced) after the server
+ * acknowledged it and before the pipeline is told. The done records are the source positions the pipeline resumes
+ * from ({@link #positions()}), the way the directory sink's commit log is: an intent without done after a crash is
+ * uploaded again under the same key with the same range (the pipeline re-sends from the done position; the sink
+ * re-cuts the object at the intent's end), so an object that did reach the bucket before the crash is overwritten
+ * by the same bytes, and no byte ends up in two objects.
+ *
+ * <p>Format: text lines, each {@code CRC32C-HEX SP BODY LF}, the CRC over the body. Bodies: {@code I seq dev ino
+ * fp-length fp-hash start end millis key-hex path-hex} (intent), {@code D seq millis} (done), {@code X seq}
+ * (abandoned: its source content is gone), {@code P dev ino fp-length fp-hash offset seen-at path-hex} (a position, in
+ * a snapshot) and {@code N next-seq}. A line whose CRC fails (the torn last line a crash left) is skipped and
+ * logged. The file is created 0600 and never opened through a symbolic link; compaction writes a snapshot (the
+ * positions, the open intents, the next number) to a temporary created exclusively, fdatasyncs it, renames it over
+ * the journal and fsyncs the directory: at every open and when the appended lines outgrow the last snapshot by
+ * {@link #COMPACT_MIN}. Positions not touched for 7 days and intents older than that are dropped then.
+ */
+final class S3Journal implements AutoCloseable {
+    /** Lines appended past the last snapshot before compaction. */
+    static final long COMPACT_MIN = 1 << 20;
+    private static final long FORGET_MILLIS = TimeUnit.DAYS.toMillis(7);
+    private static final FileAttribute<Set<PosixFilePermission>> PRIVATE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    private static final HexFormat HEX = HexFormat.of();
+
+    /**
+     * An object decided: its number, key, source and range.
+     *
+     * @param seq    its number
+     * @param key    its key
+     * @param device the source's {@code st_dev}
+     * @param inode  its {@code st_ino}
+     * @param fpLen  its fingerprint's length
+     * @param fpHash its fingerprint
+     * @param path   its path when the object was cut
+     * @param start  the first source offset
+     * @param end    the source offset just past the last byte
+     * @param millis when its first byte arrived (epoch ms)
+     */
+    record Intent(long seq, String key, long device, long inode, int fpLen, long fpHash, String path, long start,
+                  long end, long millis) {
+    }
+
+    private final long compactMin;
+    private final Path file;
+    private final Path temp;
+    private final Path dir;
+    private final ShipLog log;
+    private final Map<List<Long>, Checkpoint> positions = new LinkedHashMap<>();
+    private final Map<Long, Intent> open = new LinkedHashMap<>();
+    private long nextSeq = 1;
+    private FileChannel out;
+    private long snapshotSize;
+    private long size;
+
+    /**
+     * Opens (creating it when missing) the journal {@code name} in {@code dir}, replays and compacts it.
+     *
+     * @throws IOException when it cannot be read or written (a symbolic link at its name is refused)
+     */
+    S3Journal(Path dir, String name, ShipLog log) throws IOException {
+        this(dir, name, log, COMPACT_MIN);
+    }
+
+    /** As above with the compaction bound given: for tests. */
+    S3Journal(Path dir, String name, ShipLog log, long compactMin) throws IOException {
+        this.compactMin = compactMin;
+        this.dir = dir;
+        this.file = dir.resolve(name);
+        this.temp = dir.resolve(name + ".tmp");
+        this.log = log;
+        if (Files.isSymbolicLink(temp)) throw new IOException("refusing a symbolic link: path=" + temp);
+        Files.deleteIfExists(temp);
+        replay(read());
+        compact();
+    }
+
+    /** Replays without writing ({@code dryRun} only tells this constructor from the others): for {@code --dry-run}. */
+    private S3Journal(Path dir, String name, ShipLog log, boolean dryRun) throws IOException {
+        this.compactMin = COMPACT_MIN;
+        this.dir = dir;
+        this.file = dir.resolve(name);
+        this.temp = dir.resolve(name + ".tmp");
+        this.log = log;
+        replay(read());
+    }
+
+    /**
+     * The positions of the journal {@code name} in {@code dir}, read without changing anything (no compaction, no
+     * lock): for {@code --dry-run}. Empty when there is no journal.
+     */
+    static List<Checkpoint> readPositions(Path dir, String name, ShipLog log) throws IOException {
+        return new S3Journal(dir, name, log, true).positions();
+    }
+
+    private byte[] read() throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            long n = ch.size();
+            if (n > Integer.MAX_VALUE - 16) throw new IOException("journal too large: path=" + file + " size=" + n);
+            ByteBuffer b = ByteBuffer.allocate((int) n);
+            while (b.hasRemaining() && ch.read(b) >= 0) {
+                // reads to the end
+            }
+            return b.array();
+        } catch (NoSuchFileException e) {
+            return new byte[0];
+        } catch (IOException e) {
+            if (Files.isSymbolicLink(file)) throw new IOException("refusing a symbolic link: path=" + file, e);
+            throw e;
+        }
+    }
+
+    private void replay(byte[] bytes) {
+        int bad = 0;
+        int start = 0;
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] != '\n') continue;
+            if (!apply(bytes, start, i)) bad++;
+            start = i + 1;
+        }
+        if (start < bytes.length) bad++; // the torn last line of a crash: its object was never relied on
+        if (bad > 0) {
+            log.warn("s3-journal-lines-skipped", "path", file, "lines", bad,
+                    "why", "bad checksum or a torn last line (a crash during a write)",
+                    "consequence", "none: a line is relied on only after it was synced whole");
+        }
+    }
+
+    /** Applies the line {@code bytes[from, to)}; false when it is damaged. */
+    private boolean apply(byte[] bytes, int from, int to) {
+        try {
+            String line = new String(bytes, from, to - from, StandardCharsets.US_ASCII);
+            int sp = line.indexOf(' ');
+            if (sp != 8) return false;
+            String body = line.substring(9);
+            if (Integer.parseUnsignedInt(line.substring(0, 8), 16) != crc(body)) return false;
+            String[] f = body.split(" ");
+            switch (f[0]) {
+                case "I" -> {
+                    Intent in = new Intent(Long.parseLong(f[1]), str(f[9]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+                            Integer.parseInt(f[4]), Long.parseLong(f[5]), str(f[10]), Long.parseLong(f[6]),
+                            Long.parseLong(f[7]), Long.parseLong(f[8]));
+                    open.put(in.seq(), in);
+                    nextSeq = Math.max(nextSeq, in.seq() + 1);
+                }
+                case "D" -> {
+                    Intent in = open.remove(Long.parseLong(f[1]));
+                    if (in != null) position(in, Long.parseLong(f[2]));
+                }
+                case "X" -> open.remove(Long.parseLong(f[1]));
+                case "P" -> {
+                    Checkpoint c = new Checkpoint(Long.parseLong(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3]),
+                            Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), str(f[7]));
+                    positions.put(List.of(c.device(), c.inode()), c);
+                }
+                case "N" -> nextSeq = Math.max(nextSeq, Long.parseLong(f[1]));
+                default -> {
+                    return false;
+                }
+            }
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void position(Intent in, long millis) {
+        positions.put(List.of(in.device(), in.inode()), new Checkpoint(in.device(), in.inode(), in.fpLen(),
+                in.fpHash(), in.end(), millis, in.path()));
+    }
+
+    /** The next object number (each call takes one). */
+    synchronized long takeSeq() {
+        return nextSeq++;
+    }
+
+    /** The intents without done, oldest first. */
+    synchronized List<Intent> openIntents() {
+        return new ArrayList<>(open.values());
+    }
+
+    /** Where every source content's objects end: the positions the pipeline resumes from. */
+    synchronized List<Checkpoint> positions() {
+        return new ArrayList<>(positions.values());
+    }
+
+    /** Records {@code in} durably, before its upload (again after a crash: nothing new is written then). */
+    synchronized void intent(Intent in) throws IOException {
+        if (open.containsKey(in.seq())) return;
+        append("I " + in.seq() + " " + in.device() + " " + in.inode() + " " + in.fpLen() + " " + in.fpHash() + " "
+                + in.start() + " " + in.end() + " " + in.millis() + " " + hex(in.key()) + " " + hex(in.path()));
+        open.put(in.seq(), in);
+    }
+
+    /** Records that object {@code seq} is in the bucket, durably; its end becomes its source's position. */
+    synchronized void done(long seq, long millis) throws IOException {
+        append("D " + seq + " " + millis);
+        Intent in = open.remove(seq);
+        if (in != null) position(in, millis);
+        if (size - snapshotSize > Math.max(compactMin, snapshotSize)) compact();
+    }
+
+    /** Drops intent {@code seq}: its source content will not be sent again (truncated, replaced or gone). */
+    synchronized void abandon(long seq) throws IOException {
+        append("X " + seq);
+        open.remove(seq);
+    }
+
+    private void append(String body) throws IOException {
+        byte[] line = line(body);
+        ByteBuffer b = ByteBuffer.wrap(line);
+        while (b.hasRemaining()) out.write(b);
+        out.force(false);
+        size += line.length;
+    }
+
+    /** Rewrites the journal as one snapshot: positions, open intents, the next number. */
+    private void compact() throws IOException {
+        long now = System.currentTimeMillis();
+        positions.values().removeIf(c -> now - c.seenAt() > FORGET_MILLIS);
+        open.values().removeIf(in -> now - in.millis() > FORGET_MILLIS);
+        StringBuilder b = new StringBuilder();
+        for (Checkpoint c : positions.values()) {
+            b.append(new String(line("P " + c.device() + " " + c.inode() + " " + c.fpLength() + " " + c.fpHash() + " "
+                    + c.offset() + " " + c.seenAt() + " " + hex(c.path())), StandardCharsets.US_ASCII));
+        }
+        for (Intent in : open.values()) {
+            b.append(new String(line("I " + in.seq() + " " + in.device() + " " + in.inode() + " " + in.fpLen() + " "
+                    + in.fpHash() + " " + in.start() + " " + in.end() + " " + in.millis() + " " + hex(in.key()) + " "
+                    + hex(in.path())), StandardCharsets.US_ASCII));
+        }
+        b.append(new String(line("N " + nextSeq), StandardCharsets.US_ASCII));
+        byte[] snap = b.toString().getBytes(StandardCharsets.US_ASCII);
+        OpenOption[] create = {StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW, LinkOption.NOFOLLOW_LINKS};
+        try (FileChannel t = FileChannel.open(temp, Set.of(create), PRIVATE)) {
+            ByteBuffer bb = ByteBuffer.wrap(snap);
+            while (bb.hasRemaining()) t.write(bb);
+            t.force(false);
+        } catch (FileAlreadyExistsException e) {
+            throw new IOException("journal temporary exists (another writer, or a link): path=" + temp, e);
+        }
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        }
+        if (out != null) out.close();
+        out = FileChannel.open(file, Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND,
+                LinkOption.NOFOLLOW_LINKS), PRIVATE);
+        snapshotSize = snap.length;
+        size = snap.length;
+    }
+
+    private static byte[] line(String body) {
+        return (String.format("%08x", crc(body)) + " " + body + "\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static int crc(String body) {
+        CRC32C c = new CRC32C();
+        c.update(body.getBytes(StandardCharsets.US_ASCII));
+        return (int) c.getValue();
+    }
+
+    private static String hex(String s) {
+        byte[] b = io.jfio.core.sys.FileNames.encode(s);
+        return b.length == 0 ? "-" : HEX.formatHex(b);
+    }
+
+    private static String str(String hex) {
+        return hex.equals("-") ? "" : io.jfio.core.sys.FileNames.decode(HEX.parseHex(hex));
+    }
+
+    /** The journal file. */
+    Path file() {
+        return file;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (out != null) out.close();
+    }
+}

@@ -1,0 +1,75 @@
+package io.jfio.ship.s3;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * Thread-safe. The counters of one s3 sink, rendered into the shipper's metrics (Prometheus text format): objects
+ * uploaded, their bytes (stored and source), retries, upload latency (sum, count and the largest) and the age of
+ * the oldest byte not yet acknowledged.
+ */
+final class S3Metrics {
+    private final String sink;
+    private final LongAdder objects = new LongAdder();
+    private final LongAdder stored = new LongAdder();
+    private final LongAdder source = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder latencyNanos = new LongAdder();
+    private final AtomicLong maxLatencyNanos = new AtomicLong();
+    private volatile LongSupplier oldestMillis = () -> 0;
+
+    S3Metrics(String sink) {
+        this.sink = sink.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+    }
+
+    void uploaded(long storedBytes, long sourceBytes, long nanos) {
+        objects.increment();
+        stored.add(storedBytes);
+        source.add(sourceBytes);
+        latencyNanos.add(nanos);
+        maxLatencyNanos.accumulateAndGet(nanos, Math::max);
+    }
+
+    void retry() {
+        retries.increment();
+    }
+
+    void oldest(LongSupplier millis) {
+        oldestMillis = millis;
+    }
+
+    long objects() {
+        return objects.sum();
+    }
+
+    long retries() {
+        return retries.sum();
+    }
+
+    /** The families, in the Prometheus text format. */
+    String render() {
+        StringBuilder b = new StringBuilder(1024);
+        family(b, "jfio_ship_s3_objects_total", "counter", "Objects uploaded and recorded done.", objects.sum());
+        family(b, "jfio_ship_s3_bytes_total", "counter", "Bytes of the objects uploaded, as stored (compressed).",
+                stored.sum());
+        family(b, "jfio_ship_s3_source_bytes_total", "counter", "Source bytes in the objects uploaded.",
+                source.sum());
+        family(b, "jfio_ship_s3_retries_total", "counter", "Uploads retried after a failure.", retries.sum());
+        family(b, "jfio_ship_s3_upload_seconds_sum", "counter", "Time spent in successful uploads.",
+                latencyNanos.sum() / 1e9);
+        family(b, "jfio_ship_s3_upload_seconds_count", "counter", "Successful uploads timed.", objects.sum());
+        family(b, "jfio_ship_s3_upload_seconds_max", "gauge", "The longest successful upload.",
+                maxLatencyNanos.get() / 1e9);
+        family(b, "jfio_ship_s3_oldest_unacknowledged_seconds", "gauge",
+                "Age of the oldest byte the sink holds that is not yet in the bucket.",
+                oldestMillis.getAsLong() / 1e3);
+        return b.toString();
+    }
+
+    private void family(StringBuilder b, String name, String type, String help, Object value) {
+        b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+        b.append(name).append("{sink=\"").append(sink).append("\"} ").append(value).append('\n');
+    }
+}

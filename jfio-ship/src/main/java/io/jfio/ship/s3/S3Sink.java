@@ -1,0 +1,367 @@
+package io.jfio.ship.s3;
+
+import io.jfio.ship.harvest.Fingerprint;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.Sink;
+import io.jfio.ship.sink.SourceId;
+import io.jfio.ship.state.Checkpoint;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Thread-safe: the pipeline thread calls {@link #send}, {@link #flush}, {@link #finish} and {@link #close}; the
+ * timer thread ({@code jfio-ship-s3-timer}) cuts objects that reached their age; the upload thread ({@link
+ * S3Uploader}) completes the futures. The open objects are guarded by this object's lock.
+ *
+ * <p>The sink {@code s3://BUCKET/PREFIX}: every source content's bytes go into objects of their own, one object per
+ * contiguous range {@code [start, end)} of one source, compressed as they arrive ({@link ObjectBuffer}, native
+ * memory). An object is cut when its source bytes reach the object size, when its first byte is older than the
+ * object age, when the open objects together pass half of {@code max-in-flight} (the largest is cut: the pipeline
+ * pauses reading above {@code max-in-flight}, so the open objects must be uploaded before that), and at a stop. A
+ * cut object gets its number and key and goes to the upload thread, which records its intent in the {@link
+ * S3Journal} before the upload and its done after, and only then completes the futures of its batches. A batch
+ * that straddles an object's end (a redone object, below) completes when both objects are done; the futures
+ * complete in send order.
+ *
+ * <p>Exactly once: {@link #committed()} is the journal's done positions, so after a crash the pipeline sends every
+ * source again from the end of its last done object. An intent that has no done (the crash came during its upload,
+ * or between the upload and the done) is redone: when its source's bytes come again from the intent's start, they go
+ * into an object with the intent's number and key, cut at exactly the intent's end (never by age, size or a stop),
+ * so the object that may already be in the bucket is overwritten by the same bytes. An intent whose source does not
+ * come back at its start (the file was truncated or replaced while the shipper was down) is abandoned: its bytes
+ * are not sent again, so they cannot be in two objects.
+ */
+public final class S3Sink implements Sink {
+    /** An object being filled: one source's bytes {@code [start, end)}. */
+    static final class OpenObject {
+        final Object key;
+        SourceId id;
+        String path;
+        final long start;
+        long end;
+        final long firstMillis;
+        final long firstNanos;
+        final ObjectBuffer buffer;
+        /** The intent this object redoes, or null. */
+        final S3Journal.Intent redo;
+        final List<CompletableFuture<Void>> futures = new ArrayList<>();
+
+        OpenObject(Object key, SourceId id, String path, long start, long firstMillis, ObjectBuffer buffer,
+                   S3Journal.Intent redo) {
+            this.key = key;
+            this.id = id;
+            this.path = path;
+            this.start = start;
+            this.end = start;
+            this.firstMillis = firstMillis;
+            this.firstNanos = System.nanoTime();
+            this.buffer = buffer;
+            this.redo = redo;
+        }
+    }
+
+    private final String bucket;
+    private final String prefix;
+    private final String host;
+    private final S3Settings settings;
+    private final KeyTemplate template;
+    private final ShipLog log;
+    private final S3Journal journal;
+    private final S3Uploader uploader;
+    private final S3Metrics metrics;
+    private final long openBudget;
+    private final ScheduledExecutorService timer;
+    private final Map<Object, OpenObject> open = new HashMap<>();
+    /** Intents to redo, by source (device, inode) and by full fingerprint. */
+    private final Map<Object, List<S3Journal.Intent>> redo = new HashMap<>();
+    private long openRaw;
+    private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
+    private boolean closed;
+
+    /**
+     * Opens the sink: replays the journal, checks that the bucket answers, starts the upload and timer threads.
+     *
+     * @param client      the client (closed with the sink)
+     * @param bucket      the bucket
+     * @param prefix      the key prefix (empty, or ending in {@code /})
+     * @param settings    the settings
+     * @param journal     the open journal (closed with the sink)
+     * @param maxInFlight the pipeline's bound on unacknowledged bytes
+     * @param log         the log
+     * @param metrics     the metrics to add to
+     */
+    S3Sink(S3Client client, String bucket, String prefix, S3Settings settings, S3Journal journal, long maxInFlight,
+           ShipLog log, S3Metrics metrics) {
+        this.bucket = bucket;
+        this.prefix = prefix;
+        this.settings = settings;
+        this.template = KeyTemplate.parse(settings.keyTemplate());
+        this.log = log;
+        this.journal = journal;
+        this.metrics = metrics;
+        this.host = hostName();
+        this.openBudget = Math.max(1 << 20, maxInFlight / 2);
+        if (settings.objectSize() > openBudget) {
+            log.info("s3-object-size-capped", "object-size", settings.objectSize(), "cap", openBudget,
+                    "why", "open objects are cut at half of max-in-flight, where the pipeline pauses reading; "
+                            + "raise max-in-flight for larger objects");
+        }
+        for (S3Journal.Intent in : journal.openIntents()) {
+            redo.computeIfAbsent(List.of(in.device(), in.inode()), k -> new ArrayList<>()).add(in);
+            if (in.fpLen() == Fingerprint.SIZE) {
+                redo.computeIfAbsent(List.of(in.fpHash()), k -> new ArrayList<>()).add(in);
+            }
+        }
+        if (!journal.openIntents().isEmpty()) {
+            log.info("s3-redo", "sink", describe(), "objects", journal.openIntents().size(),
+                    "why", "uploads a stop or crash interrupted: they are uploaded again under the same keys with the "
+                            + "same bytes as their sources' bytes come again");
+        }
+        this.uploader = new S3Uploader(client, bucket, settings, journal, log, metrics);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
+                .name("jfio-ship-s3-timer").daemon(true).unstarted(r));
+        long tick = Math.max(10, Math.min(1000, settings.objectAge().toMillis() / 4));
+        timer.scheduleWithFixedDelay(this::cutAged, tick, tick, TimeUnit.MILLISECONDS);
+        metrics.oldest(this::oldestMillis);
+    }
+
+    @Override
+    public String describe() {
+        return "s3://" + bucket + "/" + prefix;
+    }
+
+    @Override
+    public List<Checkpoint> committed() {
+        return journal.positions();
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> send(Batch batch) throws IOException {
+        if (closed) throw new IOException("s3 sink closed: sink=" + describe());
+        Object key = batch.id() != null ? List.of(batch.id().device(), batch.id().inode()) : batch.source();
+        long offset = batch.offset();
+        long left = batch.length();
+        List<CompletableFuture<Void>> parts = new ArrayList<>(1);
+        while (left > 0 || parts.isEmpty()) {
+            OpenObject o = open.get(key);
+            if (o != null && offset < o.end) {
+                // A resend after a failure: the pipeline reads these bytes again. The object was never cut, so
+                // nothing of it is in the bucket or the journal; dropped, its bytes come again in this batch.
+                drop(o, new IOException("s3 sink: bytes sent again from offset " + offset + " of "
+                        + batch.source()));
+                o = null;
+            } else if (o != null && offset > o.end) {
+                // A gap (bytes skipped: an overlong line dropped): an object holds one contiguous range.
+                if (o.redo != null) {
+                    drop(o, new IOException("s3 sink: redone object " + o.redo.key() + " expected offset " + o.end
+                            + " of " + batch.source() + ", got " + offset));
+                } else {
+                    cut(o);
+                }
+                o = null;
+            }
+            if (o == null) o = start(key, batch, offset);
+            long n = o.redo != null ? Math.min(left, o.redo.end() - offset) : left;
+            o.buffer.write(batch.bytes(), offset - batch.offset(), n);
+            o.end += n;
+            o.id = batch.id();
+            o.path = batch.source();
+            openRaw += n;
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            o.futures.add(f);
+            parts.add(f);
+            offset += n;
+            left -= n;
+            if (o.redo != null ? o.end == o.redo.end() : o.end - o.start >= Math.min(settings.objectSize(),
+                    openBudget)) {
+                cut(o);
+            }
+            if (left == 0) break;
+        }
+        while (openRaw > openBudget) {
+            OpenObject largest = null;
+            for (OpenObject o : open.values()) {
+                if (o.redo == null && (largest == null || o.end - o.start > largest.end - largest.start)) largest = o;
+            }
+            if (largest == null) break;
+            cut(largest);
+        }
+        CompletableFuture<Void> own = parts.size() == 1 ? parts.get(0)
+                : CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+        // In send order, whatever order the objects of different sources finish in.
+        CompletableFuture<Void> ordered = previous.handle((v, t) -> null).thenCompose(x -> own);
+        previous = ordered;
+        return ordered;
+    }
+
+    /** A new object for {@code batch}'s source from {@code offset}: the redo of an intent that starts there, if any. */
+    private OpenObject start(Object key, Batch batch, long offset) throws IOException {
+        S3Journal.Intent again = null;
+        SourceId id = batch.id();
+        if (id != null && !redo.isEmpty()) {
+            // Its own inode's intents, then a copy's (same full fingerprint, another inode: copytruncate, or a file
+            // renamed across file systems), which are only ever taken, never abandoned: their inode may come back.
+            List<S3Journal.Intent> own = new ArrayList<>(redo.getOrDefault(key, List.of()));
+            for (S3Journal.Intent in : own) {
+                boolean same = in.fpLen() < id.fpLength() || in.fpLen() == id.fpLength() && in.fpHash() == id.fpHash();
+                if (in.start() == offset && same && again == null) {
+                    again = in;
+                } else if (in.start() <= offset || !same) {
+                    // Its source is another content now, or resumed past it: its bytes are not sent again.
+                    log.warn("s3-redo-abandoned", "key", in.key(), "source", in.path(), "range", in.start() + "-"
+                            + in.end(), "resumed-at", offset, "why", "the source no longer holds these bytes at "
+                            + "this offset (truncated or replaced while the shipper was stopped)");
+                    forget(in);
+                    journal.abandon(in.seq());
+                }
+            }
+            if (again == null && id.fpLength() == Fingerprint.SIZE) {
+                for (S3Journal.Intent in : redo.getOrDefault(List.of(id.fpHash()), List.of())) {
+                    if (in.start() == offset && in.fpLen() == Fingerprint.SIZE) {
+                        again = in;
+                        break;
+                    }
+                }
+            }
+            if (again != null) forget(again);
+        }
+        OpenObject o = new OpenObject(key, id, batch.source(), offset, again != null ? again.millis()
+                : System.currentTimeMillis(), new ObjectBuffer(settings.compression()), again);
+        open.put(key, o);
+        return o;
+    }
+
+    /** Drops an open object: its futures fail, its memory is freed; a redo's intent goes back to be redone. */
+    private void drop(OpenObject o, IOException why) {
+        open.remove(o.key);
+        openRaw -= o.end - o.start;
+        o.buffer.close();
+        for (CompletableFuture<Void> f : o.futures) f.completeExceptionally(why);
+        if (o.redo != null) {
+            redo.computeIfAbsent(List.of(o.redo.device(), o.redo.inode()), k -> new ArrayList<>()).add(o.redo);
+        }
+    }
+
+    private void forget(S3Journal.Intent in) {
+        for (Iterator<List<S3Journal.Intent>> it = redo.values().iterator(); it.hasNext(); ) {
+            List<S3Journal.Intent> l = it.next();
+            l.remove(in);
+            if (l.isEmpty()) it.remove();
+        }
+    }
+
+    /** Closes {@code o}, decides its number and key, and queues its upload. */
+    private void cut(OpenObject o) throws IOException {
+        open.remove(o.key);
+        openRaw -= o.end - o.start;
+        o.buffer.finish();
+        S3Journal.Intent in = o.redo;
+        if (in == null) {
+            long seq = journal.takeSeq();
+            SourceId id = o.id;
+            in = new S3Journal.Intent(seq, template.key(prefix, host, o.path, o.firstMillis, o.start, o.end, seq,
+                    settings.extension()), id == null ? -1 : id.device(), id == null ? -1 : id.inode(),
+                    id == null ? 0 : id.fpLength(), id == null ? 0 : id.fpHash(), o.path, o.start, o.end,
+                    o.firstMillis);
+        }
+        uploader.submit(new S3Uploader.Job(in, o.buffer, List.copyOf(o.futures), o.firstNanos));
+    }
+
+    /** Timer thread: cuts the objects whose first byte is older than the object age. */
+    private void cutAged() {
+        synchronized (this) {
+            if (closed) return;
+            long limit = settings.objectAge().toNanos();
+            long now = System.nanoTime();
+            for (OpenObject o : new ArrayList<>(open.values())) {
+                if (o.redo == null && now - o.firstNanos >= limit) {
+                    try {
+                        cut(o);
+                    } catch (IOException | RuntimeException e) {
+                        log.error("s3-cut-failed", "sink", describe(), "source", o.path, "error", e.toString());
+                    }
+                }
+            }
+        }
+    }
+
+    /** The age of the oldest byte not yet acknowledged (open or uploading), in ms; 0 when there is none. */
+    private long oldestMillis() {
+        long oldest = uploader.oldestNanos();
+        synchronized (this) {
+            for (OpenObject o : open.values()) {
+                if (oldest == 0 || o.firstNanos - oldest < 0) oldest = o.firstNanos;
+            }
+        }
+        return oldest == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - oldest);
+    }
+
+    /** Nothing now: objects are cut by size, age, the memory bound and a stop, not by a pause in the data. */
+    @Override
+    public void flush() {
+    }
+
+    /** Every open object is cut and uploaded now (a redo waits for the rest of its range). */
+    @Override
+    public synchronized void drain() throws IOException {
+        if (closed) return;
+        for (OpenObject o : new ArrayList<>(open.values())) {
+            if (o.redo == null) cut(o);
+        }
+    }
+
+    /** A stop: every open object is cut and uploaded now, within the shutdown grace period. */
+    @Override
+    public synchronized void finish() throws IOException {
+        if (closed) return;
+        uploader.deadline(System.nanoTime() + settings.shutdownGrace().toNanos());
+        drain();
+    }
+
+    @Override
+    public void close() throws IOException {
+        List<OpenObject> left;
+        synchronized (this) {
+            if (closed) return;
+            finish();
+            closed = true;
+            left = new ArrayList<>(open.values());
+            open.clear();
+        }
+        timer.shutdownNow();
+        for (OpenObject o : left) {
+            // A redo the stop interrupted: its intent stays and is redone at the next start.
+            IOException e = new IOException("s3 sink stopped before the redone object was complete: key="
+                    + o.redo.key());
+            for (CompletableFuture<Void> f : o.futures) f.completeExceptionally(e);
+            o.buffer.close();
+        }
+        try {
+            uploader.close();
+        } finally {
+            journal.close();
+        }
+    }
+
+    /** The host name for keys: the kernel's, else the environment's, else {@code localhost}. */
+    private static String hostName() {
+        try {
+            String h = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).trim();
+            if (!h.isEmpty()) return h;
+        } catch (IOException | RuntimeException e) {
+            // Fall through.
+        }
+        String h = System.getenv("HOSTNAME");
+        return h == null || h.isBlank() ? "localhost" : h;
+    }
+}

@@ -1,0 +1,120 @@
+package io.jfio.ship.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.state.Checkpoint;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The s3 sink's journal on real files: intents and dones replay into positions and open intents, a torn or damaged
+ * line is skipped and said once, the numbers never repeat, compaction keeps what is open, and a symbolic link at
+ * the journal's name is refused, never written through.
+ */
+class S3JournalTest {
+    @TempDir
+    Path dir;
+
+    private static final long NOW = System.currentTimeMillis();
+
+    private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+    private final ShipLog log = new ShipLog(new PrintStream(logBytes, true, StandardCharsets.UTF_8), false);
+
+    private static S3Journal.Intent intent(long seq, long start, long end) {
+        return new S3Journal.Intent(seq, "p/host/app.log." + start + "-" + end + "." + seq + ".log.gz", 7, 42, 1024,
+                99L, "/var/log/app.log", start, end, NOW + seq);
+    }
+
+    @Test
+    void shouldReplayDoneIntentsAsPositionsAndKeepOpenOnesForRedo() throws IOException {
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            for (long s = 1; s <= 3; s++) {
+                assertEquals(s, j.takeSeq());
+                j.intent(intent(s, (s - 1) * 100, s * 100));
+            }
+            j.done(1, System.currentTimeMillis());
+            j.done(2, System.currentTimeMillis());
+        }
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            List<Checkpoint> p = j.positions();
+            assertEquals(1, p.size());
+            assertEquals(200, p.get(0).offset());
+            assertEquals("/var/log/app.log", p.get(0).path());
+            assertEquals(List.of(intent(3, 200, 300)), j.openIntents());
+            assertEquals(4, j.takeSeq(), "numbers are never reused");
+        }
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("j.log"))));
+    }
+
+    @Test
+    void shouldSkipATornLastLineAndADamagedOneAndSaySo() throws IOException {
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            j.takeSeq();
+            j.intent(intent(1, 0, 100));
+            j.done(1, System.currentTimeMillis());
+            j.takeSeq();
+            j.intent(intent(2, 100, 200));
+        }
+        Path f = dir.resolve("j.log");
+        String text = Files.readString(f);
+        // A flipped character in the intent of 2, and a torn done of 2 after it.
+        int at = text.lastIndexOf(" 100 200 ");
+        String damaged = text.substring(0, at) + " 100 201 " + text.substring(at + 9);
+        Files.writeString(f, damaged + "0123abcd D 2 17");
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            assertEquals(100, j.positions().get(0).offset());
+            assertEquals(List.of(), j.openIntents(), "the damaged intent is not trusted");
+        }
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("s3-journal-lines-skipped")
+                && logBytes.toString(StandardCharsets.UTF_8).contains("lines=2"), logBytes.toString());
+    }
+
+    @Test
+    void shouldCompactToTheOpenIntentsAndPositions() throws IOException {
+        try (S3Journal j = new S3Journal(dir, "j.log", log, 4096)) {
+            // Enough records to pass the compaction bound several times.
+            long seq = 0;
+            for (int i = 0; i < 300; i++) {
+                seq = j.takeSeq();
+                j.intent(intent(seq, i * 10L, i * 10L + 10));
+                j.done(seq, System.currentTimeMillis());
+            }
+            j.takeSeq();
+            j.intent(intent(seq + 1, 3000, 3010));
+        }
+        assertTrue(Files.size(dir.resolve("j.log")) < 3 * 4096, "compacted: " + Files.size(dir.resolve("j.log")));
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            assertEquals(3000, j.positions().get(0).offset());
+            assertEquals(1, j.openIntents().size());
+            assertEquals(3000, j.openIntents().get(0).start());
+            assertEquals(302, j.takeSeq());
+        }
+        assertTrue(Files.size(dir.resolve("j.log")) < 1000, "a snapshot at open");
+    }
+
+    @Test
+    void shouldRefuseASymbolicLinkAtTheJournalsName() throws IOException {
+        Path target = Files.writeString(dir.resolve("elsewhere"), "precious\n");
+        Files.createSymbolicLink(dir.resolve("j.log"), target.getFileName());
+        assertThrows(IOException.class, () -> new S3Journal(dir, "j.log", log));
+        assertEquals("precious\n", Files.readString(target));
+        Files.delete(dir.resolve("j.log"));
+        Files.createSymbolicLink(dir.resolve("j.log.tmp"), target.getFileName());
+        assertThrows(IOException.class, () -> new S3Journal(dir, "j.log", log));
+        assertEquals("precious\n", Files.readString(target), "never written through");
+        assertTrue(Files.notExists(dir.resolve("j.log")) || !Files.isSymbolicLink(dir.resolve("j.log")));
+        Files.writeString(target, "x", StandardOpenOption.APPEND);
+    }
+}

@@ -1,0 +1,156 @@
+package io.jfio.ship.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfio.ship.Shipper;
+import io.jfio.ship.StartException;
+import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.pipeline.Pipeline;
+import io.jfio.ship.testing.Minio;
+import io.jfio.ship.testing.S3Objects;
+import io.jfio.ship.testing.ShipRun;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The s3 sink against a real MinIO server on 127.0.0.1: every codec stores every source byte in exactly one object,
+ * byte for byte; keys, Content-Encoding and the journal are as documented; wrong credentials and a missing bucket
+ * are one clear error at start, and nothing is lost by them.
+ */
+class S3SinkTest {
+    private static final String BUCKET = "ship";
+
+    @TempDir
+    static Path server;
+    @TempDir
+    Path tmp;
+
+    private static Minio minio;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        minio = Minio.start(server, BUCKET);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if (minio != null) minio.close();
+    }
+
+    /** Lines of varied length: {@code n} of them, from a seeded random source. */
+    static byte[] lines(long seed, int n) {
+        SplittableRandom r = new SplittableRandom(seed);
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append("line ").append(i).append(' ').append("abcdefghij".repeat(r.nextInt(30))).append(r.nextLong())
+                    .append('\n');
+        }
+        return b.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private Map<String, String> settings(String prefix, Map<String, String> more) {
+        Map<String, String> m = new HashMap<>(minio.settings());
+        m.put("to", "s3://" + BUCKET + "/" + prefix);
+        m.putAll(more);
+        return m;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "gzip", "zstd"})
+    void shouldStoreEverySourceByteInExactlyOneObjectWithEachCodec(String codec) throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Map<String, byte[]> sources = new LinkedHashMap<>();
+        // One file over the object size (several objects), one small, one empty.
+        sources.put("big.log", lines(1, 60_000));
+        sources.put("small.log", lines(2, 10));
+        sources.put("empty.log", new byte[0]);
+        for (var e : sources.entrySet()) Files.write(logs.resolve(e.getKey()), e.getValue());
+        String prefix = "codec-" + codec;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), null, tmp.resolve("state"),
+                settings(prefix, Map.of("s3.compression", codec, "s3.object-size", "1MiB")));
+        assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+
+        List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, prefix + "/"));
+        S3Objects.Tally t = S3Objects.tally(pieces, sources);
+        assertEquals(0, t.lost(), t.toString());
+        assertEquals(0, t.duplicated(), t.toString());
+        assertTrue(t.objects() >= 3, "big.log spans several objects: " + t);
+        String ext = codec.equals("gzip") ? ".gz" : codec.equals("zstd") ? ".zst" : "";
+        for (S3Objects.Piece p : pieces) assertTrue(p.key().endsWith(".log" + ext), p.key());
+
+        // The journal: private, and it says where every source ends.
+        try (var files = Files.list(tmp.resolve("state"))) {
+            Path journal = files.filter(f -> f.getFileName().toString().startsWith("s3-journal-")).findFirst()
+                    .orElseThrow();
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(journal)));
+        }
+        // A second run ships nothing again: the positions come from the journal.
+        ByteArrayOutputStream log2 = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
+        assertEquals(t.objects(), minio.objects(BUCKET, prefix + "/").size(), log2.toString(StandardCharsets.UTF_8));
+        // --dry-run reads the journal (changing nothing): without checkpoints, files resume where their objects end.
+        Files.delete(tmp.resolve("state").resolve("checkpoints-main.bin"));
+        Files.write(logs.resolve("big.log"), lines(5, 10), java.nio.file.StandardOpenOption.APPEND);
+        List<String> dry = Shipper.dryRun(cfg, quiet());
+        assertTrue(dry.stream().anyMatch(l -> l.contains("/big.log ") && l.contains(" from="
+                + sources.get("big.log").length + " ") && l.contains("why=resumed")), String.join("\n", dry));
+    }
+
+    @Test
+    void shouldRefuseToStartWithWrongCredentialsAndLoseNothing() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        byte[] data = lines(3, 1000);
+        Files.write(logs.resolve("app.log"), data);
+        Map<String, String> bad = settings("creds", Map.of("s3.secret-key", "not-the-secret"));
+        var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), null, tmp.resolve("state"), bad);
+        StartException e = assertThrows(StartException.class, () -> Shipper.open(cfg, Pipeline.Mode.ONCE,
+                quiet()));
+        assertEquals(StartException.Kind.ENVIRONMENT, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains("status=403") && e.getMessage().contains("bucket=" + BUCKET)
+                && e.getMessage().contains("wrong credentials"), e.getMessage());
+        assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        // With the right ones, everything arrives.
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(ShipRun.config(List.of(logs.resolve("*.log").toString()), null,
+                tmp.resolve("state"), settings("creds", Map.of())), log), log.toString(StandardCharsets.UTF_8));
+        S3Objects.Tally t = S3Objects.tally(S3Objects.pieces(minio.objects(BUCKET, "creds/")),
+                Map.of("app.log", data));
+        assertEquals(new S3Objects.Tally(t.objects(), data.length, 0, 0), t);
+    }
+
+    @Test
+    void shouldRefuseToStartWhenTheBucketIsMissing() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Files.write(logs.resolve("app.log"), lines(4, 10));
+        Map<String, String> m = new HashMap<>(minio.settings());
+        m.put("to", "s3://no-such-bucket/x");
+        var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), null, tmp.resolve("state"), m);
+        StartException e = assertThrows(StartException.class, () -> Shipper.open(cfg, Pipeline.Mode.ONCE,
+                quiet()));
+        assertEquals(StartException.Kind.ENVIRONMENT, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains("status=404") && e.getMessage().contains("no such bucket")
+                && e.getMessage().contains("bucket=no-such-bucket"), e.getMessage());
+    }
+
+    private static ShipLog quiet() {
+        return new ShipLog(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+    }
+}
