@@ -56,9 +56,12 @@ final class S3Metrics {
         family(b, "jfio_ship_s3_source_bytes_total", "counter", "Source bytes in the objects uploaded.",
                 source.sum());
         family(b, "jfio_ship_s3_retries_total", "counter", "Uploads retried after a failure.", retries.sum());
-        family(b, "jfio_ship_s3_upload_seconds_sum", "counter", "Time spent in successful uploads.",
-                latencyNanos.sum() / 1e9);
-        family(b, "jfio_ship_s3_upload_seconds_count", "counter", "Successful uploads timed.", objects.sum());
+        b.append("# HELP jfio_ship_s3_upload_seconds Time of the successful uploads.\n");
+        b.append("# TYPE jfio_ship_s3_upload_seconds summary\n");
+        b.append("jfio_ship_s3_upload_seconds_sum{sink=\"").append(label()).append("\"} ")
+                .append(latencyNanos.sum() / 1e9).append('\n');
+        b.append("jfio_ship_s3_upload_seconds_count{sink=\"").append(label()).append("\"} ").append(objects.sum())
+                .append('\n');
         family(b, "jfio_ship_s3_upload_seconds_max", "gauge", "The longest successful upload.",
                 maxLatencyNanos.get() / 1e9);
         family(b, "jfio_ship_s3_oldest_unacknowledged_seconds", "gauge",
@@ -70,6 +73,11 @@ final class S3Metrics {
     private void family(StringBuilder b, String name, String type, String help, Object value) {
         b.append("# HELP ").append(name).append(' ').append(help).append('\n');
         b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-        b.append(name).append("{sink=\"").append(sink).append("\"} ").append(value).append('\n');
+        b.append(name).append("{sink=\"").append(label()).append("\"} ").append(value).append('\n');
+    }
+
+    /** The sink's name as a label value: backslash, quote and newline escaped as the text format wants. */
+    private String label() {
+        return sink.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 }
