@@ -130,27 +130,40 @@ final class Copier implements AutoCloseable {
     // ================================================================== directories
 
     void listDir(DirNode d) {
+        Batch own = null;
         try {
-            listDirUnchecked(d);
+            own = listDirUnchecked(d);
         } finally {
             ctx.dirListed();
+            if (own == null) childDone(d);
+        }
+        if (own == null) return;
+        // The first batch is copied here, through the directories the listing opened and verified: a batch
+        // that another worker takes opens and checks both again (two openat2, two statx, two close).
+        try {
+            own.run(this);
+        } finally {
             childDone(d);
         }
     }
 
-    private void listDirUnchecked(DirNode d) {
+    /**
+     * Lists {@code d}, creates its target and queues what it holds; returns a batch of its entries for this worker
+     * to copy with {@code d} entered (its descriptors handed to {@link #enter}'s fields), or null.
+     */
+    private Batch listDirUnchecked(DirNode d) {
         if (d.parent.broken) {
             d.broken = true;
-            return;
+            return null;
         }
         if (ctx.cancelled) {
             d.broken = true;
-            return;
+            return null;
         }
         if (PathBytes.put(s.src, d.src) < 0 || PathBytes.put(s.dst, d.dst) < 0) {
             ctx.fail(d.src, d.dst, new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(d.src)));
             d.broken = true;
-            return;
+            return null;
         }
         // O_NOATIME: listing the directory would otherwise move its atime, which we copy (allowed to the owner).
         boolean noatime = ctx.euid == 0 || ctx.euid == d.meta.uid();
@@ -159,39 +172,55 @@ final class Copier implements AutoCloseable {
         if (fd < 0) {
             if (DirFds.redirected(fd) && o.dereference() != CopyOptions.Dereference.ALWAYS) {
                 dirs.replaced(d, d.src, DirFds.SOURCE_REDIRECTED);
-                return;
+                return null;
             }
             // Still create the target, as cp does: the directory exists, we just cannot read it.
             ctx.fail(d.src, d.dst, "open", fd, d.src);
-            if (!makeTarget(d)) d.broken = true;
-            return;
+            int dfd = makeTarget(d);
+            if (dfd == -1) d.broken = true;
+            if (dfd >= 0) LibC.close(dfd);
+            return null;
         }
+        int dfd = -1;
         try {
             if (!dirs.sameAsListed(fd, d)) {
                 dirs.replaced(d, d.src, DirFds.SOURCE_REPLACED);
-                return;
+                return null;
             }
             boolean otherMount = d.parent.isStandIn() || d.parent.meta == null
                     || d.meta.mntId() != d.parent.meta.mntId();
             if (otherMount && refusePseudo(fd, d.src, d.dst)) {
                 d.broken = true;
-                return;
+                return null;
             }
-            if (!makeTarget(d)) {
+            dfd = makeTarget(d);
+            if (dfd == -1) {
                 d.broken = true;
-                return;
+                return null;
             }
             // -x: the mount point is created (above) and gets its attributes, but what is mounted there is not read.
             if (o.oneFileSystem() && !d.parent.isStandIn() && d.parent.meta != null
                     && d.meta.dev() != d.parent.meta.dev()) {
-                return;
+                return null;
             }
             List<DirNode> subdirs = new ArrayList<>();
             List<Entry> entries = new ArrayList<>();
             readEntries(fd, d, subdirs, entries);
-            submitChildren(d, subdirs, entries);
+            Batch own = submitChildren(d, subdirs, entries, dfd >= 0);
+            if (own != null) {
+                // Both descriptors were verified above (the source against the listing's statx, the target
+                // against the copy's own mkdir or adoption): they become the entered directory's.
+                leave();
+                cur = d;
+                curSrc = fd;
+                curDst = dfd;
+                fd = -1;
+                dfd = -1;
+            }
+            return own;
         } finally {
-            LibC.close(fd);
+            if (dfd >= 0) LibC.close(dfd);
+            if (fd >= 0) LibC.close(fd);
         }
     }
 
@@ -209,30 +238,36 @@ final class Copier implements AutoCloseable {
         }
     }
 
+    /** What {@link #makeTarget} returns for a target made or found without keeping a descriptor (dry run). */
+    private static final int NO_FD = -2;
+
     /**
      * Creates (or adopts) the target directory, by name in its parent's target directory (opened by descriptor),
-     * and records which directory it is. Returns false after reporting a failure.
+     * and records which directory it is.
+     *
+     * @return its descriptor (the caller closes it), {@link #NO_FD} on success without one (dry run), or -1 after
+     *         reporting a failure
      */
-    private boolean makeTarget(DirNode d) {
+    private int makeTarget(DirNode d) {
         if (o.dryRun() && d.parent.fresh) {
-            return wouldCreate(d); // its parent would be new: so would it
+            return wouldCreate(d) ? NO_FD : -1; // its parent would be new: so would it
         }
         int pfd = dirs.openTarget(d.parent, false);
-        if (pfd < 0) return false;
+        if (pfd < 0) return -1;
         try {
             PathBytes.put(s.dst, PathBytes.lastComponent(d.dst));
             if (o.dryRun()) {
                 int r = LibC.statx(pfd, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Statx.STATX_TYPE, s.statx2);
-                if (r == -Errno.ENOENT) return wouldCreate(d);
+                if (r == -Errno.ENOENT) return wouldCreate(d) ? NO_FD : -1;
                 if (r < 0) {
                     ctx.fail(d.src, d.dst, "statx", r, d.dst);
-                    return false;
+                    return -1;
                 }
             }
             int r = o.dryRun() ? -Errno.EEXIST : LibC.mkdirat(pfd, s.dst, 0700);
             if (r < 0 && r != -Errno.EEXIST) {
                 ctx.fail(d.src, d.dst, "mkdir", r, d.dst);
-                return false;
+                return -1;
             }
             boolean fresh = r == 0;
             int flags = Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC;
@@ -245,17 +280,22 @@ final class Copier implements AutoCloseable {
                     ctx.fail(d.src, d.dst, "cannot overwrite non-directory with directory: target="
                             + Names.show(d.dst), 0);
                 }
-                return false;
+                return -1;
             }
             if (fd < 0) {
                 ctx.fail(d.src, d.dst, "open", fd, d.dst);
-                return false;
+                return -1;
             }
+            boolean ok = false;
             try {
-                return fresh ? madeTarget(d, fd) : adoptTarget(d, fd);
+                ok = fresh ? madeTarget(d, fd) : adoptTarget(d, fd);
             } finally {
-                LibC.close(fd);
+                if (!ok) LibC.close(fd);
             }
+            if (!ok) return -1;
+            if (!o.dryRun()) return fd;
+            LibC.close(fd);
+            return NO_FD;
         } finally {
             LibC.close(pfd);
         }
@@ -384,7 +424,11 @@ final class Copier implements AutoCloseable {
         }
     }
 
-    private void submitChildren(DirNode d, List<DirNode> subdirs, List<Entry> entries) {
+    /**
+     * Counts and queues {@code d}'s subdirectories and entries; with {@code keep}, returns the first batch (the
+     * lowest inodes) instead of queueing it, for the caller to copy, else null.
+     */
+    private Batch submitChildren(DirNode d, List<DirNode> subdirs, List<Entry> entries, boolean keep) {
         d.pending.addAndGet(subdirs.size() + entries.size());
         long bytes = 0;
         for (Entry e : entries) {
@@ -403,6 +447,7 @@ final class Copier implements AutoCloseable {
         }
         // Inode order: on a cold cache the inode tables and, mostly, the data are read in disk order.
         entries.sort(Comparator.comparingLong(e -> e.meta().ino()));
+        Batch own = null;
         List<Entry> batch = new ArrayList<>();
         long batchBytes = 0;
         for (Entry e : entries) {
@@ -414,12 +459,23 @@ final class Copier implements AutoCloseable {
             batch.add(e);
             batchBytes += size;
             if (batch.size() >= BATCH_ENTRIES || batchBytes >= BATCH_BYTES) {
-                ctx.work.submitBatch(new Batch(batch));
+                if (keep && own == null) {
+                    own = new Batch(batch);
+                } else {
+                    ctx.work.submitBatch(new Batch(batch));
+                }
                 batch = new ArrayList<>();
                 batchBytes = 0;
             }
         }
-        if (!batch.isEmpty()) ctx.work.submitBatch(new Batch(batch));
+        if (!batch.isEmpty()) {
+            if (keep && own == null) {
+                own = new Batch(batch);
+            } else {
+                ctx.work.submitBatch(new Batch(batch));
+            }
+        }
+        return own;
     }
 
     /**
