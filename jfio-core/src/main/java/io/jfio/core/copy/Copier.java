@@ -24,8 +24,9 @@ import java.util.List;
  *
  * <p>Not thread-safe; owned by one worker (its {@link Scratch} is confined to that thread). Every descriptor it
  * opens is closed before the method that opened it returns, except those of a split file, which the last part to
- * finish closes. A regular file is written under no name ({@code O_TMPFILE}) or a temporary one, gets its data and
- * attributes, and only then its final name, so a name never shows a partial file.
+ * finish closes, and the two of the directory it has entered ({@link #enter}, or the listing's), which it keeps
+ * until it moves to another directory. A regular file is written under no name ({@code O_TMPFILE}) or a temporary
+ * one, gets its data and attributes, and only then its final name, so a name never shows a partial file.
  */
 final class Copier implements AutoCloseable {
     /** Entries per batch task: enough to amortize the queue, few enough to spread a directory over workers. */
@@ -45,6 +46,10 @@ final class Copier implements AutoCloseable {
     private DirNode cur;
     private int curSrc = -1;
     private int curDst = -1;
+    /** Whether curSrc and curDst are open O_RDONLY (a listing's), so that they can set the directory's attributes. */
+    private boolean curReadable;
+    /** Whether the descriptor {@link #makeTarget} returned is O_RDONLY (else O_PATH: the directory is not readable). */
+    private boolean madeReadable;
 
     Copier(CopyContext ctx) {
         this.ctx = ctx;
@@ -80,6 +85,7 @@ final class Copier implements AutoCloseable {
         cur = d;
         curDst = df;
         curSrc = sf;
+        curReadable = false;
         return true;
     }
 
@@ -94,6 +100,7 @@ final class Copier implements AutoCloseable {
         cur = null;
         curDst = -1;
         curSrc = -1;
+        curReadable = false;
     }
 
     // ================================================================== tasks
@@ -129,6 +136,10 @@ final class Copier implements AutoCloseable {
 
     // ================================================================== directories
 
+    /**
+     * Lists {@code d} and creates its target; then copies its first batch itself, with the directory's descriptors
+     * from the listing, which also serve to finish the directory when its last entry is done here.
+     */
     void listDir(DirNode d) {
         Batch own = null;
         try {
@@ -207,13 +218,16 @@ final class Copier implements AutoCloseable {
             List<Entry> entries = new ArrayList<>();
             readEntries(fd, d, subdirs, entries);
             Batch own = submitChildren(d, subdirs, entries, dfd >= 0);
-            if (own != null) {
+            if (dfd >= 0) {
                 // Both descriptors were verified above (the source against the listing's statx, the target
-                // against the copy's own mkdir or adoption): they become the entered directory's.
+                // against the copy's own mkdir or adoption): they become the entered directory's, for the batch
+                // kept, and for the directory's attributes when it is finished here (no entries, or all in that
+                // batch).
                 leave();
                 cur = d;
                 curSrc = fd;
                 curDst = dfd;
+                curReadable = madeReadable;
                 fd = -1;
                 dfd = -1;
             }
@@ -272,6 +286,7 @@ final class Copier implements AutoCloseable {
             boolean fresh = r == 0;
             int flags = Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC;
             int fd = LibC.openat(pfd, s.dst, Fcntl.O_RDONLY | flags, 0);
+            madeReadable = fd >= 0;
             if (fd == -Errno.EACCES) fd = LibC.openat(pfd, s.dst, Fcntl.O_PATH | flags, 0);
             if (fd == -Errno.ELOOP || fd == -Errno.ENOTDIR) {
                 if (fresh) {
@@ -496,7 +511,10 @@ final class Copier implements AutoCloseable {
             dirDone(d);
             return;
         }
-        int fd = dirs.openTarget(d, true);
+        // The worker that listed the directory often finishes it too (all its entries fit in the batch it kept):
+        // the descriptors it verified then and still holds, open O_RDONLY, serve here as well.
+        boolean held = cur == d && curReadable;
+        int fd = held ? curDst : dirs.openTarget(d, true);
         if (fd < 0) return;
         int srcFd = -1;
         try {
@@ -507,7 +525,7 @@ final class Copier implements AutoCloseable {
                 if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
             }
             if (o.preserveXattrs()) {
-                srcFd = dirs.openSource(d, true);
+                srcFd = held ? curSrc : dirs.openSource(d, true);
                 if (srcFd < 0) return;
             }
             Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent, d.fresh || o.preserveMode());
@@ -523,8 +541,10 @@ final class Copier implements AutoCloseable {
                 }
             }
         } finally {
-            LibC.close(fd);
-            if (srcFd >= 0) LibC.close(srcFd);
+            if (!held) {
+                LibC.close(fd);
+                if (srcFd >= 0) LibC.close(srcFd);
+            }
         }
         dirDone(d);
     }
