@@ -67,17 +67,20 @@ final class Copier implements AutoCloseable {
     }
 
     /**
-     * Opens {@code d}'s source and target directories ({@code O_PATH}, verified by {@link DirFds}) for the entries
-     * about to be copied, unless they are open already.
+     * Opens {@code d}'s source and target directories (verified by {@link DirFds}) for the entries about to be
+     * copied, unless they are open already.
      *
      * @return false when they cannot be used (reported once, {@code d} marked broken)
      */
     boolean enter(DirNode d) {
         if (cur == d) return true;
         leave();
-        int df = dirs.openTarget(d, false);
+        // O_RDONLY where allowed (O_PATH otherwise): the worker that copies a directory's last entry finishes the
+        // directory, and can then set its attributes through these descriptors instead of opening both again.
+        int df = dirs.openTargetReadableIfAllowed(d);
         if (df < 0) return false;
-        int sf = dirs.openSource(d, false);
+        boolean readable = dirs.lastReadable;
+        int sf = dirs.openSourceReadableIfAllowed(d);
         if (sf < 0) {
             LibC.close(df);
             return false;
@@ -85,7 +88,7 @@ final class Copier implements AutoCloseable {
         cur = d;
         curDst = df;
         curSrc = sf;
-        curReadable = false;
+        curReadable = readable && dirs.lastReadable;
         return true;
     }
 
@@ -266,7 +269,9 @@ final class Copier implements AutoCloseable {
         if (o.dryRun() && d.parent.fresh) {
             return wouldCreate(d) ? NO_FD : -1; // its parent would be new: so would it
         }
-        int pfd = dirs.openTarget(d.parent, false);
+        // The parent's target is often open already: this worker listed it or copied entries of it just before.
+        boolean parentHeld = cur == d.parent;
+        int pfd = parentHeld ? curDst : dirs.openTarget(d.parent, false);
         if (pfd < 0) return -1;
         try {
             PathBytes.put(s.dst, PathBytes.lastComponent(d.dst));
@@ -312,7 +317,7 @@ final class Copier implements AutoCloseable {
             LibC.close(fd);
             return NO_FD;
         } finally {
-            LibC.close(pfd);
+            if (!parentHeld) LibC.close(pfd);
         }
     }
 
@@ -511,8 +516,8 @@ final class Copier implements AutoCloseable {
             dirDone(d);
             return;
         }
-        // The worker that listed the directory often finishes it too (all its entries fit in the batch it kept):
-        // the descriptors it verified then and still holds, open O_RDONLY, serve here as well.
+        // The worker that finishes a directory has often just copied its last entry, or listed it and copied all
+        // of it: the descriptors it verified then and still holds, when open O_RDONLY, serve here as well.
         boolean held = cur == d && curReadable;
         int fd = held ? curDst : dirs.openTarget(d, true);
         if (fd < 0) return;
