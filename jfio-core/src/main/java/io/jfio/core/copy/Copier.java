@@ -46,7 +46,7 @@ final class Copier implements AutoCloseable {
     private DirNode cur;
     private int curSrc = -1;
     private int curDst = -1;
-    /** Whether curSrc and curDst are open O_RDONLY (a listing's), so that they can set the directory's attributes. */
+    /** Whether curSrc and curDst are both O_RDONLY (not O_PATH): they can then set the directory's attributes. */
     private boolean curReadable;
     /** Whether the descriptor {@link #makeTarget} returned is O_RDONLY (else O_PATH: the directory is not readable). */
     private boolean madeReadable;
