@@ -24,8 +24,9 @@ import java.util.List;
  *
  * <p>Not thread-safe; owned by one worker (its {@link Scratch} is confined to that thread). Every descriptor it
  * opens is closed before the method that opened it returns, except those of a split file, which the last part to
- * finish closes. A regular file is written under no name ({@code O_TMPFILE}) or a temporary one, gets its data and
- * attributes, and only then its final name, so a name never shows a partial file.
+ * finish closes, and the two of the directory it has entered ({@link #enter}, or the listing's), which it keeps
+ * until it moves to another directory. A regular file is written under no name ({@code O_TMPFILE}) or a temporary
+ * one, gets its data and attributes, and only then its final name, so a name never shows a partial file.
  */
 final class Copier implements AutoCloseable {
     /** Entries per batch task: enough to amortize the queue, few enough to spread a directory over workers. */
@@ -45,6 +46,10 @@ final class Copier implements AutoCloseable {
     private DirNode cur;
     private int curSrc = -1;
     private int curDst = -1;
+    /** Whether curSrc and curDst are both O_RDONLY (not O_PATH): they can then set the directory's attributes. */
+    private boolean curReadable;
+    /** Whether the descriptor {@link #makeTarget} returned is O_RDONLY (else O_PATH: the directory is not readable). */
+    private boolean madeReadable;
 
     Copier(CopyContext ctx) {
         this.ctx = ctx;
@@ -62,17 +67,20 @@ final class Copier implements AutoCloseable {
     }
 
     /**
-     * Opens {@code d}'s source and target directories ({@code O_PATH}, verified by {@link DirFds}) for the entries
-     * about to be copied, unless they are open already.
+     * Opens {@code d}'s source and target directories (verified by {@link DirFds}) for the entries about to be
+     * copied, unless they are open already.
      *
      * @return false when they cannot be used (reported once, {@code d} marked broken)
      */
     boolean enter(DirNode d) {
         if (cur == d) return true;
         leave();
-        int df = dirs.openTarget(d, false);
+        // O_RDONLY where allowed (O_PATH otherwise): the worker that copies a directory's last entry finishes the
+        // directory, and can then set its attributes through these descriptors instead of opening both again.
+        int df = dirs.openTargetReadableIfAllowed(d);
         if (df < 0) return false;
-        int sf = dirs.openSource(d, false);
+        boolean readable = dirs.lastReadable;
+        int sf = dirs.openSourceReadableIfAllowed(d);
         if (sf < 0) {
             LibC.close(df);
             return false;
@@ -80,6 +88,7 @@ final class Copier implements AutoCloseable {
         cur = d;
         curDst = df;
         curSrc = sf;
+        curReadable = readable && dirs.lastReadable;
         return true;
     }
 
@@ -94,6 +103,7 @@ final class Copier implements AutoCloseable {
         cur = null;
         curDst = -1;
         curSrc = -1;
+        curReadable = false;
     }
 
     // ================================================================== tasks
@@ -129,28 +139,45 @@ final class Copier implements AutoCloseable {
 
     // ================================================================== directories
 
+    /**
+     * Lists {@code d} and creates its target; then copies its first batch itself, with the directory's descriptors
+     * from the listing, which also serve to finish the directory when its last entry is done here.
+     */
     void listDir(DirNode d) {
+        Batch own = null;
         try {
-            listDirUnchecked(d);
+            own = listDirUnchecked(d);
         } finally {
             ctx.dirListed();
+            if (own == null) childDone(d);
+        }
+        if (own == null) return;
+        // The first batch is copied here, through the directories the listing opened and verified: a batch
+        // that another worker takes opens and checks both again (two openat2, two statx, two close).
+        try {
+            own.run(this);
+        } finally {
             childDone(d);
         }
     }
 
-    private void listDirUnchecked(DirNode d) {
+    /**
+     * Lists {@code d}, creates its target and queues what it holds; returns a batch of its entries for this worker
+     * to copy with {@code d} entered (its descriptors handed to {@link #enter}'s fields), or null.
+     */
+    private Batch listDirUnchecked(DirNode d) {
         if (d.parent.broken) {
             d.broken = true;
-            return;
+            return null;
         }
         if (ctx.cancelled) {
             d.broken = true;
-            return;
+            return null;
         }
         if (PathBytes.put(s.src, d.src) < 0 || PathBytes.put(s.dst, d.dst) < 0) {
             ctx.fail(d.src, d.dst, new ErrnoException("open", Errno.ENAMETOOLONG, Names.show(d.src)));
             d.broken = true;
-            return;
+            return null;
         }
         // O_NOATIME: listing the directory would otherwise move its atime, which we copy (allowed to the owner).
         boolean noatime = ctx.euid == 0 || ctx.euid == d.meta.uid();
@@ -159,39 +186,58 @@ final class Copier implements AutoCloseable {
         if (fd < 0) {
             if (DirFds.redirected(fd) && o.dereference() != CopyOptions.Dereference.ALWAYS) {
                 dirs.replaced(d, d.src, DirFds.SOURCE_REDIRECTED);
-                return;
+                return null;
             }
             // Still create the target, as cp does: the directory exists, we just cannot read it.
             ctx.fail(d.src, d.dst, "open", fd, d.src);
-            if (!makeTarget(d)) d.broken = true;
-            return;
+            int dfd = makeTarget(d);
+            if (dfd == -1) d.broken = true;
+            if (dfd >= 0) LibC.close(dfd);
+            return null;
         }
+        int dfd = -1;
         try {
             if (!dirs.sameAsListed(fd, d)) {
                 dirs.replaced(d, d.src, DirFds.SOURCE_REPLACED);
-                return;
+                return null;
             }
             boolean otherMount = d.parent.isStandIn() || d.parent.meta == null
                     || d.meta.mntId() != d.parent.meta.mntId();
             if (otherMount && refusePseudo(fd, d.src, d.dst)) {
                 d.broken = true;
-                return;
+                return null;
             }
-            if (!makeTarget(d)) {
+            dfd = makeTarget(d);
+            if (dfd == -1) {
                 d.broken = true;
-                return;
+                return null;
             }
             // -x: the mount point is created (above) and gets its attributes, but what is mounted there is not read.
             if (o.oneFileSystem() && !d.parent.isStandIn() && d.parent.meta != null
                     && d.meta.dev() != d.parent.meta.dev()) {
-                return;
+                return null;
             }
             List<DirNode> subdirs = new ArrayList<>();
             List<Entry> entries = new ArrayList<>();
             readEntries(fd, d, subdirs, entries);
-            submitChildren(d, subdirs, entries);
+            Batch own = submitChildren(d, subdirs, entries, dfd >= 0);
+            if (dfd >= 0) {
+                // Both descriptors were verified above (the source against the listing's statx, the target
+                // against the copy's own mkdir or adoption): they become the entered directory's, for the batch
+                // kept, and for the directory's attributes when it is finished here (no entries, or all in that
+                // batch).
+                leave();
+                cur = d;
+                curSrc = fd;
+                curDst = dfd;
+                curReadable = madeReadable;
+                fd = -1;
+                dfd = -1;
+            }
+            return own;
         } finally {
-            LibC.close(fd);
+            if (dfd >= 0) LibC.close(dfd);
+            if (fd >= 0) LibC.close(fd);
         }
     }
 
@@ -209,34 +255,43 @@ final class Copier implements AutoCloseable {
         }
     }
 
+    /** What {@link #makeTarget} returns for a target made or found without keeping a descriptor (dry run). */
+    private static final int NO_FD = -2;
+
     /**
      * Creates (or adopts) the target directory, by name in its parent's target directory (opened by descriptor),
-     * and records which directory it is. Returns false after reporting a failure.
+     * and records which directory it is.
+     *
+     * @return its descriptor (the caller closes it), {@link #NO_FD} on success without one (dry run), or -1 after
+     *         reporting a failure
      */
-    private boolean makeTarget(DirNode d) {
+    private int makeTarget(DirNode d) {
         if (o.dryRun() && d.parent.fresh) {
-            return wouldCreate(d); // its parent would be new: so would it
+            return wouldCreate(d) ? NO_FD : -1; // its parent would be new: so would it
         }
-        int pfd = dirs.openTarget(d.parent, false);
-        if (pfd < 0) return false;
+        // The parent's target is often open already: this worker listed it or copied entries of it just before.
+        boolean parentHeld = cur == d.parent;
+        int pfd = parentHeld ? curDst : dirs.openTarget(d.parent, false);
+        if (pfd < 0) return -1;
         try {
             PathBytes.put(s.dst, PathBytes.lastComponent(d.dst));
             if (o.dryRun()) {
                 int r = LibC.statx(pfd, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Statx.STATX_TYPE, s.statx2);
-                if (r == -Errno.ENOENT) return wouldCreate(d);
+                if (r == -Errno.ENOENT) return wouldCreate(d) ? NO_FD : -1;
                 if (r < 0) {
                     ctx.fail(d.src, d.dst, "statx", r, d.dst);
-                    return false;
+                    return -1;
                 }
             }
             int r = o.dryRun() ? -Errno.EEXIST : LibC.mkdirat(pfd, s.dst, 0700);
             if (r < 0 && r != -Errno.EEXIST) {
                 ctx.fail(d.src, d.dst, "mkdir", r, d.dst);
-                return false;
+                return -1;
             }
             boolean fresh = r == 0;
             int flags = Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC;
             int fd = LibC.openat(pfd, s.dst, Fcntl.O_RDONLY | flags, 0);
+            madeReadable = fd >= 0;
             if (fd == -Errno.EACCES) fd = LibC.openat(pfd, s.dst, Fcntl.O_PATH | flags, 0);
             if (fd == -Errno.ELOOP || fd == -Errno.ENOTDIR) {
                 if (fresh) {
@@ -245,19 +300,24 @@ final class Copier implements AutoCloseable {
                     ctx.fail(d.src, d.dst, "cannot overwrite non-directory with directory: target="
                             + Names.show(d.dst), 0);
                 }
-                return false;
+                return -1;
             }
             if (fd < 0) {
                 ctx.fail(d.src, d.dst, "open", fd, d.dst);
-                return false;
+                return -1;
             }
+            boolean ok = false;
             try {
-                return fresh ? madeTarget(d, fd) : adoptTarget(d, fd);
+                ok = fresh ? madeTarget(d, fd) : adoptTarget(d, fd);
             } finally {
-                LibC.close(fd);
+                if (!ok) LibC.close(fd);
             }
+            if (!ok) return -1;
+            if (!o.dryRun()) return fd;
+            LibC.close(fd);
+            return NO_FD;
         } finally {
-            LibC.close(pfd);
+            if (!parentHeld) LibC.close(pfd);
         }
     }
 
@@ -384,7 +444,11 @@ final class Copier implements AutoCloseable {
         }
     }
 
-    private void submitChildren(DirNode d, List<DirNode> subdirs, List<Entry> entries) {
+    /**
+     * Counts and queues {@code d}'s subdirectories and entries; with {@code keep}, returns the first batch (the
+     * lowest inodes) instead of queueing it, for the caller to copy, else null.
+     */
+    private Batch submitChildren(DirNode d, List<DirNode> subdirs, List<Entry> entries, boolean keep) {
         d.pending.addAndGet(subdirs.size() + entries.size());
         long bytes = 0;
         for (Entry e : entries) {
@@ -403,6 +467,7 @@ final class Copier implements AutoCloseable {
         }
         // Inode order: on a cold cache the inode tables and, mostly, the data are read in disk order.
         entries.sort(Comparator.comparingLong(e -> e.meta().ino()));
+        Batch own = null;
         List<Entry> batch = new ArrayList<>();
         long batchBytes = 0;
         for (Entry e : entries) {
@@ -414,12 +479,23 @@ final class Copier implements AutoCloseable {
             batch.add(e);
             batchBytes += size;
             if (batch.size() >= BATCH_ENTRIES || batchBytes >= BATCH_BYTES) {
-                ctx.work.submitBatch(new Batch(batch));
+                if (keep && own == null) {
+                    own = new Batch(batch);
+                } else {
+                    ctx.work.submitBatch(new Batch(batch));
+                }
                 batch = new ArrayList<>();
                 batchBytes = 0;
             }
         }
-        if (!batch.isEmpty()) ctx.work.submitBatch(new Batch(batch));
+        if (!batch.isEmpty()) {
+            if (keep && own == null) {
+                own = new Batch(batch);
+            } else {
+                ctx.work.submitBatch(new Batch(batch));
+            }
+        }
+        return own;
     }
 
     /**
@@ -440,7 +516,10 @@ final class Copier implements AutoCloseable {
             dirDone(d);
             return;
         }
-        int fd = dirs.openTarget(d, true);
+        // The worker that finishes a directory has often just copied its last entry, or listed it and copied all
+        // of it: the descriptors it verified then and still holds, when open O_RDONLY, serve here as well.
+        boolean held = cur == d && curReadable;
+        int fd = held ? curDst : dirs.openTarget(d, true);
         if (fd < 0) return;
         int srcFd = -1;
         try {
@@ -451,7 +530,7 @@ final class Copier implements AutoCloseable {
                 if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
             }
             if (o.preserveXattrs()) {
-                srcFd = dirs.openSource(d, true);
+                srcFd = held ? curSrc : dirs.openSource(d, true);
                 if (srcFd < 0) return;
             }
             Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent, d.fresh || o.preserveMode());
@@ -467,8 +546,10 @@ final class Copier implements AutoCloseable {
                 }
             }
         } finally {
-            LibC.close(fd);
-            if (srcFd >= 0) LibC.close(srcFd);
+            if (!held) {
+                LibC.close(fd);
+                if (srcFd >= 0) LibC.close(srcFd);
+            }
         }
         dirDone(d);
     }

@@ -46,16 +46,27 @@ final class DirFds {
      * @return the descriptor, or -1 after reporting and marking {@code d} broken
      */
     int openTarget(DirNode d, boolean readable) {
-        int flags = (readable ? Fcntl.O_RDONLY : Fcntl.O_PATH) | Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW
-                | Fcntl.O_CLOEXEC;
-        int rootFd = d.root.rootFd;
-        int fd;
-        if (d.dstRel.length == 0) {
-            Names.putAscii(s.dirPath, ".");
-            fd = LibC.openat(rootFd, s.dirPath, flags, 0);
-        } else {
-            fd = openBelow(rootFd, d.dstRel, flags);
-        }
+        return openTarget(d, readable ? Fcntl.O_RDONLY : Fcntl.O_PATH, false);
+    }
+
+    /**
+     * Opens {@code d}'s target directory {@code O_RDONLY} where we may read it, else {@code O_PATH}; {@link
+     * #lastReadable} tells which.
+     *
+     * @return the descriptor, or -1 after reporting and marking {@code d} broken
+     */
+    int openTargetReadableIfAllowed(DirNode d) {
+        return openTarget(d, Fcntl.O_RDONLY, true);
+    }
+
+    /** Whether the last descriptor opened by an {@code ...ReadableIfAllowed} method is O_RDONLY (else O_PATH). */
+    boolean lastReadable;
+
+    private int openTarget(DirNode d, int access, boolean pathIfDenied) {
+        int flags = Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC;
+        int fd = openTargetUnchecked(d, access | flags);
+        lastReadable = access == Fcntl.O_RDONLY && fd >= 0;
+        if (fd == -Errno.EACCES && pathIfDenied) fd = openTargetUnchecked(d, Fcntl.O_PATH | flags);
         if (fd < 0) {
             if (redirected(fd)) {
                 replaced(d, d.dst, "a directory of the target was replaced by a symlink or a file while copying");
@@ -74,6 +85,15 @@ final class DirFds {
         return fd;
     }
 
+    private int openTargetUnchecked(DirNode d, int flags) {
+        int rootFd = d.root.rootFd;
+        if (d.dstRel.length == 0) {
+            Names.putAscii(s.dirPath, ".");
+            return LibC.openat(rootFd, s.dirPath, flags, 0);
+        }
+        return openBelow(rootFd, d.dstRel, flags);
+    }
+
     /**
      * Opens {@code d}'s source directory ({@code O_PATH} unless {@code readable}), following a symlink only where
      * the options say so, and checks it is the directory that was listed.
@@ -81,7 +101,22 @@ final class DirFds {
      * @return the descriptor, or -1 after reporting and marking {@code d} broken
      */
     int openSource(DirNode d, boolean readable) {
-        int fd = openSourceUnchecked(d, readable ? Fcntl.O_RDONLY : Fcntl.O_PATH);
+        return openSource(d, readable ? Fcntl.O_RDONLY : Fcntl.O_PATH, false);
+    }
+
+    /**
+     * Opens {@code d}'s source directory as {@link #openSource} does, {@code O_RDONLY} where we may read it, else
+     * {@code O_PATH}; {@link #lastReadable} tells which. Opening a directory does not move its atime (reading it
+     * does).
+     */
+    int openSourceReadableIfAllowed(DirNode d) {
+        return openSource(d, Fcntl.O_RDONLY, true);
+    }
+
+    private int openSource(DirNode d, int access, boolean pathIfDenied) {
+        int fd = openSourceUnchecked(d, access);
+        lastReadable = access == Fcntl.O_RDONLY && fd >= 0;
+        if (fd == -Errno.EACCES && pathIfDenied) fd = openSourceUnchecked(d, Fcntl.O_PATH);
         if (fd < 0) {
             if (redirected(fd) && !d.isStandIn() && !followsAll()) {
                 replaced(d, d.src, SOURCE_REDIRECTED);

@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       carrier in a native call) take tasks from shared queues: directory listings, batches of up to
  *       {@value Copier#BATCH_ENTRIES} entries of one directory, parts of large files. Listings go first while
  *       fewer than {@value Work#ENTRY_HIGH_WATER} entries wait, so totals are known early and memory stays
- *       bounded.</li>
+ *       bounded. The worker that lists a directory copies its first batch itself, with the directory descriptors
+ *       the listing opened and verified.</li>
  *   <li>Regular files: the data goes by reflink (FICLONE) where the file system can, else copy_file_range (the
  *       kernel copies; no bytes cross into Java), else io_uring reads and writes, else pread/pwrite; what fails
  *       between two devices is remembered, so only their first file pays. Holes are found with

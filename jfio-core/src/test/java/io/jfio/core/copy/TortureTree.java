@@ -187,7 +187,7 @@ final class TortureTree {
         }
     }
 
-    private static boolean setXattr(Path p, String name, byte[] value) {
+    static boolean setXattr(Path p, String name, byte[] value) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment v = a.allocate(Math.max(1, value.length));
             MemorySegment.copy(value, 0, v, JAVA_BYTE, 0, value.length);

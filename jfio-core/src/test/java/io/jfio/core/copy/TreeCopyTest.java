@@ -164,6 +164,40 @@ class TreeCopyTest {
         });
     }
 
+    /**
+     * Directories of 0 to 40 entries: those whose entries fit in one batch are mostly finished by the worker that
+     * listed them, through the descriptors of the listing; the larger ones by whichever worker copies their last
+     * entry. Each must get its mode (read-only, sticky, setgid), times and xattrs either way.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Mode.class, names = {"PARALLEL_AUTO", "SEQUENTIAL_COPY_FILE_RANGE"})
+    void shouldGiveEveryDirectoryItsAttributesWhicheverWorkerFinishesIt(Mode mode, @TempDir Path dir)
+            throws Exception {
+        Path src = dir.resolve("src");
+        int[] modes = {0755, 0555, 0700, 01777, 02755, 0750};
+        int dirs = 42;
+        for (int i = 0; i < dirs; i++) {
+            Path d = src.resolve("d" + i);
+            Files.createDirectories(d);
+            for (int f = 0; f < i; f++) Files.writeString(d.resolve("f" + f), "file " + f + " of " + i);
+            if (i % 7 == 3) Files.createDirectories(d.resolve("sub"));
+            TortureTree.setXattr(d, "user.dir", ("d" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        for (int i = 0; i < dirs; i++) {
+            Path d = src.resolve("d" + i);
+            TortureTree.times(d, 1_000_000_000L * (i + 1) + i, 1_500_000_000_123_456_789L + i, false);
+            TortureTree.chmod(d, modes[i % modes.length]);
+        }
+        TreeSnapshot before = TreeSnapshot.take(src);
+        Path dst = dir.resolve("dst");
+        Run r = copy(List.of(src), dst, CopyOptions.archive().jobs(mode.jobs).sequential(mode.jobs == 1).build());
+        assertOk(r);
+        TreeSnapshot copied = TreeSnapshot.of(dst, before);
+        before.assertCopiedAs(copied, TreeSnapshot.Check.ALL);
+        before.assertSameContent(src, dst);
+        assertEquals(before.nodes.keySet(), TreeSnapshot.names(dst), "the copy holds exactly the source's names");
+    }
+
     @Test
     void shouldSplitLargeFilesAcrossWorkers(@TempDir Path dir) throws Exception {
         Path src = Files.createDirectory(dir.resolve("src"));
