@@ -115,6 +115,11 @@ public final class ShipCommand implements Callable<Integer> {
             + "raw bytes.")
     private String framing;
 
+    @Option(names = "--ignore-older", paramLabel = "DURATION", description = "Start a file never shipped at its "
+            + "end when its last change is older than this (e.g. 24h): its old content is left out, what is appended "
+            + "to it later is shipped.")
+    private String ignoreOlder;
+
     @Option(names = "--partial-timeout", paramLabel = "DURATION", description = "Ship an unterminated last line "
             + "after the file has not grown for this long (default: wait for the newline).")
     private String partialTimeout;
@@ -371,7 +376,7 @@ public final class ShipCommand implements Callable<Integer> {
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
                     maxInFlight, tcpNoAck ? Boolean.FALSE : null, tcp(), kafkaCompression, null, null, null,
-                    followSymlinks, owners, outputMode, s3());
+                    followSymlinks, owners, outputMode, s3(), ignoreOlder);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

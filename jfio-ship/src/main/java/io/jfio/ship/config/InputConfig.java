@@ -20,19 +20,31 @@ import java.util.Set;
  *                       link is followed only when it is owned by root, by the shipper's user or by the owner of
  *                       what it points to
  * @param owners         the user IDs whose files may be shipped; empty: any owner
+ * @param ignoreOlder    a file never shipped whose last modification is older than this when it is found starts at
+ *                       its end: its old content is left out, what is appended to it later is shipped; {@code null}:
+ *                       every file is shipped whole
  */
 public record InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
-                          Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners) {
+                          Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
+                          Duration ignoreOlder) {
 
     public InputConfig {
+        if (ignoreOlder != null && (ignoreOlder.isNegative() || ignoreOlder.isZero())) {
+            throw new IllegalArgumentException("ignore-older must be positive: " + ignoreOlder);
+        }
         paths = List.copyOf(paths);
         exclude = List.copyOf(exclude);
         owners = Set.copyOf(owners);
     }
 
+    /** Whether a file never shipped, last modified at {@code mtimeNanos} (since the epoch), starts at its end. */
+    public boolean ignoredAsOlder(long mtimeNanos, long nowMillis) {
+        return ignoreOlder != null && nowMillis * 1_000_000L - mtimeNanos > ignoreOlder.toNanos();
+    }
+
     /** An input that follows no symlinks and ships files of any owner (the defaults). */
     public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                        Duration partialTimeout, String sink) {
-        this(name, paths, exclude, framing, start, partialTimeout, sink, false, Set.of());
+        this(name, paths, exclude, framing, start, partialTimeout, sink, false, Set.of(), null);
     }
 }

@@ -36,6 +36,8 @@ import java.util.Map;
  * @param outputMode         the mode of files and directories the sinks create, octal (default 0600: directories
  *                           get x where r is given)
  * @param s3                 how s3 sinks reach their server and cut their objects ({@code s3:} section)
+ * @param ignoreOlder        for inputs that do not say: files never shipped whose last modification is older than
+ *                           this start at their end (a duration)
  */
 public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
@@ -43,12 +45,12 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                         String bufferSize, String segmentSize, String maxInFlight, Boolean tcpAck,
                         RawTcp tcp, String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
                         Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode,
-                        RawS3 s3) {
+                        RawS3 s3, String ignoreOlder) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     /**
@@ -63,9 +65,11 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
      * @param sink           the sink's name (may be left out when there is one sink)
      * @param followSymlinks whether symlinks are followed
      * @param owners         user names or IDs whose files may be shipped
+     * @param ignoreOlder    files never shipped whose last modification is older than this start at their end
      */
     public record RawInput(String name, List<String> paths, List<String> exclude, String framing, String start,
-                           String partialTimeout, String sink, Boolean followSymlinks, List<String> owners) {
+                           String partialTimeout, String sink, Boolean followSymlinks, List<String> owners,
+                           String ignoreOlder) {
     }
 
     /**
@@ -141,7 +145,7 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.kafkaCompression, kafkaCompression), pick(over.kafkaProperties, kafkaProperties),
                 pick(over.inputs, inputs),
                 pick(over.sinks, sinks), pick(over.followSymlinks, followSymlinks), pick(over.owners, owners),
-                pick(over.outputMode, outputMode), RawS3.pick(over.s3, s3));
+                pick(over.outputMode, outputMode), RawS3.pick(over.s3, s3), pick(over.ignoreOlder, ignoreOlder));
     }
 
     private static <T> T pick(T over, T base) {

@@ -119,12 +119,13 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         Duration partial = raw.partialTimeout() == null ? null : duration("partial-timeout", raw.partialTimeout());
         boolean follow = raw.followSymlinks() != null && raw.followSymlinks();
         Set<Integer> owners = owners(raw.owners());
+        Duration older = raw.ignoreOlder() == null ? null : positive("ignore-older", raw.ignoreOlder());
 
         List<InputConfig> inputs = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         if (raw.from() != null && !raw.from().isEmpty()) {
             inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base, follow,
-                    owners));
+                    owners, older));
             names.add(MAIN);
         } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
             throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
@@ -141,7 +142,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 Duration p = in.partialTimeout() == null ? partial : duration("partial-timeout", in.partialTimeout());
                 boolean fl = in.followSymlinks() == null ? follow : in.followSymlinks();
                 Set<Integer> ow = in.owners() == null ? owners : owners(in.owners());
-                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow));
+                Duration io = in.ignoreOlder() == null ? older : positive("ignore-older", in.ignoreOlder());
+                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io));
             }
         }
         if (inputs.isEmpty()) {
@@ -247,7 +249,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
 
     private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,
                                      Start start, Duration partial, String sink, Map<String, SinkSpec> sinks,
-                                     Path base, boolean follow, Set<Integer> owners) throws ConfigException {
+                                     Path base, boolean follow, Set<Integer> owners, Duration ignoreOlder)
+            throws ConfigException {
         if (paths == null || paths.isEmpty()) throw new ConfigException("input without paths: input=" + name);
         List<String> abs = new ArrayList<>();
         for (String p : paths) {
@@ -266,7 +269,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                     + " sinks=" + sinks.keySet());
         }
         return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
-                follow, owners);
+                follow, owners, ignoreOlder);
     }
 
     private static SinkSpec sink(String name, String spec) throws ConfigException {
@@ -334,6 +337,13 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             throw new ConfigException("invalid metrics address: metrics=" + text
                     + " (PORT or HOST:PORT, port 0-65535)");
         }
+    }
+
+    /** A duration above zero ({@code ignore-older}): zero or less is refused rather than meaning "everything". */
+    private static Duration positive(String key, String value) throws ConfigException {
+        Duration d = duration(key, value);
+        if (d.isZero()) throw new ConfigException("invalid " + key + ": " + key + "=" + value + " (above zero)");
+        return d;
     }
 
     private static Duration duration(String key, String value) throws ConfigException {

@@ -41,7 +41,7 @@ final class Discovery {
 
     /** A path that an input names, with what statx said about it. */
     record Found(InputConfig input, String path, long device, long inode, long size, boolean regular,
-                 String type) {
+                 String type, long mtimeNanos) {
     }
 
     /** A pattern of an input that named no file in a scan. */
@@ -244,7 +244,7 @@ final class Discovery {
         String path = FileNames.of(p);
         if (seen != null && !seen.add(path)) return;
         out.add(new Found(inputs.get(input), path, stx.device(), stx.inode(), stx.size(), stx.isRegularFile(),
-                stx.typeName()));
+                stx.typeName(), stx.mtimeNanos()));
     }
 
     private boolean excluded(int input, Path p) {

@@ -81,7 +81,8 @@ public final class DryRun {
                         if (copy != null) {
                             dec = copy;
                         } else if (dec == null) {
-                            dec = Resume.fresh(f.size(), f.input().start() == Start.END && firstRun);
+                            dec = Resume.fresh(f.size(), f.input().start() == Start.END && firstRun,
+                                    f.input().ignoredAsOlder(f.mtimeNanos(), System.currentTimeMillis()));
                         }
                     }
                 } finally {

@@ -477,6 +477,7 @@ final class FileTracker {
         }
         TrackedFile.Id id = new TrackedFile.Id(stx.device(), stx.inode());
         long size = stx.size();
+        long mtime = stx.mtimeNanos();
         if (tracked.containsKey(id)) {
             LibC.close(fd);
             return null;
@@ -497,7 +498,8 @@ final class FileTracker {
             Resume.Decision copy = joined == null ? Resume.copy(size, head, orphans) : null;
             if (copy != null) d = copy;
             if (joined == null && d == null) {
-                d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway);
+                d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway,
+                        input.ignoredAsOlder(mtime, System.currentTimeMillis()));
             }
         }
         String why;

@@ -23,7 +23,8 @@ import java.util.List;
  *       copytruncate, truncated since; a file deleted after a copy was made), is a copy of it and resumes at the
  *       shipped offset, or at its own end when it is shorter (everything in it was shipped). Only full fingerprints
  *       match: a file shorter than {@link Fingerprint#SIZE} bytes is never taken for a copy;</li>
- *   <li>otherwise it is new: from 0, or from its end with {@code start = end} on a first run.</li>
+ *   <li>otherwise it is new: from 0, or from its end with {@code start = end} on a first run, or when its last
+ *       modification is older than the input's {@code ignore-older} (what is appended later is shipped).</li>
  * </ol>
  */
 final class Resume {
@@ -39,8 +40,8 @@ final class Resume {
      * A decision.
      *
      * @param offset  where to start
-     * @param why     for the log and the dry run: resumed, copy-of-shipped, new, new-at-end, new-file-same-inode,
-     *                truncated-while-stopped
+     * @param why     for the log and the dry run: resumed, copy-of-shipped, new, new-at-end, ignored-older,
+     *                new-file-same-inode, truncated-while-stopped
      * @param entry   the entry the offset comes from, or null
      * @param orphans entries of this inode that do not describe its content any more
      */
@@ -94,6 +95,13 @@ final class Resume {
 
     /** A file seen for the first time. */
     static Decision fresh(long size, boolean startAtEnd) {
-        return startAtEnd ? new Decision(size, "new-at-end", null, List.of()) : new Decision(0, "new", null, List.of());
+        return fresh(size, startAtEnd, false);
+    }
+
+    /** A file seen for the first time, {@code older} when it was last modified before its input's ignore-older. */
+    static Decision fresh(long size, boolean startAtEnd, boolean older) {
+        if (startAtEnd) return new Decision(size, "new-at-end", null, List.of());
+        if (older) return new Decision(size, "ignored-older", null, List.of());
+        return new Decision(0, "new", null, List.of());
     }
 }

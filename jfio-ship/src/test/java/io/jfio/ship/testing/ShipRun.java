@@ -87,7 +87,8 @@ public final class ShipRun implements AutoCloseable {
                 e.containsKey("tcp-ack") ? Boolean.valueOf(e.get("tcp-ack")) : null, tcp(e), e.get("kafka-compression"),
                 kafkaProperties(e), null, null,
                 e.containsKey("follow-symlinks") ? Boolean.valueOf(e.get("follow-symlinks")) : null,
-                e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"), s3(e));
+                e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"), s3(e),
+                e.get("ignore-older"));
         return ShipConfig.resolve(raw, Path.of("/"));
     }
 
