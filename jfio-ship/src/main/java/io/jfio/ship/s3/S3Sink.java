@@ -16,7 +16,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Thread-safe: the pipeline thread calls {@link #send}, {@link #flush}, {@link #finish} and {@link #close}; the
@@ -116,6 +120,7 @@ public final class S3Sink implements Sink {
                     "why", "open objects are cut at half of max-in-flight, where the pipeline pauses reading; "
                             + "raise max-in-flight for larger objects");
         }
+        settle(client, bucket, journal, log);
         for (S3Journal.Intent in : journal.openIntents()) {
             redo.computeIfAbsent(List.of(in.device(), in.inode()), k -> new ArrayList<>()).add(in);
             if (in.fpLen() == Fingerprint.SIZE) {
@@ -133,6 +138,41 @@ public final class S3Sink implements Sink {
         long tick = Math.max(10, Math.min(1000, settings.objectAge().toMillis() / 4));
         timer.scheduleWithFixedDelay(this::cutAged, tick, tick, TimeUnit.MILLISECONDS);
         metrics.oldest(this::oldestMillis);
+    }
+
+    /**
+     * Asks the bucket about every intent without a done: a crash between an upload and its done leaves an object that
+     * is complete in the bucket (a PUT is all or nothing), and it is recorded done now, before the pipeline reads
+     * where its sources resume. Otherwise a copy of a file truncated while the shipper was stopped, read after that
+     * file, would resume before the object and upload its range again. An intent whose object is not there, or that
+     * the bucket cannot be asked about now, stays open and is redone when its bytes come again.
+     */
+    private static void settle(S3Client client, String bucket, S3Journal journal, ShipLog log) {
+        for (S3Journal.Intent in : journal.openIntents()) {
+            try {
+                client.headObject(HeadObjectRequest.builder().bucket(bucket).key(in.key()).build());
+            } catch (NoSuchKeyException e) {
+                continue;
+            } catch (S3Exception e) {
+                if (e.statusCode() == 404) continue;
+                log.warn("s3-intent-unchecked", "key", in.key(), "status", e.statusCode(), "action",
+                        "uploaded again under its key if its bytes come again");
+                continue;
+            } catch (SdkException e) {
+                log.warn("s3-intent-unchecked", "key", in.key(), "error", e.getMessage(), "action",
+                        "uploaded again under its key if its bytes come again");
+                continue;
+            }
+            try {
+                journal.done(in.seq(), in.millis());
+            } catch (IOException e) {
+                log.warn("s3-intent-unchecked", "key", in.key(), "error", e.getMessage(), "action",
+                        "uploaded again under its key if its bytes come again");
+                continue;
+            }
+            log.info("s3-upload-found", "key", in.key(), "source", in.path(), "range", in.start() + "-" + in.end(),
+                    "why", "its upload reached the bucket before a stop or crash recorded it: recorded done now");
+        }
     }
 
     @Override

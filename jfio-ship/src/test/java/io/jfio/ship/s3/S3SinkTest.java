@@ -114,6 +114,57 @@ class S3SinkTest {
                 + sources.get("big.log").length + " ") && l.contains("why=resumed")), String.join("\n", dry));
     }
 
+    /**
+     * A crash after an upload reached the bucket and before its done was recorded, then, while the shipper is stopped,
+     * copytruncate: the file holds a new content, its copy the old one. The object is in the bucket, so the next start
+     * takes it as done (it asks the bucket) and the copy resumes after it: its range is not uploaded again, whichever
+     * of the two files is read first.
+     */
+    @Test
+    void shouldTakeAnInterruptedObjectThatReachedTheBucketAsDoneSoThatACopyDoesNotUploadItAgain() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path app = logs.resolve("app.log");
+        byte[] old = lines(11, 20_000); // several objects: earlier ones done, the last one interrupted
+        Files.write(app, old);
+        String prefix = "interrupted";
+        Path state = tmp.resolve("state");
+        var cfg = ShipRun.config(List.of(logs.resolve("app.log*").toString()), null, state,
+                settings(prefix, Map.of("s3.object-size", "1MiB")));
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+        int objects = minio.objects(BUCKET, prefix + "/").size();
+        assertTrue(objects >= 2, "shipped: " + objects);
+        // The crash: the last object's done never reached the journal, nor the checkpoint.
+        Path journal;
+        try (var files = Files.list(state)) {
+            journal = files.filter(f -> f.getFileName().toString().startsWith("s3-journal-")).findFirst()
+                    .orElseThrow();
+        }
+        List<String> lines = new java.util.ArrayList<>(Files.readAllLines(journal, StandardCharsets.US_ASCII));
+        int lastDone = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).length() > 9 && lines.get(i).startsWith("D ", 9)) lastDone = i;
+        }
+        assertTrue(lastDone >= 0, "a done record: " + lines);
+        lines.remove(lastDone);
+        Files.write(journal, lines, StandardCharsets.US_ASCII);
+        Files.delete(state.resolve("checkpoints-main.bin"));
+        // copytruncate while stopped: the copy holds the old content, the file a new one.
+        Files.write(logs.resolve("app.log.1"), old);
+        byte[] fresh = lines(12, 10);
+        Files.write(app, fresh);
+
+        ByteArrayOutputStream log2 = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
+        String second = log2.toString(StandardCharsets.UTF_8);
+        assertTrue(second.contains("event=s3-upload-found"), second);
+        List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, prefix + "/"));
+        long oldBytes = pieces.stream().filter(p -> p.start() < old.length && p.end() <= old.length
+                && java.util.Arrays.equals(p.bytes(), java.util.Arrays.copyOfRange(old, (int) p.start(),
+                (int) p.end()))).mapToLong(p -> p.end() - p.start()).sum();
+        assertEquals(old.length, oldBytes, "the old content's bytes are in the bucket exactly once: " + second);
+    }
+
     @Test
     void shouldRefuseToStartWithWrongCredentialsAndLoseNothing() throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs"));
