@@ -39,7 +39,8 @@ import picocli.CommandLine.Spec;
             "Sinks: dir:PATH (segment files, fsync on commit), stdout:, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC, "
                     + "s3://BUCKET/PREFIX (objects, exactly once; credentials as the AWS tools find them). "
                     + "Checkpoints under --state advance only after the sink acknowledged the bytes; a restart "
-                    + "resumes there (some bytes may be sent again, none are lost). Runs until SIGTERM/SIGINT.",
+                    + "resumes there (some bytes may be sent again, none are lost). Runs until SIGTERM/SIGINT; "
+                    + "SIGHUP reads the configuration again.",
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -270,8 +271,8 @@ public final class ShipCommand implements Callable<Integer> {
                 shipper = reopen(next, cfg, mode, log);
                 cfg = shipper.config();
                 running.set(shipper);
-                // A TERM that came while the new shipper was opening stops it now.
-                if (signal.get() != null) shipper.stop();
+                // A TERM, or another HUP, that came while the new shipper was opening stops it now.
+                if (signal.get() != null || reload.pending()) shipper.stop();
             }
         } finally {
             undo.run();
@@ -341,6 +342,11 @@ public final class ShipCommand implements Callable<Integer> {
                     + " read now");
             pending.set(next);
             return true;
+        }
+
+        /** Whether a reload is waiting to be taken. */
+        boolean pending() {
+            return pending.get() != null;
         }
 
         /** The configuration a reload asked for, once; null when none did. */
