@@ -26,9 +26,9 @@ import picocli.CommandLine.Spec;
                     + "one file's checkpoints so that it is shipped again from its beginning.",
             "",
             "Listing changes nothing and works while a shipper runs. --forget refuses while a shipper holds the "
-                    + "state directory. A directory sink also records, in its own directory, where each file "
-                    + "resumes (that record is what makes it exactly once): --forget does not change it, so a file "
-                    + "shipped to a directory sink still resumes where that sink has it.",
+                    + "state directory. A directory or s3 sink also records where each file resumes (the "
+                    + "directory's commit log, the s3 journal: what makes them exactly once): --forget does not "
+                    + "change that record, so a file shipped to such a sink still resumes where the sink has it.",
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
