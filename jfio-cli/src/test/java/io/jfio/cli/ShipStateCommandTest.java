@@ -48,8 +48,12 @@ class ShipStateCommandTest {
         shipOnce(tmp.resolve("run1.out"), logs, state);
         Files.writeString(a, "a3\n", StandardOpenOption.APPEND);
 
+        byte[] lock = Files.readAllBytes(state.resolve("lock"));
+        long checkpointsChanged = Files.getLastModifiedTime(state.resolve("checkpoints-main.bin")).toMillis();
         CliResult table = CliResult.run("ship", "state", "--state", state.toString());
         assertEquals(0, table.exit(), table.err());
+        assertTrue(java.util.Arrays.equals(lock, Files.readAllBytes(state.resolve("lock"))), "listing writes nothing");
+        assertEquals(checkpointsChanged, Files.getLastModifiedTime(state.resolve("checkpoints-main.bin")).toMillis());
         assertTrue(table.out().startsWith("state " + state + " (no shipper running)\n"), table.out());
         assertTrue(table.out().lines().anyMatch(l -> l.matches("main +6 +9 +3 .*" + a + " \\(\\d+:\\d+\\)")),
                 table.out());

@@ -19,7 +19,6 @@ import io.jfio.ship.state.CheckpointStore;
 import io.jfio.ship.state.StateLock;
 import io.jfio.ship.tcp.TcpSinkFactory;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -171,24 +170,10 @@ public final class Shipper implements AutoCloseable {
         return new CheckpointStore(state.resolve(checkpointFile(sink)));
     }
 
-    /**
-     * The checkpoint file's name for sink {@code sink}: {@code checkpoints-NAME.bin} where NAME keeps ASCII letters,
-     * digits, '.' and '-' and writes every other byte of the name's UTF-8 as {@code _XX} (hex). Two sink names never
-     * share a file, and no name reaches outside the state directory.
-     */
+    /** The checkpoint file's name for sink {@code sink} ({@link CheckpointStore#fileName}). */
     public static String checkpointFile(String sink) {
-        StringBuilder b = new StringBuilder("checkpoints-");
-        for (byte c : sink.getBytes(StandardCharsets.UTF_8)) {
-            if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
-                b.append((char) c);
-            } else {
-                b.append('_').append(HEX[(c >> 4) & 0xF]).append(HEX[c & 0xF]);
-            }
-        }
-        return b.append(".bin").toString();
+        return CheckpointStore.fileName(sink);
     }
-
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     /** The name earlier versions gave the file: not one-to-one (every other character became '_'). */
     static String legacyCheckpointFile(String sink) {

@@ -5,7 +5,6 @@ import io.jfio.core.sys.FileNames;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Locale;
 
 /**
  * Structured single-line logs, in logfmt ({@code ts=2025-01-01T12:00:00.123Z level=info event=rotation path=/x
@@ -150,19 +149,9 @@ public final class ShipLog {
         }
     }
 
-    /** {@code v} as a JSON string: escaped by Jackson, after each byte of a name that is not UTF-8 became \xNN. */
+    /** {@code v} as a JSON string: escaped by Jackson, after each byte of a name that is not UTF-8 became \\xNN. */
     private static void json(StringBuilder b, String v) {
-        StringBuilder shown = null;
-        for (int i = 0; i < v.length(); i++) {
-            if (FileNames.isEscape(v, i)) {
-                if (shown == null) shown = new StringBuilder(v.length() + 8).append(v, 0, i);
-                shown.append(String.format(Locale.ROOT, "\\x%02x", v.charAt(i) & 0xff));
-            } else if (shown != null) {
-                shown.append(v.charAt(i));
-            }
-        }
-        b.append('"').append(JsonStringEncoder.getInstance().quoteAsString(shown == null ? v : shown.toString()))
-                .append('"');
+        b.append('"').append(JsonStringEncoder.getInstance().quoteAsString(FileNames.show(v))).append('"');
     }
 
     private static void quote(StringBuilder b, String v) {

@@ -143,6 +143,48 @@ public final class CheckpointStore {
         return problem;
     }
 
+    private static final String NAME_PREFIX = "checkpoints-";
+    private static final String NAME_SUFFIX = ".bin";
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /**
+     * The checkpoint file's name for sink {@code sink}: {@code checkpoints-NAME.bin} where NAME keeps ASCII letters,
+     * digits, '.' and '-' and writes every other byte of the name's UTF-8 as {@code _XX} (hex). Two sink names never
+     * share a file, and no name reaches outside the state directory; {@link #sinkOf} reads it back.
+     */
+    public static String fileName(String sink) {
+        StringBuilder b = new StringBuilder(NAME_PREFIX);
+        for (byte c : sink.getBytes(StandardCharsets.UTF_8)) {
+            if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+                b.append((char) c);
+            } else {
+                b.append('_').append(HEX[(c >> 4) & 0xF]).append(HEX[c & 0xF]);
+            }
+        }
+        return b.append(NAME_SUFFIX).toString();
+    }
+
+    /** The sink whose checkpoint file {@code fileName} is ({@link #fileName} read back), or null when it is none. */
+    static String sinkOf(String fileName) {
+        if (!fileName.startsWith(NAME_PREFIX) || !fileName.endsWith(NAME_SUFFIX)) return null;
+        String enc = fileName.substring(NAME_PREFIX.length(), fileName.length() - NAME_SUFFIX.length());
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(enc.length());
+        for (int i = 0; i < enc.length(); i++) {
+            char c = enc.charAt(i);
+            int hi = c == '_' && i + 2 < enc.length() ? Character.digit(enc.charAt(i + 1), 16) : -1;
+            int lo = hi >= 0 ? Character.digit(enc.charAt(i + 2), 16) : -1;
+            if (lo >= 0) {
+                b.write(hi << 4 | lo);
+                i += 2;
+            } else if (c != '_' && c < 0x80) {
+                b.write(c);
+            } else {
+                return null;
+            }
+        }
+        return FileNames.decode(b.toByteArray());
+    }
+
     /** Encodes entries in the file format (on the heap; {@link #write} encodes into native memory instead). */
     static byte[] encode(Collection<Checkpoint> entries) {
         try (Arena arena = Arena.ofConfined()) {
@@ -157,15 +199,21 @@ public final class CheckpointStore {
      * garbage. Here each entry passes through one small heap buffer.
      */
     static MemorySegment encode(Collection<Checkpoint> entries, Arena arena) {
+        byte[][] paths = new byte[entries.size()][];
         long size = HEADER + 4;
-        for (Checkpoint c : entries) size += ENTRY_FIXED + pathBytes(c).length;
+        int k = 0;
+        for (Checkpoint c : entries) {
+            paths[k] = pathBytes(c);
+            size += ENTRY_FIXED + paths[k++].length;
+        }
         MemorySegment seg = arena.allocate(size);
         ByteBuffer out = seg.asByteBuffer(); // big-endian, as the reader expects
         out.put(MAGIC).putInt(VERSION).putLong(System.currentTimeMillis()).putInt(entries.size());
         ByteBuffer body = ByteBuffer.allocate(46 + 65_535);
         CRC32C crc = new CRC32C();
+        k = 0;
         for (Checkpoint c : entries) {
-            byte[] path = pathBytes(c);
+            byte[] path = paths[k++];
             body.clear();
             body.putLong(c.device()).putLong(c.inode()).putInt(c.fpLength()).putLong(c.fpHash())
                     .putLong(c.offset()).putLong(c.seenAt()).putShort((short) path.length).put(path);

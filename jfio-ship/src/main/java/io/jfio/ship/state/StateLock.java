@@ -65,6 +65,28 @@ public final class StateLock implements AutoCloseable {
         return new StateLock(file, fd);
     }
 
+    /**
+     * The pid written in {@code dir/name} when another open file holds its lock, or null when nobody does (or there
+     * is no lock file). Only looks: the file is opened read-only, never created or written, and a shared lock is
+     * tried and let go at once.
+     *
+     * @throws IOException when the lock file exists but cannot be opened (a symbolic link, no permission)
+     */
+    public static String holder(Path dir, String name) throws IOException {
+        Path file = dir.resolve(name);
+        int fd = LibC.openat(Fcntl.AT_FDCWD, file.toString(), Fcntl.O_RDONLY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0);
+        if (fd == -Errno.ENOENT) return null;
+        ErrnoException.check(fd, "open", -1, file.toString());
+        try {
+            int r = LibC.flock(fd, Fcntl.LOCK_SH | Fcntl.LOCK_NB);
+            if (r == -Errno.EAGAIN) return readPid(fd);
+            ErrnoException.check(r, "flock", fd, file.toString());
+            return null;
+        } finally {
+            LibC.close(fd); // lets go of the shared lock, if it was taken
+        }
+    }
+
     private static String readPid(int fd) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(32);

@@ -45,9 +45,6 @@ public final class StateReport {
                         Instant seenAt) {
     }
 
-    private static final String PREFIX = "checkpoints-";
-    private static final String SUFFIX = ".bin";
-
     private final Path state;
     private final List<Entry> entries;
     private final String holder;
@@ -77,7 +74,7 @@ public final class StateReport {
         try (Arena arena = Arena.ofConfined(); DirectoryStream<Path> dir = Files.newDirectoryStream(state)) {
             StatBuffer stx = new StatBuffer(arena);
             for (Path f : dir) {
-                String sink = sinkOf(f.getFileName().toString());
+                String sink = CheckpointStore.sinkOf(f.getFileName().toString());
                 if (sink == null || !Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) continue;
                 CheckpointStore.Loaded loaded = new CheckpointStore(f).load(quiet, false);
                 if (loaded.corrupt()) problems.add(f + ": " + loaded.problem());
@@ -102,43 +99,13 @@ public final class StateReport {
                 size == null ? null : Math.max(0, size - c.offset()), Instant.ofEpochMilli(c.seenAt()));
     }
 
-    /** The pid of the shipper holding {@code state}'s lock, or null when none does. */
+    /** The pid of the shipper holding {@code state}'s lock, or null when none does (or it cannot be told). */
     private static String holder(Path state) {
-        if (!Files.exists(state.resolve("lock"), LinkOption.NOFOLLOW_LINKS)) return null;
-        try (StateLock ignored = StateLock.acquire(state, "lock", "state directory")) {
-            return null;
-        } catch (StateLock.LockedException e) {
-            String m = e.getMessage();
-            int at = m.indexOf(" pid=");
-            return at < 0 ? "unknown" : m.substring(at + 5, m.indexOf(' ', at + 5) < 0 ? m.length()
-                    : m.indexOf(' ', at + 5));
+        try {
+            return StateLock.holder(state, "lock");
         } catch (IOException e) {
             return null;
         }
-    }
-
-    /** The sink a checkpoint file's name belongs to (the inverse of the shipper's naming), or null. */
-    static String sinkOf(String fileName) {
-        if (!fileName.startsWith(PREFIX) || !fileName.endsWith(SUFFIX)) return null;
-        String enc = fileName.substring(PREFIX.length(), fileName.length() - SUFFIX.length());
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        for (int i = 0; i < enc.length(); i++) {
-            char c = enc.charAt(i);
-            if (c == '_') {
-                if (i + 2 >= enc.length()) return null;
-                try {
-                    b.write(Integer.parseInt(enc.substring(i + 1, i + 3), 16));
-                } catch (NumberFormatException e) {
-                    return null;
-                }
-                i += 2;
-            } else if (c < 0x80) {
-                b.write(c);
-            } else {
-                return null;
-            }
-        }
-        return FileNames.decode(b.toByteArray());
     }
 
     /** Every checkpoint, by sink and path. */
@@ -226,7 +193,7 @@ public final class StateReport {
         try (StateLock held = StateLock.acquire(state, "lock", "state directory");
              DirectoryStream<Path> dir = Files.newDirectoryStream(state)) {
             for (Path f : dir) {
-                String s = sinkOf(f.getFileName().toString());
+                String s = CheckpointStore.sinkOf(f.getFileName().toString());
                 if (s == null || sink != null && !sink.equals(s)
                         || !Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
                     continue;

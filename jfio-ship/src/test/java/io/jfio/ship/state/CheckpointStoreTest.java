@@ -2,6 +2,7 @@ package io.jfio.ship.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.sys.FileNames;
 import java.nio.charset.StandardCharsets;
@@ -20,5 +21,19 @@ class CheckpointStoreTest {
         List<Checkpoint> out = new ArrayList<>();
         assertNull(CheckpointStore.parse(CheckpointStore.encode(in), out));
         assertEquals(in, out);
+    }
+
+    @Test
+    void shouldNameEverySinksFileSoThatItsNameReadsBack() {
+        for (String sink : List.of("main", "a b", "ä", "_41", "x/../y", "checkpoints-", "..", "s3.logs-1")) {
+            String file = CheckpointStore.fileName(sink);
+            assertTrue(file.matches("checkpoints-[A-Za-z0-9._-]+\\.bin"), file);
+            assertEquals(sink, CheckpointStore.sinkOf(file), file);
+        }
+        assertEquals("checkpoints-a_20b.bin", CheckpointStore.fileName("a b"));
+        for (String notOne : List.of("lock", "checkpoints-main.bin.tmp", "checkpoints-a_2.bin", "checkpoints-a_zz.bin",
+                "s3-journal-main.log")) {
+            assertNull(CheckpointStore.sinkOf(notOne), notOne);
+        }
     }
 }
