@@ -9,6 +9,7 @@ module io.jfio.ship {
     requires com.fasterxml.jackson.dataformat.toml;
     requires kafka.clients;
     requires jdk.httpserver;
+    requires java.net.http;
     requires software.amazon.awssdk.services.s3;
     requires software.amazon.awssdk.http.urlconnection;
     requires software.amazon.awssdk.auth;

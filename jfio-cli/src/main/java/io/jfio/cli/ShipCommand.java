@@ -197,8 +197,12 @@ public final class ShipCommand implements Callable<Integer> {
     private String s3Compression;
 
     @Option(names = "--s3-object-size", paramLabel = "SIZE", description = "s3 sinks: cut an object at this many "
-            + "source bytes (default 16MiB; 1MiB to 100MiB).")
+            + "source bytes (default 16MiB; 1MiB to 5GiB, at most half of max-in-flight).")
     private String s3ObjectSize;
+
+    @Option(names = "--s3-part-size", paramLabel = "SIZE", description = "s3 sinks: an object whose stored bytes "
+            + "pass this is uploaded in parts of this size while it fills (default 8MiB; 5MiB to 5GiB).")
+    private String s3PartSize;
 
     @Option(names = "--s3-object-age", paramLabel = "DURATION", description = "s3 sinks: cut an object this long "
             + "after its first byte (default 60s).")
@@ -358,11 +362,11 @@ public final class ShipCommand implements Callable<Integer> {
     /** The command line's s3 settings, or null when it gives none. */
     private RawConfig.RawS3 s3() {
         if (s3Endpoint == null && s3Region == null && s3Compression == null && s3ObjectSize == null
-                && s3ObjectAge == null && s3ShutdownGrace == null) {
+                && s3PartSize == null && s3ObjectAge == null && s3ShutdownGrace == null) {
             return null;
         }
         return new RawConfig.RawS3(s3Endpoint, s3Region, null, null, null, null, null, null, null, null,
-                s3ObjectSize, s3ObjectAge, s3Compression, null, s3ShutdownGrace);
+                s3ObjectSize, s3ObjectAge, s3Compression, null, s3ShutdownGrace, s3PartSize);
     }
 
     /** The command line's tcp settings, or null when it gives none. */

@@ -111,11 +111,12 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
      * @param compression   none, gzip or zstd
      * @param keyTemplate   the key template
      * @param shutdownGrace how long a stop waits for the last uploads
+     * @param partSize      the part size of multipart uploads, e.g. {@code 8MiB}
      */
     public record RawS3(String endpoint, String region, Boolean pathStyle, String accessKey, String secretKey,
                         String sessionToken, String profile, String storageClass, String sse, String sseKmsKeyId,
                         String objectSize, String objectAge, String compression, String keyTemplate,
-                        String shutdownGrace) {
+                        String shutdownGrace, String partSize) {
         static RawS3 pick(RawS3 over, RawS3 base) {
             if (over == null) return base;
             if (base == null) return over;
@@ -128,7 +129,8 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                     RawConfig.pick(over.objectSize, base.objectSize), RawConfig.pick(over.objectAge, base.objectAge),
                     RawConfig.pick(over.compression, base.compression),
                     RawConfig.pick(over.keyTemplate, base.keyTemplate),
-                    RawConfig.pick(over.shutdownGrace, base.shutdownGrace));
+                    RawConfig.pick(over.shutdownGrace, base.shutdownGrace),
+                    RawConfig.pick(over.partSize, base.partSize));
         }
     }
 

@@ -204,7 +204,9 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                             : duration("s3.object-age", s.objectAge()),
                     s.compression() == null ? null : s.compression().trim(), s.keyTemplate(),
                     s.shutdownGrace() == null ? io.jfio.ship.s3.S3Settings.SHUTDOWN_GRACE_DEFAULT
-                            : duration("s3.shutdown-grace", s.shutdownGrace()));
+                            : duration("s3.shutdown-grace", s.shutdownGrace()),
+                    s.partSize() == null ? io.jfio.ship.s3.S3Settings.PART_SIZE_DEFAULT
+                            : size("s3.part-size", s.partSize()));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import com.github.luben.zstd.ZstdOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -13,33 +12,36 @@ import java.util.List;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * Not thread-safe: filled by the thread that owns the open object, then read (any number of times, one stream at a
- * time) by the upload thread after {@link #finish}.
+ * Not thread-safe: filled by the thread that owns the open object; the {@link Body bodies} it hands out are read
+ * by the upload threads.
  *
- * <p>One object's bytes, compressed as they arrive, in native memory chunks (outside the Java heap, freed together
- * by {@link #close}): an object of 16 MiB costs 16 MiB of memory once, never a heap array the collector copies. The
- * chunks grow from {@link #FIRST_CHUNK} to {@link #CHUNK} bytes, so that the objects of many sources that each hold
- * a few lines do not cost a megabyte each. The upload reads it through {@link #stream()}, which the SDK may call
- * twice (once to sign the payload, once to send it).
+ * <p>One object's bytes, compressed as they arrive, in native memory chunks (outside the Java heap): an object of
+ * 16 MiB costs 16 MiB of memory once, never a heap array the collector copies. The chunks grow from {@link
+ * #FIRST_CHUNK} to {@link #CHUNK} bytes, so that the objects of many sources that each hold a few lines do not cost
+ * a megabyte each. {@link #take} hands the bytes stored so far over as a {@link Body} (a part of a multipart upload,
+ * or after {@link #finish} the rest, or the whole object) with its own memory, freed when the body is closed, and
+ * the buffer goes on in new chunks.
  */
 final class ObjectBuffer implements AutoCloseable {
     static final int CHUNK = 256 << 10;
     static final int FIRST_CHUNK = 16 << 10;
     private static final int SCRATCH = 64 << 10;
 
-    private final Arena arena = Arena.ofShared();
-    private final List<MemorySegment> chunks = new ArrayList<>();
     private final OutputStream compressor;
     private byte[] scratch;
-    /** Stored (compressed) bytes. */
+    /** The memory of the bytes not yet taken. */
+    private Arena arena = Arena.ofShared();
+    private List<MemorySegment> chunks = new ArrayList<>();
+    /** Stored (compressed) bytes not yet taken. */
+    private long pending;
+    /** Stored bytes in all. */
     private long size;
     /** Bytes used of the last chunk. */
     private long lastUsed;
-    /** Bytes of all the chunks. */
-    private long memory;
     /** Source bytes taken. */
     private long raw;
     private boolean finished;
+    private boolean closed;
 
     /** A buffer compressing with {@code codec} (none, gzip, zstd). */
     ObjectBuffer(String codec) throws IOException {
@@ -88,7 +90,32 @@ final class ObjectBuffer implements AutoCloseable {
         scratch = null;
     }
 
-    /** Stored bytes (compressed, once {@link #finish finished}). */
+    /**
+     * The stored bytes not yet taken, as a body of their own (possibly empty); the buffer goes on in new memory.
+     * Before {@link #finish} a compressor may still hold bytes that belong before the next ones: they come out in the
+     * next body.
+     */
+    Body take() {
+        if (closed) throw new IllegalStateException("object buffer closed");
+        List<MemorySegment> used = new ArrayList<>(chunks.size());
+        for (int i = 0; i < chunks.size(); i++) {
+            MemorySegment c = chunks.get(i);
+            used.add(i == chunks.size() - 1 ? c.asSlice(0, lastUsed) : c);
+        }
+        Body b = new Body(arena, used, pending);
+        arena = Arena.ofShared();
+        chunks = new ArrayList<>();
+        pending = 0;
+        lastUsed = 0;
+        return b;
+    }
+
+    /** Stored bytes not yet taken. */
+    long pending() {
+        return pending;
+    }
+
+    /** Stored bytes in all (compressed, once {@link #finish finished}). */
     long size() {
         return size;
     }
@@ -96,11 +123,6 @@ final class ObjectBuffer implements AutoCloseable {
     /** Source bytes taken. */
     long raw() {
         return raw;
-    }
-
-    /** Native memory held. */
-    long memory() {
-        return memory;
     }
 
     private void put(MemorySegment src, long offset, long length) {
@@ -111,6 +133,7 @@ final class ObjectBuffer implements AutoCloseable {
             MemorySegment.copy(src, offset + done, c, lastUsed, n);
             done += n;
             lastUsed += n;
+            pending += n;
             size += n;
         }
     }
@@ -123,6 +146,7 @@ final class ObjectBuffer implements AutoCloseable {
             MemorySegment.copy(b, off + done, c, JAVA_BYTE, lastUsed, n);
             done += n;
             lastUsed += n;
+            pending += n;
             size += n;
         }
     }
@@ -133,61 +157,87 @@ final class ObjectBuffer implements AutoCloseable {
             long next = chunks.isEmpty() ? FIRST_CHUNK
                     : Math.min(CHUNK, chunks.get(chunks.size() - 1).byteSize() * 2);
             chunks.add(arena.allocate(next, 4096));
-            memory += next;
             lastUsed = 0;
         }
         return chunks.get(chunks.size() - 1);
     }
 
-    /** A new stream over the stored bytes. */
-    InputStream stream() {
-        return new InputStream() {
-            private long pos;
-            private int chunk;
-            private long at;
-
-            /** Moves past a chunk read to its end; false at the end of the bytes. */
-            private boolean more() {
-                if (pos >= size) return false;
-                if (at == chunks.get(chunk).byteSize()) {
-                    chunk++;
-                    at = 0;
-                }
-                return true;
-            }
-
-            @Override
-            public int read() {
-                if (!more()) return -1;
-                byte b = chunks.get(chunk).get(JAVA_BYTE, at);
-                at++;
-                pos++;
-                return b & 0xFF;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) {
-                if (len == 0) return 0;
-                if (!more()) return -1;
-                MemorySegment c = chunks.get(chunk);
-                int n = (int) Math.min(Math.min(len, c.byteSize() - at), size - pos);
-                MemorySegment.copy(c, JAVA_BYTE, at, b, off, n);
-                at += n;
-                pos += n;
-                return n;
-            }
-
-            @Override
-            public int available() {
-                return (int) Math.min(Integer.MAX_VALUE, size - pos);
-            }
-        };
-    }
-
-    /** Frees the memory. */
+    /** Frees the bytes not taken (the bodies taken are freed on their own). */
     @Override
     public void close() {
-        chunks.clear();
+        if (closed) return;
+        closed = true;
+        chunks = List.of();
         arena.close();
+    }
+
+    /**
+     * Thread-safe once handed out: read by any number of requests one after the other (a retry sends it again),
+     * then closed by its owner.
+     *
+     * <p>Stored bytes of an object or of a part, in native memory of their own, with their CRC32C (computed once,
+     * sent with the request so that the server checks what it received).
+     */
+    static final class Body implements AutoCloseable {
+        private final Arena arena;
+        private final List<MemorySegment> chunks;
+        private final long size;
+        private int crc;
+        private boolean crcDone;
+
+        Body(Arena arena, List<MemorySegment> chunks, long size) {
+            this.arena = arena;
+            this.chunks = chunks;
+            this.size = size;
+        }
+
+        /** Its bytes. */
+        long size() {
+            return size;
+        }
+
+        /** Its segments, in order. */
+        List<MemorySegment> chunks() {
+            return chunks;
+        }
+
+        /**
+         * A heap copy of {@code length} bytes of segment {@code chunk} from {@code at}: under this body's lock, so that
+         * a request still reading it (an HTTP client thread after a failure) never reads memory freed by {@link
+         * #close}.
+         *
+         * @throws IllegalStateException when the body was closed
+         */
+        synchronized byte[] copy(int chunk, long at, int length) {
+            if (!arena.scope().isAlive()) throw new IllegalStateException("body closed");
+            byte[] b = new byte[length];
+            MemorySegment.copy(chunks.get(chunk), JAVA_BYTE, at, b, 0, length);
+            return b;
+        }
+
+        /** The CRC32C of its bytes. */
+        synchronized int crc32c() {
+            if (!arena.scope().isAlive()) throw new IllegalStateException("body closed");
+            if (!crcDone) {
+                java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+                for (MemorySegment s : chunks) c.update(s.asByteBuffer());
+                crc = (int) c.getValue();
+                crcDone = true;
+            }
+            return crc;
+        }
+
+        /** The CRC32C as S3's checksum headers carry it: base64 of its four big-endian bytes. */
+        String crc32cBase64() {
+            int v = crc32c();
+            return java.util.Base64.getEncoder().encodeToString(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16),
+                (byte) (v >>> 8), (byte) v});
+        }
+
+        /** Frees its memory. */
+        @Override
+        public synchronized void close() {
+            if (arena.scope().isAlive()) arena.close();
+        }
     }
 }

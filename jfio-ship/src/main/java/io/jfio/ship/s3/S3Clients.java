@@ -15,6 +15,8 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -57,6 +59,25 @@ final class S3Clients {
         }
     }
 
+    /**
+     * A presigner for the bulk requests ({@link S3Transfer}): the same endpoint, region, addressing and credentials
+     * as {@link #open}'s client.
+     *
+     * @throws IOException when no region can be found for AWS itself
+     */
+    static S3Presigner presigner(S3Settings s) throws IOException {
+        String endpoint = endpoint(s);
+        var b = S3Presigner.builder().credentialsProvider(credentials(s)).region(region(s, endpoint))
+                .serviceConfiguration(S3Configuration.builder()
+                        .pathStyleAccessEnabled(s.pathStyle() != null ? s.pathStyle() : endpoint != null).build());
+        if (endpoint != null) b.endpointOverride(URI.create(endpoint));
+        try {
+            return b.build();
+        } catch (SdkException e) {
+            throw new IOException("cannot make the s3 client: " + e.getMessage(), e);
+        }
+    }
+
     private static Region region(S3Settings s, String endpoint) throws IOException {
         if (s.region() != null) return Region.of(s.region());
         try {
@@ -88,6 +109,11 @@ final class S3Clients {
             String code = e.awsErrorDetails() != null ? e.awsErrorDetails().errorCode() : null;
             return "status=" + e.statusCode() + (code != null ? " code=" + code : "") + meaning(e.statusCode());
         }
+        if (t instanceof S3Failure f) {
+            return "status=" + f.status() + (f.code() != null ? " code=" + f.code() : "")
+                    + (f.code() == null || f.code().equals("NoSuchBucket") || f.code().equals("AccessDenied")
+                            || f.code().equals("PermanentRedirect") ? meaning(f.status()) : "");
+        }
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
@@ -108,7 +134,7 @@ final class S3Clients {
 
     /** Whether {@code t} is an answer that retrying will not change by itself (credentials, bucket, region). */
     static boolean permanent(Throwable t) {
-        return t instanceof S3Exception e && (e.statusCode() == 301 || e.statusCode() == 400
-                || e.statusCode() == 403 || e.statusCode() == 404);
+        int status = t instanceof S3Exception e ? e.statusCode() : t instanceof S3Failure f ? f.status() : 0;
+        return status == 301 || status == 400 || status == 403 || status == 404;
     }
 }

@@ -39,8 +39,10 @@ import java.util.zip.CRC32C;
  * by the same bytes, and no byte ends up in two objects.
  *
  * <p>Format: text lines, each {@code CRC32C-HEX SP BODY LF}, the CRC over the body. Bodies: {@code I seq dev ino
- * fp-length fp-hash start end millis key-hex path-hex} (intent), {@code D seq millis} (done), {@code X seq}
- * (abandoned: its source content is gone), {@code P dev ino fp-length fp-hash offset seen-at path-hex} (a position, in
+ * fp-length fp-hash start end millis key-hex path-hex kind obsolete-key-hex} (intent; kind {@code s} for one request,
+ * {@code m} for a multipart upload whose end is planned), {@code R seq end key-hex} (a multipart object cut before its
+ * planned end: its new end and key), {@code D seq millis} (done), {@code X seq} (abandoned: its source content is
+ * gone), {@code P dev ino fp-length fp-hash offset seen-at path-hex} (a position, in
  * a snapshot) and {@code N next-seq}. A line whose CRC fails (the torn last line a crash left) is skipped and
  * logged. The file is created 0600 and never opened through a symbolic link; compaction writes a snapshot (the
  * positions, the open intents, the next number) to a temporary created exclusively, fdatasyncs it, renames it over
@@ -68,9 +70,23 @@ final class S3Journal implements AutoCloseable {
      * @param start  the first source offset
      * @param end    the source offset just past the last byte
      * @param millis when its first byte arrived (epoch ms)
+     * @param multipart whether it is uploaded in parts while it fills: then {@code end} is where it is planned to
+     *                  end, and {@link #replan} records where it ends when it is cut before that
+     * @param obsolete  a key to delete (its incomplete uploads aborted) before this object is done, or null: the key
+     *                  a multipart object was planned under, when it was cut before its planned end
      */
     record Intent(long seq, String key, long device, long inode, int fpLen, long fpHash, String path, long start,
-                  long end, long millis) {
+                  long end, long millis, boolean multipart, String obsolete) {
+        /** A single-request object. */
+        Intent(long seq, String key, long device, long inode, int fpLen, long fpHash, String path, long start,
+               long end, long millis) {
+            this(seq, key, device, inode, fpLen, fpHash, path, start, end, millis, false, null);
+        }
+
+        /** This multipart object cut at {@code at}: key {@code newKey}, stored by completing it and copying. */
+        Intent replanned(long at, String newKey) {
+            return new Intent(seq, newKey, device, inode, fpLen, fpHash, path, start, at, millis, false, key);
+        }
     }
 
     private final long compactMin;
@@ -169,9 +185,11 @@ final class S3Journal implements AutoCloseable {
             String[] f = body.split(" ");
             switch (f[0]) {
                 case "I" -> {
+                    // Fields 11 and 12 (multipart, obsolete key) are absent from lines written before they existed.
                     Intent in = new Intent(Long.parseLong(f[1]), str(f[9]), Long.parseLong(f[2]), Long.parseLong(f[3]),
                             Integer.parseInt(f[4]), Long.parseLong(f[5]), str(f[10]), Long.parseLong(f[6]),
-                            Long.parseLong(f[7]), Long.parseLong(f[8]));
+                            Long.parseLong(f[7]), Long.parseLong(f[8]), f.length > 11 && f[11].equals("m"),
+                            f.length > 12 && !f[12].equals("-") ? str(f[12]) : null);
                     open.put(in.seq(), in);
                     nextSeq = Math.max(nextSeq, in.seq() + 1);
                 }
@@ -180,6 +198,11 @@ final class S3Journal implements AutoCloseable {
                     if (in != null) position(in, Long.parseLong(f[2]));
                 }
                 case "X" -> open.remove(Long.parseLong(f[1]));
+                case "R" -> {
+                    long seq = Long.parseLong(f[1]);
+                    Intent in = open.get(seq);
+                    if (in != null) open.put(seq, in.replanned(Long.parseLong(f[2]), str(f[3])));
+                }
                 case "P" -> {
                     Checkpoint c = new Checkpoint(Long.parseLong(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3]),
                             Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), str(f[7]));
@@ -219,9 +242,27 @@ final class S3Journal implements AutoCloseable {
     /** Records {@code in} durably, before its upload (again after a crash: nothing new is written then). */
     synchronized void intent(Intent in) throws IOException {
         if (open.containsKey(in.seq())) return;
-        append("I " + in.seq() + " " + in.device() + " " + in.inode() + " " + in.fpLen() + " " + in.fpHash() + " "
-                + in.start() + " " + in.end() + " " + in.millis() + " " + hex(in.key()) + " " + hex(in.path()));
+        append(body(in));
         open.put(in.seq(), in);
+    }
+
+    /**
+     * Records durably, before the multipart object {@code seq} is completed short of its planned end, that it ends at
+     * {@code end} under {@code key}: it is completed under its planned key, copied to {@code key} and the planned key
+     * deleted, and after a crash anywhere in that the next start finishes it or uploads the range again under
+     * {@code key}.
+     */
+    synchronized void replan(long seq, long end, String key) throws IOException {
+        Intent in = open.get(seq);
+        if (in == null || !in.multipart()) throw new IllegalStateException("not an open multipart intent: " + seq);
+        append("R " + seq + " " + end + " " + hex(key));
+        open.put(seq, in.replanned(end, key));
+    }
+
+    private static String body(Intent in) {
+        return "I " + in.seq() + " " + in.device() + " " + in.inode() + " " + in.fpLen() + " " + in.fpHash() + " "
+                + in.start() + " " + in.end() + " " + in.millis() + " " + hex(in.key()) + " " + hex(in.path()) + " "
+                + (in.multipart() ? "m" : "s") + " " + (in.obsolete() == null ? "-" : hex(in.obsolete()));
     }
 
     /** Records that object {@code seq} is in the bucket, durably; its end becomes its source's position. */
@@ -257,9 +298,7 @@ final class S3Journal implements AutoCloseable {
                     + c.offset() + " " + c.seenAt() + " " + hex(c.path())), StandardCharsets.US_ASCII));
         }
         for (Intent in : open.values()) {
-            b.append(new String(line("I " + in.seq() + " " + in.device() + " " + in.inode() + " " + in.fpLen() + " "
-                    + in.fpHash() + " " + in.start() + " " + in.end() + " " + in.millis() + " " + hex(in.key()) + " "
-                    + hex(in.path())), StandardCharsets.US_ASCII));
+            b.append(new String(line(body(in)), StandardCharsets.US_ASCII));
         }
         b.append(new String(line("N " + nextSeq), StandardCharsets.US_ASCII));
         byte[] snap = b.toString().getBytes(StandardCharsets.US_ASCII);

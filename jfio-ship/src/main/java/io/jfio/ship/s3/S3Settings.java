@@ -26,17 +26,27 @@ import java.util.Set;
  * @param compression    {@code none}, {@code gzip} or {@code zstd}
  * @param keyTemplate    the object key template ({@link KeyTemplate})
  * @param shutdownGrace  how long a stop waits for the last objects to be uploaded
+ * @param partSize       an object whose stored bytes reach this is uploaded in parts of this size as it fills
  */
 public record S3Settings(String endpoint, String region, Boolean pathStyle, String accessKey, String secretKey,
                          String sessionToken, String profile, String storageClass, String sse, String sseKmsKeyId,
                          long objectSize, Duration objectAge, String compression, String keyTemplate,
-                         Duration shutdownGrace) {
+                         Duration shutdownGrace, long partSize) {
     /** The default object size: 16 MiB. */
     public static final long OBJECT_SIZE_DEFAULT = 16L << 20;
     /** The smallest object size that may be configured. */
     public static final long OBJECT_SIZE_MIN = 1L << 20;
-    /** The largest object size that may be configured (a single PUT carries it). */
-    public static final long OBJECT_SIZE_MAX = 100L << 20;
+    /**
+     * The largest object size that may be configured: what one server-side copy takes (an object cut before its
+     * planned end is copied to its key).
+     */
+    public static final long OBJECT_SIZE_MAX = 5L << 30;
+    /** The default part size of multipart uploads. */
+    public static final long PART_SIZE_DEFAULT = 8L << 20;
+    /** The smallest part S3 takes (but for an upload's last). */
+    public static final long PART_SIZE_MIN = 5L << 20;
+    /** The largest part S3 takes. */
+    public static final long PART_SIZE_MAX = 5L << 30;
     /** The default age at which an object is cut. */
     public static final Duration OBJECT_AGE_DEFAULT = Duration.ofSeconds(60);
     /** The default grace period of a stop. */
@@ -62,7 +72,10 @@ public record S3Settings(String endpoint, String region, Boolean pathStyle, Stri
         }
         if (objectSize < OBJECT_SIZE_MIN || objectSize > OBJECT_SIZE_MAX) {
             throw new IllegalArgumentException("s3 object-size out of range: object-size=" + objectSize
-                    + " (1MiB to 100MiB)");
+                    + " (1MiB to 5GiB)");
+        }
+        if (partSize < PART_SIZE_MIN || partSize > PART_SIZE_MAX) {
+            throw new IllegalArgumentException("s3 part-size out of range: part-size=" + partSize + " (5MiB to 5GiB)");
         }
         if (objectAge == null || objectAge.isNegative() || objectAge.isZero()
                 || objectAge.compareTo(Duration.ofHours(24)) > 0) {
@@ -101,7 +114,8 @@ public record S3Settings(String endpoint, String region, Boolean pathStyle, Stri
     /** Everything from the default chains, the default sizes and codec. */
     public static S3Settings defaults() {
         return new S3Settings(null, null, null, null, null, null, null, null, null, null, OBJECT_SIZE_DEFAULT,
-                OBJECT_AGE_DEFAULT, COMPRESSION_DEFAULT, KEY_TEMPLATE_DEFAULT, SHUTDOWN_GRACE_DEFAULT);
+                OBJECT_AGE_DEFAULT, COMPRESSION_DEFAULT, KEY_TEMPLATE_DEFAULT, SHUTDOWN_GRACE_DEFAULT,
+                PART_SIZE_DEFAULT);
     }
 
     /** The file name extension of the codec: empty, {@code .gz} or {@code .zst}. */
@@ -127,7 +141,8 @@ public record S3Settings(String endpoint, String region, Boolean pathStyle, Stri
         // Never the secret.
         return "S3Settings[endpoint=" + endpoint + ", region=" + region + ", pathStyle=" + pathStyle
                 + ", accessKey=" + (accessKey == null ? null : "(given)") + ", profile=" + profile
-                + ", storageClass=" + storageClass + ", sse=" + sse + ", objectSize=" + objectSize + ", objectAge="
+                + ", storageClass=" + storageClass + ", sse=" + sse + ", objectSize=" + objectSize + ", partSize="
+                + partSize + ", objectAge="
                 + objectAge + ", compression=" + compression + ", keyTemplate=" + keyTemplate + "]";
     }
 }

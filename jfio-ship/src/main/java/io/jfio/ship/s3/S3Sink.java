@@ -16,11 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Thread-safe: the pipeline thread calls {@link #send}, {@link #flush}, {@link #finish} and {@link #close}; the
@@ -56,8 +52,12 @@ public final class S3Sink implements Sink {
         final long firstMillis;
         final long firstNanos;
         final ObjectBuffer buffer;
-        /** The intent this object redoes, or null. */
+        /** The single-request intent this object redoes (cut at exactly its end), or null. */
         final S3Journal.Intent redo;
+        /** A multipart object's intent (its planned end and key), or null while it is one request. */
+        S3Journal.Intent planned;
+        /** A multipart object's upload. */
+        S3Uploader.Job job;
         final List<CompletableFuture<Void>> futures = new ArrayList<>();
 
         OpenObject(Object key, SourceId id, String path, long start, long firstMillis, ObjectBuffer buffer,
@@ -96,6 +96,7 @@ public final class S3Sink implements Sink {
      * Opens the sink: replays the journal, checks that the bucket answers, starts the upload and timer threads.
      *
      * @param client      the client (closed with the sink)
+     * @param transfer    what sends the objects' and parts' bytes (closed with the sink)
      * @param bucket      the bucket
      * @param prefix      the key prefix (empty, or ending in {@code /})
      * @param settings    the settings
@@ -104,8 +105,8 @@ public final class S3Sink implements Sink {
      * @param log         the log
      * @param metrics     the metrics to add to
      */
-    S3Sink(S3Client client, String bucket, String prefix, S3Settings settings, S3Journal journal, long maxInFlight,
-           ShipLog log, S3Metrics metrics) {
+    S3Sink(S3Client client, S3Transfer transfer, String bucket, String prefix, S3Settings settings,
+           S3Journal journal, long maxInFlight, ShipLog log, S3Metrics metrics) {
         this.bucket = bucket;
         this.prefix = prefix;
         this.settings = settings;
@@ -120,7 +121,7 @@ public final class S3Sink implements Sink {
                     "why", "open objects are cut at half of max-in-flight, where the pipeline pauses reading; "
                             + "raise max-in-flight for larger objects");
         }
-        settle(client, bucket, journal, log);
+        new S3Recovery(client, bucket, settings, journal, log).settle();
         for (S3Journal.Intent in : journal.openIntents()) {
             redo.computeIfAbsent(List.of(in.device(), in.inode()), k -> new ArrayList<>()).add(in);
             if (in.fpLen() == Fingerprint.SIZE) {
@@ -132,47 +133,12 @@ public final class S3Sink implements Sink {
                     "why", "uploads a stop or crash interrupted: they are uploaded again under the same keys with the "
                             + "same bytes as their sources' bytes come again");
         }
-        this.uploader = new S3Uploader(client, bucket, settings, journal, log, metrics);
+        this.uploader = new S3Uploader(client, transfer, bucket, settings, journal, log, metrics);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
                 .name("jfio-ship-s3-timer").daemon(true).unstarted(r));
         long tick = Math.max(10, Math.min(1000, settings.objectAge().toMillis() / 4));
         timer.scheduleWithFixedDelay(this::cutAged, tick, tick, TimeUnit.MILLISECONDS);
         metrics.oldest(this::oldestMillis);
-    }
-
-    /**
-     * Asks the bucket about every intent without a done: a crash between an upload and its done leaves an object that
-     * is complete in the bucket (a PUT is all or nothing), and it is recorded done now, before the pipeline reads
-     * where its sources resume. Otherwise a copy of a file truncated while the shipper was stopped, read after that
-     * file, would resume before the object and upload its range again. An intent whose object is not there, or that
-     * the bucket cannot be asked about now, stays open and is redone when its bytes come again.
-     */
-    private static void settle(S3Client client, String bucket, S3Journal journal, ShipLog log) {
-        for (S3Journal.Intent in : journal.openIntents()) {
-            try {
-                client.headObject(HeadObjectRequest.builder().bucket(bucket).key(in.key()).build());
-            } catch (NoSuchKeyException e) {
-                continue;
-            } catch (S3Exception e) {
-                if (e.statusCode() == 404) continue;
-                log.warn("s3-intent-unchecked", "key", in.key(), "status", e.statusCode(), "action",
-                        "uploaded again under its key if its bytes come again");
-                continue;
-            } catch (SdkException e) {
-                log.warn("s3-intent-unchecked", "key", in.key(), "error", e.getMessage(), "action",
-                        "uploaded again under its key if its bytes come again");
-                continue;
-            }
-            try {
-                journal.done(in.seq(), in.millis());
-            } catch (IOException e) {
-                log.warn("s3-intent-unchecked", "key", in.key(), "error", e.getMessage(), "action",
-                        "uploaded again under its key if its bytes come again");
-                continue;
-            }
-            log.info("s3-upload-found", "key", in.key(), "source", in.path(), "range", in.start() + "-" + in.end(),
-                    "why", "its upload reached the bucket before a stop or crash recorded it: recorded done now");
-        }
     }
 
     @Override
@@ -211,7 +177,8 @@ public final class S3Sink implements Sink {
                 o = null;
             }
             if (o == null) o = start(key, batch, offset);
-            long n = o.redo != null ? Math.min(left, o.redo.end() - offset) : left;
+            long fixed = o.redo != null ? o.redo.end() : o.planned != null ? o.planned.end() : -1;
+            long n = fixed >= 0 ? Math.min(left, fixed - offset) : left;
             o.buffer.write(batch.bytes(), offset - batch.offset(), n);
             o.end += n;
             o.id = batch.id();
@@ -222,9 +189,11 @@ public final class S3Sink implements Sink {
             parts.add(f);
             offset += n;
             left -= n;
-            if (o.redo != null ? o.end == o.redo.end() : o.end - o.start >= Math.min(settings.objectSize(),
-                    openBudget)) {
+            if (fixed >= 0 ? o.end == fixed : o.end - o.start >= cap()) {
                 cut(o);
+            } else if (o.buffer.pending() >= settings.partSize()) {
+                if (o.job == null && o.redo == null) begin(o);
+                if (o.job != null) uploader.part(o.job, o.buffer.take());
             }
             if (left == 0) break;
         }
@@ -242,6 +211,27 @@ public final class S3Sink implements Sink {
         CompletableFuture<Void> ordered = previous.handle((v, t) -> null).thenCompose(x -> own);
         previous = ordered;
         return ordered;
+    }
+
+    /** The size at which an object is cut: the object size, at most half of max-in-flight. */
+    private long cap() {
+        return Math.min(settings.objectSize(), openBudget);
+    }
+
+    /**
+     * Makes {@code o} a multipart upload, its parts uploaded as it fills: its end is planned now (its start plus the
+     * object size), and so is its key, recorded in its intent before the upload is created. Cut before that end, it
+     * is completed under the planned key and copied to its own ({@link S3Uploader}).
+     */
+    private void begin(OpenObject o) {
+        long seq = journal.takeSeq();
+        long end = o.start + cap();
+        SourceId id = o.id;
+        o.planned = new S3Journal.Intent(seq, template.key(prefix, host, o.path, o.firstMillis, o.start, end, seq,
+                settings.extension()), id == null ? -1 : id.device(), id == null ? -1 : id.inode(),
+                id == null ? 0 : id.fpLength(), id == null ? 0 : id.fpHash(), o.path, o.start, end, o.firstMillis,
+                true, null);
+        o.job = uploader.begin(o.planned, o.firstNanos, false);
     }
 
     /** A new object for {@code batch}'s source from {@code offset}: the redo of an intent that starts there, if any. */
@@ -275,17 +265,28 @@ public final class S3Sink implements Sink {
             }
             if (again != null) forget(again);
         }
+        boolean parts = again != null && again.multipart();
         OpenObject o = new OpenObject(key, id, batch.source(), offset, again != null ? again.millis()
-                : System.currentTimeMillis(), new ObjectBuffer(settings.compression()), again);
+                : System.currentTimeMillis(), new ObjectBuffer(settings.compression()), parts ? null : again);
+        if (parts) {
+            // A multipart object again: same number, key and planned end, uploaded in parts as its bytes come.
+            o.planned = again;
+            o.job = uploader.begin(again, o.firstNanos, true);
+        }
         open.put(key, o);
         return o;
     }
 
-    /** Drops an open object: its futures fail, its memory is freed; a redo's intent goes back to be redone. */
+    /**
+     * Drops an open object: its futures fail, its memory is freed; a redo's intent goes back to be redone. A
+     * multipart object's upload is given up (only after a failure is a batch sent again): its intent stays, and the
+     * next start aborts the upload and settles it.
+     */
     private void drop(OpenObject o, IOException why) {
         open.remove(o.key);
         openRaw -= o.end - o.start;
         o.buffer.close();
+        if (o.job != null) uploader.giveUp(o.job, why);
         for (CompletableFuture<Void> f : o.futures) f.completeExceptionally(why);
         if (o.redo != null) {
             redo.computeIfAbsent(List.of(o.redo.device(), o.redo.inode()), k -> new ArrayList<>()).add(o.redo);
@@ -300,11 +301,29 @@ public final class S3Sink implements Sink {
         }
     }
 
-    /** Closes {@code o}, decides its number and key, and queues its upload. */
+    /**
+     * Closes {@code o} and queues its upload: one PUT under the number and key decided now (or its redone intent's),
+     * or a multipart object's last part and completion, under its planned key when it reached its planned end, else
+     * under the key of the range it holds.
+     */
     private void cut(OpenObject o) throws IOException {
         open.remove(o.key);
         openRaw -= o.end - o.start;
         o.buffer.finish();
+        if (o.job != null) {
+            ObjectBuffer.Body last = o.buffer.take();
+            if (last.size() > 0) {
+                uploader.part(o.job, last);
+            } else {
+                last.close();
+            }
+            S3Journal.Intent p = o.planned;
+            String key = o.end == p.end() ? p.key() : template.key(prefix, host, o.path, o.firstMillis, o.start, o.end,
+                    p.seq(), settings.extension());
+            uploader.complete(o.job, o.end, key, List.copyOf(o.futures), o.buffer.raw());
+            o.buffer.close();
+            return;
+        }
         S3Journal.Intent in = o.redo;
         if (in == null) {
             long seq = journal.takeSeq();
@@ -314,7 +333,8 @@ public final class S3Sink implements Sink {
                     id == null ? 0 : id.fpLength(), id == null ? 0 : id.fpHash(), o.path, o.start, o.end,
                     o.firstMillis);
         }
-        uploader.submit(new S3Uploader.Job(in, o.buffer, List.copyOf(o.futures), o.firstNanos));
+        uploader.put(in, o.buffer.take(), List.copyOf(o.futures), o.firstNanos, o.buffer.raw(), o.redo != null);
+        o.buffer.close();
     }
 
     /** Timer thread: cuts the objects whose first byte is older than the object age. */

@@ -86,14 +86,18 @@ public final class S3SinkFactory implements SinkFactory {
         String endpoint = S3Clients.endpoint(c);
         S3Journal journal = new S3Journal(s.state(), journalName(spec, s.sink(), c), options.log());
         software.amazon.awssdk.services.s3.S3Client client = null;
+        S3Transfer transfer = null;
         try {
             client = S3Clients.open(c);
+            transfer = new S3Transfer(S3Clients.presigner(c), bucket, c);
             S3Check.bucket(client, bucket, endpoint, options.log());
             S3Metrics metrics = new S3Metrics(s.sink());
             s.metrics().registerFamilies(metrics::render);
-            return new S3Sink(client, bucket, prefix, c, journal, options.maxInFlight(), options.log(), metrics);
+            return new S3Sink(client, transfer, bucket, prefix, c, journal, options.maxInFlight(), options.log(),
+                    metrics);
         } catch (IOException | RuntimeException e) {
             journal.close();
+            if (transfer != null) transfer.close();
             if (client != null) client.close();
             throw e;
         }

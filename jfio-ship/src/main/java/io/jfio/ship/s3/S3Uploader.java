@@ -3,87 +3,150 @@ package io.jfio.ship.s3;
 import io.jfio.ship.log.ShipLog;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * Thread-safe: {@link #submit}, {@link #deadline} and {@link #close} may be called from any thread; the uploads run
- * on {@link #WORKERS} threads of its own ({@code jfio-ship-s3-upload-N}), taking the objects in the order
- * submitted.
+ * Thread-safe: {@link #put}, {@link #begin}, {@link #part}, {@link #complete}, {@link #deadline} and {@link #close}
+ * may be called from any thread; the requests run on {@link #WORKERS} threads of its own
+ * ({@code jfio-ship-s3-upload-N}), which take the tasks in the order submitted.
  *
- * <p>For each cut object: its intent into the journal (fdatasynced), the PUT, and once it and every object submitted
- * before it are uploaded, its done into the journal (fdatasynced) and the futures of its batches. Done records are
- * written in submission order, so that a source's position in the journal only ever moves over objects that are all
- * in the bucket; several PUTs run at once, because one PUT at a time leaves the link idle while the server stores
- * and answers. A failed PUT is retried with the same key and bytes, with backoff (100 ms doubling to 30 s), until
- * it succeeds: the pipeline sees the acknowledgements stop and pauses reading at {@code max-in-flight}. Each reason
- * is logged once per outage (whichever of the threads meets it), and the end of the outage once, never a retry.
- * After {@link #deadline} (a stop's grace period) a failing upload is given up: its futures fail, and so do those of
- * every later object (their done would move positions over it); their intents stay, and the next start uploads them
- * again.
+ * <p>An object is either one PUT ({@link #put}) or a multipart upload fed while the object fills ({@link #begin},
+ * {@link #part} as each part is full, {@link #complete} when it is cut). Its intent goes into the journal
+ * (fdatasynced) as its first task is taken, under this object's lock, so intents are in submission order. Once it
+ * and every object submitted before it are stored, its done goes into the journal (fdatasynced) and the futures of
+ * its batches complete: done records are written in submission order, so that a source's position in the journal
+ * only ever moves over objects that are all in the bucket. Several requests run at once, because one at a time
+ * leaves the link idle while the server stores and answers.
+ *
+ * <p>A multipart object cut before its planned end (by age, the memory bound or a stop) has its new end and key
+ * recorded ({@link S3Journal#replan}) before it is completed under its planned key, then copied to its key by the
+ * server and the planned key deleted; only then is it done. A failed request is retried with backoff (100 ms
+ * doubling to 30 s) until it succeeds: the pipeline sees the acknowledgements stop and pauses reading at {@code
+ * max-in-flight}. Each reason is logged once per outage (whichever thread meets it), and the end of the outage once.
+ * After {@link #deadline} (a stop's grace period) a failing request is given up: its object's futures fail, and so
+ * do those of every later object (their done would move positions over it); their intents stay, and the next start
+ * stores them again.
  */
 final class S3Uploader implements AutoCloseable {
     private static final long BACKOFF_MIN = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long BACKOFF_MAX = TimeUnit.SECONDS.toNanos(30);
-    /** PUTs at once. */
+    /** Requests at once. */
     static final int WORKERS = 4;
 
-    /**
-     * An object to upload.
-     *
-     * @param intent     its number, key and range
-     * @param buffer     its bytes (closed once uploaded or given up)
-     * @param futures    the futures of its batches
-     * @param firstNanos when its first byte arrived (for the oldest-byte gauge)
-     */
+    /** An object to store: its intent, its progress, its batches' futures. Guarded by the uploader. */
     static final class Job {
-        final S3Journal.Intent intent;
-        final ObjectBuffer buffer;
-        final List<CompletableFuture<Void>> futures;
+        S3Journal.Intent intent;
         final long firstNanos;
-        /** Guarded by the uploader: 0 waiting or uploading, 1 uploaded, 2 given up. */
+        /** Whether its intent was recorded in an earlier run (a redo: stale uploads of its key may exist). */
+        final boolean redo;
+        List<CompletableFuture<Void>> futures = List.of();
+        /** 0 waiting or uploading, 1 stored, 2 given up. */
         int state;
+        long started;
         long nanos;
+        long stored;
+        long raw;
         IOException failure;
+        /** Multipart: the upload's id once created (null while it is created again), the parts submitted. */
+        String uploadId;
+        int partsSubmitted;
+        /** Multipart: the parts stored in the current upload, by number. */
+        final java.util.TreeMap<Integer, CompletedPart> parts = new java.util.TreeMap<>();
+        /**
+         * Multipart: the parts' bytes, kept until the object is stored or given up, so that an upload the server no
+         * longer knows can be made again.
+         */
+        final List<ObjectBuffer.Body> bodies = new ArrayList<>();
+        /** Multipart: which upload the parts go to; a new upload of the same object takes the next. */
+        int generation;
+        /** Multipart: whether its creation was retried (an upload an answer was lost for may be left over). */
+        boolean createRetried;
 
-        Job(S3Journal.Intent intent, ObjectBuffer buffer, List<CompletableFuture<Void>> futures, long firstNanos) {
+        Job(S3Journal.Intent intent, long firstNanos, boolean redo) {
             this.intent = intent;
-            this.buffer = buffer;
-            this.futures = futures;
             this.firstNanos = firstNanos;
+            this.redo = redo;
         }
     }
 
+    private enum Kind { PUT, CREATE, PART, COMPLETE }
+
+    /**
+     * One request to make.
+     *
+     * @param kind   what
+     * @param job    its object
+     * @param number a part's number
+     * @param body   a PUT's or a part's bytes (closed once sent or given up)
+     * @param end    a completion's source end
+     * @param key    a completion's key
+     */
+    private record Task(Kind kind, Job job, int number, ObjectBuffer.Body body, long end, String key) {
+    }
+
+    /** A request given up (the stop's grace period is over): its job failed. */
+    private static final class GiveUp extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        GiveUp() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** The multipart upload a request was for does not exist (any more). */
+    private static final class Gone extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Gone(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** One request, retried until it works or the job is given up. */
+    @FunctionalInterface
+    private interface Call<T> {
+        T call() throws IOException;
+    }
+
     private final S3Client client;
+    private final S3Transfer transfer;
     private final String bucket;
     private final S3Settings settings;
     private final S3Journal journal;
     private final ShipLog log;
     private final S3Metrics metrics;
     /** Submitted and not yet taken by a worker. */
-    private final ArrayDeque<Job> queue = new ArrayDeque<>();
-    /** Submitted and not yet done, in submission order. */
+    private final ArrayDeque<Task> queue = new ArrayDeque<>();
+    /** Objects submitted and not yet done, in submission order. */
     private final ArrayDeque<Job> order = new ArrayDeque<>();
-    private final List<Thread> threads = new java.util.ArrayList<>();
-    /** Nanos after which failing uploads are given up (a stop), or 0. */
+    private final List<Thread> threads = new ArrayList<>();
+    /** Nanos after which failing requests are given up (a stop), or 0. */
     private long deadline;
     private boolean stopping;
-    /** The reasons logged since uploads last worked (each is logged once per outage, whichever thread meets it). */
+    /** The reasons logged since requests last worked (each is logged once per outage, whichever thread meets it). */
     private final java.util.Set<String> failing = new java.util.LinkedHashSet<>();
     /**
-     * Why no more done records are written in this run (an object given up at a stop, a journal that cannot be
-     * written), or null: a done after a missing one would move a position over bytes not in the bucket.
+     * Why no more done records are written in this run (an object given up, a journal that cannot be written), or
+     * null: a done after a missing one would move a position over bytes not in the bucket.
      */
     private IOException stuck;
 
-    S3Uploader(S3Client client, String bucket, S3Settings settings, S3Journal journal, ShipLog log,
-               S3Metrics metrics) {
+    S3Uploader(S3Client client, S3Transfer transfer, String bucket, S3Settings settings, S3Journal journal,
+               ShipLog log, S3Metrics metrics) {
         this.client = client;
+        this.transfer = transfer;
         this.bucket = bucket;
         this.settings = settings;
         this.journal = journal;
@@ -94,13 +157,62 @@ final class S3Uploader implements AutoCloseable {
         }
     }
 
-    synchronized void submit(Job job) {
-        queue.add(job);
-        order.add(job);
+    /** Stores {@code body} as the object of {@code intent} in one PUT; then its futures complete. */
+    synchronized void put(S3Journal.Intent intent, ObjectBuffer.Body body, List<CompletableFuture<Void>> futures,
+                          long firstNanos, long raw, boolean redo) {
+        Job j = new Job(intent, firstNanos, redo);
+        j.futures = futures;
+        j.raw = raw;
+        order.add(j);
+        queue.add(new Task(Kind.PUT, j, 0, body, intent.end(), intent.key()));
         notifyAll();
     }
 
-    /** From now on, uploads that fail after {@code nanos} are given up (a stop). */
+    /** Starts the multipart upload of the object of {@code intent} (planned to end at its end); parts follow. */
+    synchronized Job begin(S3Journal.Intent intent, long firstNanos, boolean redo) {
+        Job j = new Job(intent, firstNanos, redo);
+        order.add(j);
+        queue.add(new Task(Kind.CREATE, j, 0, null, 0, null));
+        notifyAll();
+        return j;
+    }
+
+    /** Uploads {@code body} as the next part of {@code j}. */
+    synchronized void part(Job j, ObjectBuffer.Body body) {
+        if (j.state == 2) {
+            body.close();
+            return;
+        }
+        j.partsSubmitted++;
+        j.stored += body.size();
+        j.bodies.add(body);
+        queue.add(new Task(Kind.PART, j, j.partsSubmitted, body, 0, null));
+        notifyAll();
+    }
+
+    /**
+     * Completes {@code j} once its parts are stored, as source bytes up to {@code end} under {@code key}: its planned
+     * key and end, or (cut before them) a new end and key, recorded before the completion.
+     */
+    synchronized void complete(Job j, long end, String key, List<CompletableFuture<Void>> futures, long raw) {
+        j.futures = futures;
+        j.raw = raw;
+        if (j.state == 2) {
+            // Given up already: commit() has passed it.
+            IOException why = stuck != null ? stuck : j.failure;
+            for (CompletableFuture<Void> f : futures) f.completeExceptionally(why);
+            return;
+        }
+        queue.add(new Task(Kind.COMPLETE, j, 0, null, end, key));
+        notifyAll();
+    }
+
+    /** Gives {@code j} up (its object was dropped after a failure): nothing more is acknowledged in this run. */
+    void giveUp(Job j, IOException why) {
+        fail(j, why);
+    }
+
+    /** From now on, requests that fail after {@code nanos} are given up (a stop). */
     synchronized void deadline(long nanos) {
         if (deadline == 0) deadline = nanos == 0 ? 1 : nanos;
         notifyAll();
@@ -113,19 +225,26 @@ final class S3Uploader implements AutoCloseable {
     }
 
     /**
-     * The next object, its intent recorded: intents are written in submission order (under this lock), so that after
-     * a crash the open intents of a source are consecutive ranges from its journal position, each of which is redone
-     * in turn.
+     * The next task; an object's intent is recorded as its first task is taken (under this lock, so intents are in
+     * submission order: after a crash the open intents of a source are consecutive ranges from its journal position,
+     * each of which is redone in turn). Tasks of a job given up are dropped.
      */
-    private synchronized Job next() throws InterruptedException {
+    private synchronized Task next() throws InterruptedException {
         while (true) {
             while (queue.isEmpty() && !stopping) wait();
-            Job j = queue.pollFirst();
-            if (j == null) return null;
+            Task t = queue.pollFirst();
+            if (t == null) return null;
+            Job j = t.job();
+            if (j.state == 2) {
+                if (t.kind() == Kind.PUT) t.body().close();
+                continue;
+            }
+            if (t.kind() != Kind.PUT && t.kind() != Kind.CREATE) return t;
             if (stuck == null) {
                 try {
                     journal.intent(j.intent);
-                    return j;
+                    j.started = System.nanoTime();
+                    return t;
                 } catch (IOException e) {
                     log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
                             "consequence", "nothing more is uploaded in this run; what is not acknowledged is read "
@@ -133,76 +252,328 @@ final class S3Uploader implements AutoCloseable {
                     stuck = e;
                 }
             }
-            j.failure = stuck;
-            j.state = 2;
-            commit();
+            if (t.kind() == Kind.PUT) t.body().close();
+            fail(j, stuck);
         }
     }
 
     private void run() {
         try {
-            Job j;
-            while ((j = next()) != null) upload(j);
+            Task t;
+            while ((t = next()) != null) {
+                try {
+                    perform(t);
+                } catch (GiveUp e) {
+                    // The job is failed; the next task.
+                } finally {
+                    // A part's bytes stay with its job (closed when it is stored or given up).
+                    if (t.kind() == Kind.PUT) t.body().close();
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
             log.error("s3-upload-thread", "error", e.toString(), "consequence", "nothing more is uploaded; the objects "
                     + "left are uploaded again at the next start");
-            fail(e);
+            failAll(e);
         }
     }
 
-    private void upload(Job j) throws InterruptedException {
-        S3Journal.Intent in = j.intent;
+    private void perform(Task t) throws GiveUp, InterruptedException {
+        Job j = t.job();
+        String key = j.intent.key();
+        switch (t.kind()) {
+            case PUT -> {
+                retry(j, "PutObject", key, () -> {
+                    transfer.put(key, t.body());
+                    return null;
+                });
+                synchronized (this) {
+                    j.stored = t.body().size();
+                }
+                if (j.intent.obsolete() != null) removeObsolete(j);
+                stored(j);
+            }
+            case CREATE -> {
+                // A redo's key may have uploads a crash left: aborted first, so that none is left to accumulate.
+                if (j.redo) abortUploads(j, key);
+                String id = createUpload(j, key);
+                synchronized (this) {
+                    j.uploadId = id;
+                    notifyAll();
+                }
+            }
+            case PART -> {
+                String id;
+                int gen;
+                synchronized (this) {
+                    while (j.uploadId == null && j.state != 2) wait();
+                    if (j.state == 2) return;
+                    id = j.uploadId;
+                    gen = j.generation;
+                }
+                String etag;
+                try {
+                    etag = retry(j, "UploadPart", key, true, () -> transfer.uploadPart(key, id, t.number(),
+                            t.body()));
+                } catch (Gone e) {
+                    renew(j, gen, key, e.getMessage());
+                    return;
+                }
+                CompletedPart p = CompletedPart.builder().partNumber(t.number()).eTag(etag)
+                        .checksumCRC32C(t.body().crc32cBase64()).build();
+                synchronized (this) {
+                    if (j.generation == gen) j.parts.put(t.number(), p);
+                    notifyAll();
+                }
+            }
+            case COMPLETE -> complete(j, t);
+            default -> throw new IllegalStateException("task " + t.kind());
+        }
+    }
+
+    /** Completes a multipart object; cut before its planned end, records its new end and key, then copies it there. */
+    private void complete(Job j, Task t) throws GiveUp, InterruptedException {
+        String planned = j.intent.key();
+        boolean moved = !t.key().equals(planned);
+        if (moved) {
+            try {
+                journal.replan(j.intent.seq(), t.end(), t.key());
+            } catch (IOException e) {
+                log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
+                        "consequence", "nothing more is uploaded in this run; what is not acknowledged is read "
+                                + "again at the next start");
+                synchronized (this) {
+                    if (stuck == null) stuck = e;
+                }
+                fail(j, e);
+                throw new GiveUp();
+            }
+            synchronized (this) {
+                j.intent = j.intent.replanned(t.end(), t.key());
+            }
+        }
+        while (true) {
+            String id;
+            int gen;
+            List<CompletedPart> parts;
+            synchronized (this) {
+                while ((j.uploadId == null || j.parts.size() < j.partsSubmitted) && j.state != 2) wait();
+                if (j.state == 2) return;
+                id = j.uploadId;
+                gen = j.generation;
+                parts = new ArrayList<>(j.parts.values());
+            }
+            try {
+                retry(j, "CompleteMultipartUpload", planned, true, () -> sdk(() -> client.completeMultipartUpload(
+                        c -> c.bucket(bucket).key(planned).uploadId(id).multipartUpload(u -> u.parts(parts)))));
+                break;
+            } catch (Gone e) {
+                // Gone before it was completed, or completed by an attempt whose answer was lost: made again, the
+                // same bytes under the same key either way.
+                renew(j, gen, planned, e.getMessage());
+            }
+        }
+        boolean orphans;
+        synchronized (this) {
+            orphans = j.createRetried;
+        }
+        if (orphans) abortUploads(j, planned);
+        if (moved) {
+            retry(j, "CopyObject", t.key(), () -> sdk(() -> client.copyObject(copy(bucket, settings, planned,
+                    t.key()).build())));
+            removeObsolete(j);
+        }
+        stored(j);
+    }
+
+    /** Creates {@code j}'s multipart upload; notes when it took more than one attempt. */
+    private String createUpload(Job j, String key) throws GiveUp, InterruptedException {
+        int[] attempts = {0};
+        String id = retry(j, "CreateMultipartUpload", key, () -> {
+            attempts[0]++;
+            return sdk(() -> client.createMultipartUpload(create(key).build()).uploadId());
+        });
+        if (attempts[0] > 1) {
+            synchronized (this) {
+                j.createRetried = true;
+            }
+        }
+        return id;
+    }
+
+    /**
+     * The server no longer knows {@code j}'s upload {@code gen} (aborted by someone else, or expired): unless another
+     * thread did it already, a new upload of the same key is created and every part submitted so far is uploaded to
+     * it again from the bytes kept.
+     */
+    private void renew(Job j, int gen, String key, String why) throws GiveUp, InterruptedException {
+        synchronized (this) {
+            if (j.generation != gen || j.state == 2) return;
+            j.generation++;
+            j.uploadId = null;
+            j.parts.clear();
+        }
+        log.warn("s3-upload-restarted", "bucket", bucket, "key", key, "error", why, "action",
+                "a new multipart upload of the same bytes under the same key");
+        String id = createUpload(j, key);
+        synchronized (this) {
+            j.uploadId = id;
+            for (int n = j.bodies.size(); n >= 1; n--) {
+                queue.addFirst(new Task(Kind.PART, j, n, j.bodies.get(n - 1), 0, null));
+            }
+            notifyAll();
+        }
+    }
+
+    /** Deletes the job's obsolete key, its incomplete uploads aborted first. */
+    private void removeObsolete(Job j) throws GiveUp, InterruptedException {
+        String old = j.intent.obsolete();
+        abortUploads(j, old);
+        retry(j, "DeleteObject", old, () -> sdk(() -> client.deleteObject(d -> d.bucket(bucket).key(old))));
+    }
+
+    /** Aborts every incomplete multipart upload of exactly {@code key}. */
+    private void abortUploads(Job j, String key) throws GiveUp, InterruptedException {
+        List<MultipartUpload> ups = retry(j, "ListMultipartUploads", key, () -> sdk(() -> client
+                .listMultipartUploads(l -> l.bucket(bucket)
+                .prefix(key)).uploads()));
+        for (MultipartUpload u : ups) {
+            if (!u.key().equals(key)) continue;
+            retry(j, "AbortMultipartUpload", key, () -> {
+                try {
+                    sdk(() -> client.abortMultipartUpload(a -> a.bucket(bucket).key(key).uploadId(u.uploadId())));
+                } catch (S3Failure e) {
+                    if (e.status() != 404) throw e;
+                }
+                return null;
+            });
+            log.info("s3-upload-aborted", "key", key, "upload", u.uploadId(), "why", "an incomplete upload a stop "
+                    + "or crash left; its object is stored again");
+        }
+    }
+
+    /** The job is in the bucket: marked, and the done records written as far as the order allows. */
+    private void stored(Job j) {
+        synchronized (this) {
+            j.nanos = System.nanoTime() - j.started;
+            j.state = 1;
+            for (ObjectBuffer.Body b : j.bodies) b.close();
+            j.bodies.clear();
+            if (!failing.isEmpty()) {
+                log.info("s3-upload-recovered", "bucket", bucket, "key", j.intent.key(), "after",
+                        String.join("; ", failing));
+                failing.clear();
+            }
+        }
+        commit();
+    }
+
+    private CreateMultipartUploadRequest.Builder create(String key) {
+        CreateMultipartUploadRequest.Builder r = CreateMultipartUploadRequest.builder().bucket(bucket).key(key)
+                .contentType("text/plain").checksumAlgorithm(ChecksumAlgorithm.CRC32_C);
+        if (settings.contentEncoding() != null) r.contentEncoding(settings.contentEncoding());
+        if (settings.storageClass() != null) r.storageClass(settings.storageClass());
+        if (settings.sse() != null) r.serverSideEncryption(settings.sse());
+        if (settings.sseKmsKeyId() != null) r.ssekmsKeyId(settings.sseKmsKeyId());
+        return r;
+    }
+
+    /** A server-side copy of {@code from} to {@code to}, with the sink's storage class and encryption. */
+    static CopyObjectRequest.Builder copy(String bucket, S3Settings settings, String from, String to) {
+        CopyObjectRequest.Builder r = CopyObjectRequest.builder().sourceBucket(bucket).sourceKey(from)
+                .destinationBucket(bucket).destinationKey(to);
+        if (settings.storageClass() != null) r.storageClass(settings.storageClass());
+        if (settings.sse() != null) r.serverSideEncryption(settings.sse());
+        if (settings.sseKmsKeyId() != null) r.ssekmsKeyId(settings.sseKmsKeyId());
+        return r;
+    }
+
+    /** Runs an SDK call, its errors as {@link S3Failure} (an answer) or {@link IOException} (no answer). */
+    static <T> T sdk(java.util.function.Supplier<T> call) throws IOException {
+        try {
+            return call.get();
+        } catch (NoSuchUploadException e) {
+            throw new S3Failure(404, "NoSuchUpload", e.awsErrorDetails() != null
+                    ? e.awsErrorDetails().errorMessage() : null);
+        } catch (S3Exception e) {
+            throw new S3Failure(e.statusCode(), e.awsErrorDetails() != null ? e.awsErrorDetails().errorCode() : null,
+                    e.awsErrorDetails() != null ? e.awsErrorDetails().errorMessage() : null);
+        } catch (SdkException e) {
+            throw new IOException(S3Clients.reason(e), e);
+        }
+    }
+
+    /**
+     * Runs {@code c} until it works, with backoff; gives the job up when the stop's deadline is over or its
+     * multipart upload is gone (aborted by someone else: the parts sent are lost with it).
+     */
+    private <T> T retry(Job j, String request, String key, Call<T> c) throws GiveUp, InterruptedException {
+        try {
+            return retry(j, request, key, false, c);
+        } catch (Gone e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * As above; with {@code upload} (a request on a multipart upload), an answer that the upload does not exist
+     * ends it with {@link Gone} instead of a retry.
+     */
+    private <T> T retry(Job j, String request, String key, boolean upload, Call<T> c) throws GiveUp, Gone,
+            InterruptedException {
         long backoff = BACKOFF_MIN;
         while (true) {
+            synchronized (this) {
+                if (j.state == 2) throw new GiveUp();
+            }
             try {
-                long t0 = System.nanoTime();
-                put(j);
-                synchronized (this) {
-                    j.nanos = System.nanoTime() - t0;
-                    j.state = 1;
-                    if (!failing.isEmpty()) {
-                        log.info("s3-upload-recovered", "bucket", bucket, "key", in.key(), "after",
-                                String.join("; ", failing));
-                        failing.clear();
-                    }
-                }
-                commit();
-                return;
-            } catch (SdkException e) {
+                return c.call();
+            } catch (IOException e) {
                 String reason = S3Clients.reason(e);
+                if (upload && e instanceof S3Failure f && "NoSuchUpload".equals(f.code())) {
+                    throw new Gone(request + ": " + reason);
+                }
                 String kind = reason.length() > 60 ? reason.substring(0, 60) : reason;
                 synchronized (this) {
                     if (failing.add(kind)) {
                         (S3Clients.permanent(e) ? (Logger) log::error : (Logger) log::warn).log("s3-upload-failing",
-                                "bucket", bucket, "key", in.key(), "error", reason,
+                                "bucket", bucket, "key", key, "request", request, "error", reason,
                                 "action", "retrying with backoff up to 30 s; reading pauses at max-in-flight; "
                                         + "nothing is lost");
                     }
                 }
                 metrics.retry();
                 if (!sleep(backoff)) {
-                    log.warn("s3-upload-given-up", "bucket", bucket, "key", in.key(), "why",
+                    log.warn("s3-upload-given-up", "bucket", bucket, "key", key, "why",
                             "the stop's grace period is over", "consequence", "its intent stays in the journal; the "
                                     + "next start uploads it again");
-                    synchronized (this) {
-                        j.failure = new IOException("s3 upload given up at the stop's grace period: key=" + in.key()
-                                + " error=" + reason + " (uploaded again at the next start)");
-                        j.state = 2;
-                    }
-                    commit();
-                    return;
+                    fail(j, new IOException("s3 upload given up at the stop's grace period: key=" + key
+                            + " error=" + reason + " (uploaded again at the next start)"));
+                    throw new GiveUp();
                 }
                 backoff = Math.min(BACKOFF_MAX, backoff * 2);
             }
         }
     }
 
+    /** Marks {@code j} given up for {@code why}. */
+    private void fail(Job j, IOException why) {
+        synchronized (this) {
+            if (j.state == 2) return;
+            j.failure = why;
+            j.state = 2;
+            for (ObjectBuffer.Body b : j.bodies) b.close();
+            j.bodies.clear();
+            notifyAll();
+        }
+        commit();
+    }
+
     /**
-     * Writes the done records of the uploaded objects at the head of the submission order and completes their
+     * Writes the done records of the stored objects at the head of the submission order and completes their
      * futures; an object given up fails, and so does every object after it (their done would move a position over
-     * its range).
+     * its range). A multipart object given up before its completion was submitted fails its futures then.
      */
     private synchronized void commit() {
         while (!order.isEmpty() && order.peekFirst().state != 0) {
@@ -218,9 +589,8 @@ final class S3Uploader implements AutoCloseable {
                     stuck = e;
                 }
             }
-            j.buffer.close();
             if (stuck == null) {
-                metrics.uploaded(j.buffer.size(), j.buffer.raw(), j.nanos);
+                metrics.uploaded(j.stored, j.raw, j.nanos);
                 for (CompletableFuture<Void> f : j.futures) f.complete(null);
             } else {
                 for (CompletableFuture<Void> f : j.futures) f.completeExceptionally(stuck);
@@ -234,19 +604,7 @@ final class S3Uploader implements AutoCloseable {
         void log(String event, Object... kv);
     }
 
-    private void put(Job j) {
-        S3Journal.Intent in = j.intent;
-        PutObjectRequest.Builder r = PutObjectRequest.builder().bucket(bucket).key(in.key())
-                .contentLength(j.buffer.size()).contentType("text/plain");
-        if (settings.contentEncoding() != null) r.contentEncoding(settings.contentEncoding());
-        if (settings.storageClass() != null) r.storageClass(settings.storageClass());
-        if (settings.sse() != null) r.serverSideEncryption(settings.sse());
-        if (settings.sseKmsKeyId() != null) r.ssekmsKeyId(settings.sseKmsKeyId());
-        ObjectBuffer b = j.buffer;
-        client.putObject(r.build(), RequestBody.fromContentProvider(b::stream, b.size(), "text/plain"));
-    }
-
-    /** Waits {@code nanos}; false when the stop's deadline is over (the upload is to be given up). */
+    /** Waits {@code nanos}; false when the stop's deadline is over (the request is to be given up). */
     private synchronized boolean sleep(long nanos) throws InterruptedException {
         long until = System.nanoTime() + nanos;
         while (true) {
@@ -259,10 +617,18 @@ final class S3Uploader implements AutoCloseable {
         }
     }
 
-    private synchronized void fail(Throwable e) {
+    private synchronized void failAll(Throwable e) {
         IOException io = new IOException("s3 upload thread failed: " + e, e);
         for (Job j : order) {
             for (CompletableFuture<Void> f : j.futures) f.completeExceptionally(io);
+            j.state = 2;
+            j.failure = io;
+        }
+        for (Task t : queue) {
+            if (t.body() != null) t.body().close();
+        }
+        for (Job j : order) {
+            for (ObjectBuffer.Body b : j.bodies) b.close();
         }
         queue.clear();
         order.clear();
@@ -271,8 +637,8 @@ final class S3Uploader implements AutoCloseable {
     }
 
     /**
-     * Uploads what is queued (each failing upload until the deadline set by {@link #deadline}, or for the shutdown
-     * grace period from now), then ends the thread and closes the client.
+     * Uploads what is queued (each failing request until the deadline set by {@link #deadline}, or for the shutdown
+     * grace period from now), then ends the threads and closes the clients.
      */
     @Override
     public void close() {
@@ -281,7 +647,7 @@ final class S3Uploader implements AutoCloseable {
             stopping = true;
             notifyAll();
         }
-        // The grace period, plus time for an upload in progress to end (its socket timeout bounds it).
+        // The grace period, plus time for a request in progress to end (its timeout bounds it).
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.shutdownGrace().toMillis() + 65_000);
         boolean alive = false;
         for (Thread t : threads) {
@@ -301,9 +667,15 @@ final class S3Uploader implements AutoCloseable {
             for (Job j : order) {
                 for (CompletableFuture<Void> f : j.futures) f.completeExceptionally(io);
             }
+            for (Task t : queue) {
+                if (t.body() != null) t.body().close();
+            }
             queue.clear();
             order.clear();
         }
-        if (!alive) client.close();
+        if (!alive) {
+            transfer.close();
+            client.close();
+        }
     }
 }

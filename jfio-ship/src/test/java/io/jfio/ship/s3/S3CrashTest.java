@@ -42,7 +42,7 @@ class S3CrashTest {
     Path tmp;
 
     /** Appends numbered lines of varied length to the files until stopped. */
-    private static final class Appender implements AutoCloseable {
+    static final class Appender implements AutoCloseable {
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Thread thread;
         private volatile Throwable failure;
@@ -82,6 +82,15 @@ class S3CrashTest {
 
     private Process shipper(Minio minio, Path logs, Path state, Path err, String prefix, List<String> jvm,
                             Map<String, String> more) throws IOException {
+        return shipper(tmp, minio, logs, state, err, prefix, jvm, more);
+    }
+
+    /**
+     * A shipper process from {@code logs/*.log} into {@code s3://ship/PREFIX}: objects of 1 MiB cut at 300 ms, gzip,
+     * unless {@code more} says otherwise; its output appended to {@code err}.
+     */
+    static Process shipper(Path tmp, Minio minio, Path logs, Path state, Path err, String prefix, List<String> jvm,
+                           Map<String, String> more) throws IOException {
         Map<String, String> s = new LinkedHashMap<>(minio.settings());
         s.put("to", "s3://" + BUCKET + "/" + prefix);
         s.put("s3.object-size", "1MiB");
@@ -97,24 +106,30 @@ class S3CrashTest {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(err.toFile())).start();
     }
 
-    /** The journal's last complete line's record type (I, D, X, P, N), or 0. */
-    private static char lastRecord(Path state) throws IOException {
-        if (!Files.isDirectory(state)) return 0;
+    /** The journal's last complete line's record type (I, D, X, P, N, R), or 0. */
+    static char lastRecord(Path state) throws IOException {
+        String l = lastLine(state);
+        return l.length() > 10 ? l.charAt(9) : 0;
+    }
+
+    /** The journal's last complete line, or empty. */
+    static String lastLine(Path state) throws IOException {
+        if (!Files.isDirectory(state)) return "";
         try (var files = Files.list(state)) {
             Path j = files.filter(f -> f.getFileName().toString().startsWith("s3-journal-")
                     && f.getFileName().toString().endsWith(".log")).findFirst().orElse(null);
-            if (j == null) return 0;
+            if (j == null) return "";
             byte[] b = Files.readAllBytes(j);
             int end = b.length;
             while (end > 0 && b[end - 1] != '\n') end--;
-            if (end == 0) return 0;
+            if (end == 0) return "";
             int start = end - 1;
             while (start > 0 && b[start - 1] != '\n') start--;
-            return end - start > 10 ? (char) b[start + 9] : 0;
+            return new String(b, start, end - 1 - start, StandardCharsets.US_ASCII);
         }
     }
 
-    private static Map<String, byte[]> sources(Path logs) throws IOException {
+    static Map<String, byte[]> sources(Path logs) throws IOException {
         Map<String, byte[]> m = new LinkedHashMap<>();
         for (String f : FILES) m.put(f, Files.readAllBytes(logs.resolve(f)));
         return m;
@@ -177,7 +192,7 @@ class S3CrashTest {
         }
     }
 
-    private static int count(String text, String what) {
+    static int count(String text, String what) {
         int n = 0;
         for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) n++;
         return n;

@@ -59,6 +59,50 @@ class S3JournalTest {
     }
 
     @Test
+    void shouldReplayAMultipartIntentCutShortAsItsNewEndAndKeyWithThePlannedKeyToDelete() throws IOException {
+        S3Journal.Intent planned = new S3Journal.Intent(1, "p/app.log.0-1000.1.log", 7, 42, 1024, 99L,
+                "/var/log/app.log", 0, 1000, NOW, true, null);
+        try (S3Journal j = new S3Journal(dir, "j.log", log, 1)) {
+            j.takeSeq();
+            j.intent(planned);
+            j.takeSeq();
+            j.intent(new S3Journal.Intent(2, "p/other.log.0-10.2.log", 7, 43, 1024, 98L, "/var/log/other.log", 0,
+                    10, NOW, true, null));
+            j.replan(1, 600, "p/app.log.0-600.1.log");
+            assertThrows(IllegalStateException.class, () -> j.replan(1, 500, "p/x"), "once cut, not multipart");
+        }
+        S3Journal.Intent cut = new S3Journal.Intent(1, "p/app.log.0-600.1.log", 7, 42, 1024, 99L, "/var/log/app.log",
+                0, 600, NOW, false, "p/app.log.0-1000.1.log");
+        // Replayed from the appended lines, then from the snapshot the open compacted them into.
+        for (int round = 0; round < 2; round++) {
+            try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+                assertEquals(cut, j.openIntents().get(0));
+                assertTrue(j.openIntents().get(1).multipart());
+                if (round == 1) {
+                    j.done(1, NOW);
+                    assertEquals(600, j.positions().get(0).offset(), "the position moves to the new end");
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldReadIntentLinesWrittenBeforeMultipartExisted() throws IOException {
+        // An intent line of ten fields, as an earlier version wrote it: a single-request object.
+        String body = "I 5 7 42 1024 99 0 100 " + NOW + " " + java.util.HexFormat.of().formatHex(
+                "p/k".getBytes(StandardCharsets.US_ASCII)) + " " + java.util.HexFormat.of().formatHex(
+                "/var/log/app.log".getBytes(StandardCharsets.US_ASCII));
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(body.getBytes(StandardCharsets.US_ASCII));
+        Files.writeString(dir.resolve("j.log"), String.format("%08x", c.getValue()) + " " + body + "\n");
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            assertEquals(List.of(new S3Journal.Intent(5, "p/k", 7, 42, 1024, 99L, "/var/log/app.log", 0, 100, NOW)),
+                    j.openIntents());
+            assertEquals(6, j.takeSeq());
+        }
+    }
+
+    @Test
     void shouldSkipATornLastLineAndADamagedOneAndSaySo() throws IOException {
         try (S3Journal j = new S3Journal(dir, "j.log", log)) {
             j.takeSeq();

@@ -119,6 +119,27 @@ public final class Minio implements AutoCloseable {
     }
 
     /**
+     * The incomplete multipart uploads under {@code prefix}, as key and upload id. MinIO lists them for a prefix only
+     * when it is a whole key: they are listed for the bucket and filtered here.
+     */
+    public List<List<String>> uploads(String bucket, String prefix) {
+        try (S3Client c = client()) {
+            List<List<String>> out = new ArrayList<>();
+            c.listMultipartUploadsPaginator(r -> r.bucket(bucket)).uploads().forEach(u -> {
+                if (u.key().startsWith(prefix)) out.add(List.of(u.key(), u.uploadId()));
+            });
+            return out;
+        }
+    }
+
+    /** The ETag of object {@code key} (a multipart upload's ends in {@code -PARTS}). */
+    public String etag(String bucket, String key) {
+        try (S3Client c = client()) {
+            return c.headObject(r -> r.bucket(bucket).key(key)).eTag();
+        }
+    }
+
+    /**
      * An object.
      *
      * @param key      its key

@@ -106,7 +106,8 @@ public final class ShipRun implements AutoCloseable {
                 e.containsKey("s3.path-style") ? Boolean.valueOf(e.get("s3.path-style")) : null, e.get("s3.access-key"),
                 e.get("s3.secret-key"), e.get("s3.session-token"), e.get("s3.profile"), e.get("s3.storage-class"),
                 e.get("s3.sse"), e.get("s3.sse-kms-key-id"), e.get("s3.object-size"), e.get("s3.object-age"),
-                e.get("s3.compression"), e.get("s3.key-template"), e.get("s3.shutdown-grace"));
+                e.get("s3.compression"), e.get("s3.key-template"), e.get("s3.shutdown-grace"),
+                e.get("s3.part-size"));
     }
 
     /** The {@code kafka.*} settings of {@code extra}, without the prefix, or null. */
