@@ -173,7 +173,7 @@ final class ObjectBuffer implements AutoCloseable {
 
     /**
      * Thread-safe once handed out: read by any number of requests one after the other (a retry sends it again),
-     * then closed by its owner.
+     * then closed by its owner; its subscriptions are thread-safe as the Flow contract asks.
      *
      * <p>Stored bytes of an object or of a part, in native memory of their own, with their CRC32C (computed once,
      * sent with the request so that the server checks what it received).
@@ -182,8 +182,11 @@ final class ObjectBuffer implements AutoCloseable {
         private final Arena arena;
         private final List<MemorySegment> chunks;
         private final long size;
+        /** Bodies closed while a write still held them, freed by a later close. */
+        private static final List<Body> BUSY = new ArrayList<>();
         private int crc;
         private boolean crcDone;
+        private boolean closing;
 
         Body(Arena arena, List<MemorySegment> chunks, long size) {
             this.arena = arena;
@@ -202,22 +205,72 @@ final class ObjectBuffer implements AutoCloseable {
         }
 
         /**
-         * A heap copy of {@code length} bytes of segment {@code chunk} from {@code at}: under this body's lock, so that
-         * a request still reading it (an HTTP client thread after a failure) never reads memory freed by {@link
-         * #close}.
-         *
-         * @throws IllegalStateException when the body was closed
+         * Its bytes for an HTTP request: read-only direct buffers over its chunks, handed to each subscriber as it
+         * asks.
+         * A request that still writes one after its body was closed (a client thread after a failed request) gets an
+         * {@link IllegalStateException} from the channel, never freed memory: the buffers belong to this body's
+         * arena, whose closing waits for no one and is refused while a write holds it ({@link #close}).
          */
-        synchronized byte[] copy(int chunk, long at, int length) {
-            if (!arena.scope().isAlive()) throw new IllegalStateException("body closed");
-            byte[] b = new byte[length];
-            MemorySegment.copy(chunks.get(chunk), JAVA_BYTE, at, b, 0, length);
-            return b;
+        java.util.concurrent.Flow.Publisher<java.nio.ByteBuffer> publisher() {
+            return subscriber -> subscriber.onSubscribe(new java.util.concurrent.Flow.Subscription() {
+                private int next;
+                private long demand;
+                private boolean emitting;
+                private boolean done;
+
+                @Override
+                public void request(long n) {
+                    if (n <= 0) {
+                        cancel();
+                        subscriber.onError(new IllegalArgumentException("non-positive request: " + n));
+                        return;
+                    }
+                    synchronized (this) {
+                        demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
+                        if (emitting) return; // the loop below, further up the stack, takes the new demand
+                        emitting = true;
+                    }
+                    while (true) {
+                        java.nio.ByteBuffer item;
+                        boolean complete = false;
+                        synchronized (this) {
+                            if (done || demand == 0) {
+                                emitting = false;
+                                return;
+                            }
+                            if (next == chunks.size()) {
+                                done = true;
+                                complete = true;
+                                item = null;
+                            } else {
+                                try {
+                                    item = chunks.get(next++).asByteBuffer().asReadOnlyBuffer();
+                                } catch (IllegalStateException closed) {
+                                    done = true;
+                                    emitting = false;
+                                    subscriber.onError(closed);
+                                    return;
+                                }
+                                demand--;
+                            }
+                        }
+                        if (complete) {
+                            subscriber.onComplete();
+                            return;
+                        }
+                        subscriber.onNext(item);
+                    }
+                }
+
+                @Override
+                public synchronized void cancel() {
+                    done = true;
+                }
+            });
         }
 
         /** The CRC32C of its bytes. */
         synchronized int crc32c() {
-            if (!arena.scope().isAlive()) throw new IllegalStateException("body closed");
             if (!crcDone) {
                 java.util.zip.CRC32C c = new java.util.zip.CRC32C();
                 for (MemorySegment s : chunks) c.update(s.asByteBuffer());
@@ -234,10 +287,35 @@ final class ObjectBuffer implements AutoCloseable {
                 (byte) (v >>> 8), (byte) v});
         }
 
-        /** Frees its memory. */
+        /**
+         * Frees its memory; when a request still writes from it (after that request failed), as soon as a later close
+         * of any body finds it free.
+         */
         @Override
-        public synchronized void close() {
-            if (arena.scope().isAlive()) arena.close();
+        public void close() {
+            synchronized (this) {
+                if (closing) return;
+                closing = true;
+            }
+            free(this);
+            List<Body> left;
+            synchronized (BUSY) {
+                left = new ArrayList<>(BUSY);
+            }
+            for (Body b : left) free(b);
+        }
+
+        private static void free(Body b) {
+            try {
+                if (b.arena.scope().isAlive()) b.arena.close();
+                synchronized (BUSY) {
+                    BUSY.remove(b);
+                }
+            } catch (IllegalStateException held) {
+                synchronized (BUSY) {
+                    if (!BUSY.contains(b)) BUSY.add(b);
+                }
+            }
         }
     }
 }

@@ -26,8 +26,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * <p>The sink {@code s3://BUCKET/PREFIX}: every source content's bytes go into objects of their own, one object per
  * contiguous range {@code [start, end)} of one source, compressed as they arrive ({@link ObjectBuffer}, native
  * memory). An object is cut when its source bytes reach the object size, when its first byte is older than the
- * object age, when the open objects together pass half of {@code max-in-flight} (the largest is cut: the pipeline
- * pauses reading above {@code max-in-flight}, so the open objects must be uploaded before that), and at a stop. A
+ * object age, when the open objects together pass half of {@code max-in-flight} (the oldest is cut), when the
+ * bytes not acknowledged pass three quarters of it and an open object holds the oldest of them (the pipeline
+ * acknowledges in send order and pauses reading at {@code max-in-flight}: only a cut can free it), and at a stop. A
  * cut object gets its number and key and goes to the upload thread, which records its intent in the {@link
  * S3Journal} before the upload and its done after, and only then completes the futures of its batches. A batch
  * that straddles an object's end (a redone object, below) completes when both objects are done; the futures
@@ -51,6 +52,8 @@ public final class S3Sink implements Sink {
         long end;
         final long firstMillis;
         final long firstNanos;
+        /** The sink's count of batches when its first came: the object holding the oldest batch has the least. */
+        final long order;
         final ObjectBuffer buffer;
         /** The single-request intent this object redoes (cut at exactly its end), or null. */
         final S3Journal.Intent redo;
@@ -61,7 +64,7 @@ public final class S3Sink implements Sink {
         final List<CompletableFuture<Void>> futures = new ArrayList<>();
 
         OpenObject(Object key, SourceId id, String path, long start, long firstMillis, ObjectBuffer buffer,
-                   S3Journal.Intent redo) {
+                   S3Journal.Intent redo, long order) {
             this.key = key;
             this.id = id;
             this.path = path;
@@ -69,6 +72,7 @@ public final class S3Sink implements Sink {
             this.end = start;
             this.firstMillis = firstMillis;
             this.firstNanos = System.nanoTime();
+            this.order = order;
             this.buffer = buffer;
             this.redo = redo;
         }
@@ -84,6 +88,12 @@ public final class S3Sink implements Sink {
     private final S3Uploader uploader;
     private final S3Metrics metrics;
     private final long openBudget;
+    /** Unacknowledged bytes above which the oldest open objects are cut: three quarters of max-in-flight. */
+    private final long headroom;
+    /** Bytes sent whose futures have not completed (completed on the upload threads). */
+    private final java.util.concurrent.atomic.AtomicLong unacknowledged = new java.util.concurrent.atomic.AtomicLong();
+    /** Batches sent (guarded by this sink's lock). */
+    private long batches;
     private final ScheduledExecutorService timer;
     private final Map<Object, OpenObject> open = new HashMap<>();
     /** Intents to redo, by source (device, inode) and by full fingerprint. */
@@ -116,6 +126,7 @@ public final class S3Sink implements Sink {
         this.metrics = metrics;
         this.host = hostName();
         this.openBudget = Math.max(1 << 20, maxInFlight / 2);
+        this.headroom = Math.max(2L << 20, maxInFlight / 4 * 3);
         if (settings.objectSize() > openBudget) {
             log.info("s3-object-size-capped", "object-size", settings.objectSize(), "cap", openBudget,
                     "why", "open objects are cut at half of max-in-flight, where the pipeline pauses reading; "
@@ -133,9 +144,18 @@ public final class S3Sink implements Sink {
                     "why", "uploads a stop or crash interrupted: they are uploaded again under the same keys with the "
                             + "same bytes as their sources' bytes come again");
         }
-        this.uploader = new S3Uploader(client, transfer, bucket, settings, journal, log, metrics);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
                 .name("jfio-ship-s3-timer").daemon(true).unstarted(r));
+        // An object stored may leave an open one holding the pipeline back, and the pipeline, its window full,
+        // sends nothing that would cut it: the timer thread looks at once.
+        this.uploader = new S3Uploader(client, transfer, bucket, settings, journal, log, metrics,
+                () -> {
+                    try {
+                        timer.execute(this::relieveNow);
+                    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                        // The sink is closing: every open object was cut already.
+                    }
+                });
         long tick = Math.max(10, Math.min(1000, settings.objectAge().toMillis() / 4));
         timer.scheduleWithFixedDelay(this::cutAged, tick, tick, TimeUnit.MILLISECONDS);
         metrics.oldest(this::oldestMillis);
@@ -154,6 +174,7 @@ public final class S3Sink implements Sink {
     @Override
     public synchronized CompletableFuture<Void> send(Batch batch) throws IOException {
         if (closed) throw new IOException("s3 sink closed: sink=" + describe());
+        batches++;
         Object key = batch.id() != null ? List.of(batch.id().device(), batch.id().inode()) : batch.source();
         long offset = batch.offset();
         long left = batch.length();
@@ -197,20 +218,49 @@ public final class S3Sink implements Sink {
             }
             if (left == 0) break;
         }
-        while (openRaw > openBudget) {
-            OpenObject largest = null;
-            for (OpenObject o : open.values()) {
-                if (o.redo == null && (largest == null || o.end - o.start > largest.end - largest.start)) largest = o;
-            }
-            if (largest == null) break;
-            cut(largest);
-        }
+        long length = batch.length();
+        unacknowledged.addAndGet(length);
+        relieve();
         CompletableFuture<Void> own = parts.size() == 1 ? parts.get(0)
                 : CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
         // In send order, whatever order the objects of different sources finish in.
         CompletableFuture<Void> ordered = previous.handle((v, t) -> null).thenCompose(x -> own);
+        ordered.whenComplete((v, t) -> unacknowledged.addAndGet(-length));
         previous = ordered;
         return ordered;
+    }
+
+    /**
+     * The pipeline acknowledges in send order and pauses reading at max-in-flight: an open object holding the oldest
+     * batch not acknowledged holds back every later one, uploaded or not, until it is cut. Such an object is cut once
+     * the bytes not acknowledged pass three quarters of max-in-flight (at each send and flush, and after each object
+     * stored: the pipeline, its window full, sends nothing then); and the oldest open objects whenever the open
+     * objects pass half of it.
+     */
+    private void relieve() throws IOException {
+        while (true) {
+            OpenObject oldest = null;
+            for (OpenObject o : open.values()) {
+                if (o.redo == null && (oldest == null || o.order < oldest.order)) oldest = o;
+            }
+            if (oldest == null || openRaw <= openBudget && (unacknowledged.get() <= headroom
+                    || oldest.order > uploader.oldestOrder())) {
+                return;
+            }
+            cut(oldest);
+        }
+    }
+
+    /** Timer thread: {@link #relieve} after an object was stored. */
+    private void relieveNow() {
+        synchronized (this) {
+            if (closed) return;
+            try {
+                relieve();
+            } catch (IOException | RuntimeException e) {
+                log.error("s3-cut-failed", "sink", describe(), "error", e.toString());
+            }
+        }
     }
 
     /** The size at which an object is cut: the object size, at most half of max-in-flight. */
@@ -231,7 +281,7 @@ public final class S3Sink implements Sink {
                 settings.extension()), id == null ? -1 : id.device(), id == null ? -1 : id.inode(),
                 id == null ? 0 : id.fpLength(), id == null ? 0 : id.fpHash(), o.path, o.start, end, o.firstMillis,
                 true, null);
-        o.job = uploader.begin(o.planned, o.firstNanos, false);
+        o.job = uploader.begin(o.planned, o.firstNanos, o.order, false);
     }
 
     /** A new object for {@code batch}'s source from {@code offset}: the redo of an intent that starts there, if any. */
@@ -267,11 +317,11 @@ public final class S3Sink implements Sink {
         }
         boolean parts = again != null && again.multipart();
         OpenObject o = new OpenObject(key, id, batch.source(), offset, again != null ? again.millis()
-                : System.currentTimeMillis(), new ObjectBuffer(settings.compression()), parts ? null : again);
+                : System.currentTimeMillis(), new ObjectBuffer(settings.compression()), parts ? null : again, batches);
         if (parts) {
             // A multipart object again: same number, key and planned end, uploaded in parts as its bytes come.
             o.planned = again;
-            o.job = uploader.begin(again, o.firstNanos, true);
+            o.job = uploader.begin(again, o.firstNanos, o.order, true);
         }
         open.put(key, o);
         return o;
@@ -333,7 +383,8 @@ public final class S3Sink implements Sink {
                     id == null ? 0 : id.fpLength(), id == null ? 0 : id.fpHash(), o.path, o.start, o.end,
                     o.firstMillis);
         }
-        uploader.put(in, o.buffer.take(), List.copyOf(o.futures), o.firstNanos, o.buffer.raw(), o.redo != null);
+        uploader.put(in, o.buffer.take(), List.copyOf(o.futures), o.firstNanos, o.order, o.buffer.raw(),
+                o.redo != null);
         o.buffer.close();
     }
 
@@ -366,9 +417,13 @@ public final class S3Sink implements Sink {
         return oldest == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - oldest);
     }
 
-    /** Nothing now: objects are cut by size, age, the memory bound and a stop, not by a pause in the data. */
+    /**
+     * Cuts an open object only when it holds back the pipeline's acknowledgements ({@link #relieve}): otherwise objects
+     * are cut by size, age, the memory bound and a stop, not by a pause in the data.
+     */
     @Override
-    public void flush() {
+    public synchronized void flush() throws IOException {
+        if (!closed) relieve();
     }
 
     /** Every open object is cut and uploaded now (a redo waits for the rest of its range). */

@@ -1,16 +1,13 @@
 package io.jfio.ship.s3;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.awscore.presigner.PresignedRequest;
@@ -26,21 +23,19 @@ import software.amazon.awssdk.services.s3.presigner.model.UploadPartPresignReque
  *
  * <p>Sends the bulk of the bytes: object bodies (PutObject) and parts (UploadPart). The SDK's presigner signs each
  * request (SigV4 in the query string, with {@code UNSIGNED-PAYLOAD}) and the JDK's HTTP client sends it with the
- * body straight from the object's native memory. Through the SDK's client, a request over plain HTTP (a local
- * MinIO, a server behind a private network) has its whole payload hashed with SHA-256 for the signature, which the
- * SDK does not let a caller turn off, and is copied several times on the way: that cost three times the CPU per byte
- * of this path. Integrity does not depend on the signature: each body carries its CRC32C
- * ({@code x-amz-checksum-crc32c}, signed), which the server checks before it stores anything, over HTTP and HTTPS
- * alike. The small requests (HEAD, multipart create, complete, abort, list, copy, delete) go through the SDK's
- * client.
+ * body straight from the object's native memory (direct buffers over its chunks: no copy on the way to the
+ * socket). Through the SDK's client, a request over plain HTTP (a local MinIO, a server behind a private network)
+ * has its whole payload hashed with SHA-256 for the signature, which the SDK does not let a caller turn off, and is
+ * copied several times on the way: that cost three times the CPU per byte of this path. Integrity does not depend
+ * on the signature: each body carries its CRC32C ({@code x-amz-checksum-crc32c}, signed), which the server checks
+ * before it stores anything, over HTTP and HTTPS alike. The small requests (HEAD, multipart create, complete, abort,
+ * list, copy, delete) go through the SDK's client.
  */
 final class S3Transfer implements AutoCloseable {
     /** How long a presigned request stays valid: longer than any one request may take. */
     private static final Duration VALIDITY = Duration.ofMinutes(30);
     /** How long one request may take, its body included. */
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
-    /** Heap copies of the body are made this large as the client asks for them (a few in flight at a time). */
-    private static final int PIECE = 64 << 10;
     private static final Pattern CODE = Pattern.compile("<Code>([^<]{0,200})</Code>");
     private static final Pattern MESSAGE = Pattern.compile("<Message>([^<]{0,500})</Message>");
 
@@ -115,8 +110,7 @@ final class S3Transfer implements AutoCloseable {
             if (h.getKey().equalsIgnoreCase("host")) continue;
             for (String v : h.getValue()) b.header(h.getKey(), v);
         }
-        b.PUT(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofByteArrays(() -> pieces(body)),
-                body.size()));
+        b.PUT(HttpRequest.BodyPublishers.fromPublisher(body.publisher(), body.size()));
         HttpResponse<String> a;
         try {
             a = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -144,38 +138,6 @@ final class S3Transfer implements AutoCloseable {
     private static String unescape(String s) {
         return s.replace("&quot;", "\"").replace("&#39;", "'").replace("&apos;", "'").replace("&lt;", "<")
                 .replace("&gt;", ">").replace("&amp;", "&");
-    }
-
-    /**
-     * The body as heap pieces, each copied from native memory when the client asks for it: copies rather than views,
-     * so that no buffer the client may still hold after a failed request points into memory freed since (a copy from
-     * a body closed meanwhile fails, which fails that request).
-     */
-    private static Iterator<byte[]> pieces(ObjectBuffer.Body body) {
-        return new Iterator<>() {
-            private int chunk;
-            private long at;
-
-            @Override
-            public boolean hasNext() {
-                List<MemorySegment> c = body.chunks();
-                while (chunk < c.size() && at == c.get(chunk).byteSize()) {
-                    chunk++;
-                    at = 0;
-                }
-                return chunk < c.size();
-            }
-
-            @Override
-            public byte[] next() {
-                if (!hasNext()) throw new NoSuchElementException();
-                MemorySegment s = body.chunks().get(chunk);
-                int n = (int) Math.min(PIECE, s.byteSize() - at);
-                byte[] b = body.copy(chunk, at, n);
-                at += n;
-                return b;
-            }
-        };
     }
 
     @Override

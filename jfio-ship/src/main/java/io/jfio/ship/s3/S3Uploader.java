@@ -49,6 +49,8 @@ final class S3Uploader implements AutoCloseable {
     static final class Job {
         S3Journal.Intent intent;
         final long firstNanos;
+        /** The sink's count of batches when its first came. */
+        final long order;
         /** Whether its intent was recorded in an earlier run (a redo: stale uploads of its key may exist). */
         final boolean redo;
         List<CompletableFuture<Void>> futures = List.of();
@@ -74,9 +76,10 @@ final class S3Uploader implements AutoCloseable {
         /** Multipart: whether its creation was retried (an upload an answer was lost for may be left over). */
         boolean createRetried;
 
-        Job(S3Journal.Intent intent, long firstNanos, boolean redo) {
+        Job(S3Journal.Intent intent, long firstNanos, long order, boolean redo) {
             this.intent = intent;
             this.firstNanos = firstNanos;
+            this.order = order;
             this.redo = redo;
         }
     }
@@ -142,9 +145,12 @@ final class S3Uploader implements AutoCloseable {
      * null: a done after a missing one would move a position over bytes not in the bucket.
      */
     private IOException stuck;
+    /** Run after an object is stored and its done written, outside this object's lock. */
+    private final Runnable onStored;
 
     S3Uploader(S3Client client, S3Transfer transfer, String bucket, S3Settings settings, S3Journal journal,
-               ShipLog log, S3Metrics metrics) {
+               ShipLog log, S3Metrics metrics, Runnable onStored) {
+        this.onStored = onStored;
         this.client = client;
         this.transfer = transfer;
         this.bucket = bucket;
@@ -159,8 +165,8 @@ final class S3Uploader implements AutoCloseable {
 
     /** Stores {@code body} as the object of {@code intent} in one PUT; then its futures complete. */
     synchronized void put(S3Journal.Intent intent, ObjectBuffer.Body body, List<CompletableFuture<Void>> futures,
-                          long firstNanos, long raw, boolean redo) {
-        Job j = new Job(intent, firstNanos, redo);
+                          long firstNanos, long firstBatch, long raw, boolean redo) {
+        Job j = new Job(intent, firstNanos, firstBatch, redo);
         j.futures = futures;
         j.raw = raw;
         order.add(j);
@@ -169,8 +175,8 @@ final class S3Uploader implements AutoCloseable {
     }
 
     /** Starts the multipart upload of the object of {@code intent} (planned to end at its end); parts follow. */
-    synchronized Job begin(S3Journal.Intent intent, long firstNanos, boolean redo) {
-        Job j = new Job(intent, firstNanos, redo);
+    synchronized Job begin(S3Journal.Intent intent, long firstNanos, long firstBatch, boolean redo) {
+        Job j = new Job(intent, firstNanos, firstBatch, redo);
         order.add(j);
         queue.add(new Task(Kind.CREATE, j, 0, null, 0, null));
         notifyAll();
@@ -216,6 +222,12 @@ final class S3Uploader implements AutoCloseable {
     synchronized void deadline(long nanos) {
         if (deadline == 0) deadline = nanos == 0 ? 1 : nanos;
         notifyAll();
+    }
+
+    /** The order of the oldest object not done (its first batch's), or the largest long when there is none. */
+    synchronized long oldestOrder() {
+        Job j = order.peekFirst();
+        return j == null ? Long.MAX_VALUE : j.order;
     }
 
     /** When the oldest byte queued or uploading arrived, or 0. */
@@ -467,6 +479,7 @@ final class S3Uploader implements AutoCloseable {
             }
         }
         commit();
+        onStored.run();
     }
 
     private CreateMultipartUploadRequest.Builder create(String key) {

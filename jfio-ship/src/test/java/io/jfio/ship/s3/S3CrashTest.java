@@ -282,6 +282,53 @@ class S3CrashTest {
         }
     }
 
+    @Test
+    void shouldKeepReadingWhenManyFilesAppearAtOnceAndTheirObjectsWaitForTheirAge() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path state = tmp.resolve("state");
+        Path err = tmp.resolve("ship.err");
+        try (Minio minio = Minio.start(tmp.resolve("server"), BUCKET)) {
+            int port;
+            try (var s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            }
+            // 40 files of 1 MiB against 8 MiB in flight: the first batch of every file is in an object that waits an
+            // hour for its age, and the pipeline acknowledges in send order.
+            Process p = shipper(minio, logs, state, err, "many", List.of("-Djfio.test.graceful=true"),
+                    Map.of("s3.object-age", "1h", "s3.object-size", "16MiB", "max-in-flight", "8MiB",
+                            "metrics", "127.0.0.1:" + port));
+            long total = 0;
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (bytesRead(port) < 0 && System.nanoTime() < deadline) Thread.sleep(20);
+                Path stage = Files.createDirectories(tmp.resolve("stage"));
+                SplittableRandom r = new SplittableRandom(5);
+                for (int i = 0; i < 40; i++) {
+                    StringBuilder b = new StringBuilder();
+                    while (b.length() < 1 << 20) b.append("f").append(i).append(' ').append(r.nextLong()).append('\n');
+                    Files.writeString(stage.resolve(i + ".log"), b);
+                    total += b.length();
+                }
+                for (int i = 0; i < 40; i++) Files.createLink(logs.resolve(i + ".log"), stage.resolve(i + ".log"));
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (System.nanoTime() < deadline && bytesRead(port) < total) Thread.sleep(50);
+                assertEquals(total, bytesRead(port), "read everything without waiting for an object's age: "
+                        + ShipRun.tail(err, 20));
+                p.destroy(); // SIGTERM: the objects still filling are uploaded
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
+                assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
+            } finally {
+                p.destroyForcibly().waitFor();
+            }
+            Map<String, byte[]> sources = new LinkedHashMap<>();
+            for (int i = 0; i < 40; i++) sources.put(i + ".log", Files.readAllBytes(logs.resolve(i + ".log")));
+            S3Objects.Tally t = S3Objects.tally(S3Objects.pieces(minio.objects(BUCKET, "many/")), sources);
+            assertEquals(0, t.lost(), t.toString());
+            assertEquals(0, t.duplicated(), t.toString());
+            assertEquals(total, t.bytes(), t.toString());
+        }
+    }
+
     private static String metrics(int port) throws IOException {
         var c = (java.net.HttpURLConnection) java.net.URI.create("http://127.0.0.1:" + port + "/metrics").toURL()
                 .openConnection();
