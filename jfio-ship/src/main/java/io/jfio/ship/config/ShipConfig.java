@@ -62,6 +62,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     public static final long SEGMENT_SIZE_DEFAULT = 128L << 20;
     /** The default bound on unacknowledged bytes per sink. */
     public static final long MAX_IN_FLIGHT_DEFAULT = 64L << 20;
+    /** The default bytes in flight of a shipper whose sinks are all s3 sinks. */
+    public static final long MAX_IN_FLIGHT_S3_DEFAULT = 32L << 20;
     /** The default checkpoint interval. */
     public static final Duration CHECKPOINT_INTERVAL_DEFAULT = Duration.ofMillis(200);
     /** The default cap on open source files. */
@@ -174,7 +176,11 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         }
         long segment = raw.segmentSize() == null ? SEGMENT_SIZE_DEFAULT : size("segment-size", raw.segmentSize());
         if (segment < 4096) throw new ConfigException("segment-size too small: segment-size=" + raw.segmentSize());
-        long inFlight = raw.maxInFlight() == null ? MAX_IN_FLIGHT_DEFAULT : size("max-in-flight", raw.maxInFlight());
+        // Bytes not acknowledged are held in memory by an s3 sink (its objects being filled and uploaded), and its
+        // four uploads at once keep the link busy with half the default: shippers to s3 alone get that half.
+        long inFlight = raw.maxInFlight() != null ? size("max-in-flight", raw.maxInFlight())
+                : sinks.values().stream().allMatch(k -> k.scheme().equals("s3")) ? MAX_IN_FLIGHT_S3_DEFAULT
+                : MAX_IN_FLIGHT_DEFAULT;
         if (inFlight < 1) throw new ConfigException("max-in-flight must be positive: max-in-flight=" + inFlight);
         boolean tcpAck = raw.tcpAck() == null || raw.tcpAck();
         TcpSecurity tcpSecurity = tcpSecurity(raw.tcp(), tcpAck, base);
