@@ -23,12 +23,16 @@ import java.util.Set;
  * @param ignoreOlder    a file never shipped whose last modification is older than this when it is found starts at
  *                       its end: its old content is left out, what is appended to it later is shipped; {@code null}:
  *                       every file is shipped whole
+ * @param multiline      how lines are joined into multiline records; {@code null}: each line is a record
  */
 public record InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                           Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
-                          Duration ignoreOlder) {
+                          Duration ignoreOlder, Multiline multiline) {
 
     public InputConfig {
+        if (multiline != null && framing != Framing.LINES) {
+            throw new IllegalArgumentException("multiline needs framing lines: input=" + name);
+        }
         if (ignoreOlder != null && (ignoreOlder.isNegative() || ignoreOlder.isZero())) {
             throw new IllegalArgumentException("ignore-older must be positive: " + ignoreOlder);
         }
@@ -42,9 +46,24 @@ public record InputConfig(String name, List<String> paths, List<String> exclude,
         return ignoreOlder != null && nowMillis * 1_000_000L - mtimeNanos > ignoreOlder.toNanos();
     }
 
+    /** An input whose lines are each a record. */
+    public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
+                       Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
+                       Duration ignoreOlder) {
+        this(name, paths, exclude, framing, start, partialTimeout, sink, followSymlinks, owners, ignoreOlder, null);
+    }
+
+    /**
+     * How long a file's last multiline record ({@code record}) or its unterminated last line waits, without growth of
+     * the file, before it ships without what would end it; null: until it is ended.
+     */
+    public Duration pendingTimeout(boolean record) {
+        return record && multiline != null ? multiline.timeout() : partialTimeout;
+    }
+
     /** An input that follows no symlinks and ships files of any owner (the defaults). */
     public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                        Duration partialTimeout, String sink) {
-        this(name, paths, exclude, framing, start, partialTimeout, sink, false, Set.of(), null);
+        this(name, paths, exclude, framing, start, partialTimeout, sink, false, Set.of(), null, null);
     }
 }

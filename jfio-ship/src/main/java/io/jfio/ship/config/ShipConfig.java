@@ -79,7 +79,12 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
      * still be framed).
      */
     public long bufferCapacity() {
-        return Math.max(bufferSize, maxRecord + 1);
+        long record = maxRecord;
+        for (InputConfig in : inputs) {
+            // A multiline record that ends only at its limit must fit too.
+            if (in.multiline() != null) record = Math.max(record, in.multiline().maxBytes());
+        }
+        return Math.max(bufferSize, record + 1);
     }
 
     public ShipConfig {
@@ -120,12 +125,13 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         boolean follow = raw.followSymlinks() != null && raw.followSymlinks();
         Set<Integer> owners = owners(raw.owners());
         Duration older = raw.ignoreOlder() == null ? null : positive("ignore-older", raw.ignoreOlder());
+        Multiline multiline = multiline(raw.multiline());
 
         List<InputConfig> inputs = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         if (raw.from() != null && !raw.from().isEmpty()) {
             inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base, follow,
-                    owners, older));
+                    owners, older, multiline));
             names.add(MAIN);
         } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
             throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
@@ -143,7 +149,9 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 boolean fl = in.followSymlinks() == null ? follow : in.followSymlinks();
                 Set<Integer> ow = in.owners() == null ? owners : owners(in.owners());
                 Duration io = in.ignoreOlder() == null ? older : positive("ignore-older", in.ignoreOlder());
-                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io));
+                Multiline ml = in.multiline() == null ? multiline
+                        : multiline(RawConfig.RawMultiline.pick(in.multiline(), raw.multiline()));
+                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io, ml));
             }
         }
         if (inputs.isEmpty()) {
@@ -249,8 +257,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
 
     private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,
                                      Start start, Duration partial, String sink, Map<String, SinkSpec> sinks,
-                                     Path base, boolean follow, Set<Integer> owners, Duration ignoreOlder)
-            throws ConfigException {
+                                     Path base, boolean follow, Set<Integer> owners, Duration ignoreOlder,
+                                     Multiline multiline) throws ConfigException {
         if (paths == null || paths.isEmpty()) throw new ConfigException("input without paths: input=" + name);
         List<String> abs = new ArrayList<>();
         for (String p : paths) {
@@ -268,8 +276,60 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             throw new ConfigException("input names an unknown sink: input=" + name + " sink=" + target
                     + " sinks=" + sinks.keySet());
         }
+        if (multiline != null && framing != Framing.LINES) {
+            throw new ConfigException("multiline needs framing lines: input=" + name + " framing="
+                    + framing.name().toLowerCase(Locale.ROOT));
+        }
         return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
-                follow, owners, ignoreOlder);
+                follow, owners, ignoreOlder, multiline);
+    }
+
+    /** The {@code multiline:} section checked, with defaults; null when there is none. */
+    private static Multiline multiline(RawConfig.RawMultiline m) throws ConfigException {
+        if (m == null) return null;
+        int given = (m.preset() == null ? 0 : 1) + (m.startPattern() == null ? 0 : 1)
+                + (m.continuePattern() == null ? 0 : 1);
+        if (given != 1) {
+            throw new ConfigException("multiline needs exactly one of preset, start-pattern and continue-pattern "
+                    + "(--multiline, --multiline-start, --multiline-continue): given=" + given);
+        }
+        Multiline.Mode mode;
+        String preset = null;
+        String pattern = null;
+        if (m.preset() != null) {
+            preset = m.preset().trim().toLowerCase(Locale.ROOT);
+            if (preset.equals(Multiline.JAVA)) {
+                mode = Multiline.Mode.CONTINUE;
+            } else if (preset.equals(Multiline.ISO8601)) {
+                mode = Multiline.Mode.START;
+            } else {
+                throw new ConfigException("invalid multiline preset: value='" + m.preset() + "' (one of [java, "
+                        + "iso8601])");
+            }
+        } else {
+            mode = m.startPattern() != null ? Multiline.Mode.START : Multiline.Mode.CONTINUE;
+            pattern = m.startPattern() != null ? m.startPattern() : m.continuePattern();
+            String key = m.startPattern() != null ? "multiline start-pattern" : "multiline continue-pattern";
+            if (pattern.isEmpty()) throw new ConfigException("invalid " + key + ": empty");
+            try {
+                Multiline.compile(key, pattern);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage());
+            }
+        }
+        int maxLines = m.maxLines() == null ? Multiline.MAX_LINES_DEFAULT : m.maxLines();
+        if (maxLines < 1 || maxLines > 1_000_000) {
+            throw new ConfigException("multiline max-lines out of range: max-lines=" + maxLines + " (1 to 1000000)");
+        }
+        long maxBytes = m.maxBytes() == null ? Multiline.MAX_BYTES_DEFAULT : size("multiline max-bytes",
+                m.maxBytes());
+        if (maxBytes < 64 || maxBytes > (1L << 30)) {
+            throw new ConfigException("multiline max-bytes out of range: max-bytes=" + m.maxBytes()
+                    + " (64B to 1GiB)");
+        }
+        Duration timeout = m.timeout() == null ? Multiline.TIMEOUT_DEFAULT : duration("multiline timeout",
+                m.timeout());
+        return new Multiline(mode, preset, pattern, maxLines, maxBytes, timeout);
     }
 
     private static SinkSpec sink(String name, String spec) throws ConfigException {

@@ -1035,7 +1035,7 @@ final class FileTracker {
     boolean hasPartialTimers() {
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
-            if (!t.released && t.stream.partialPending && t.input.partialTimeout() != null) return true;
+            if (!t.released && t.stream.partialPending && pendingTimeout(t) != null) return true;
         }
         return false;
     }
@@ -1043,12 +1043,17 @@ final class FileTracker {
     void checkPartialTimeouts(long now) {
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
-            var timeout = t.input.partialTimeout();
+            var timeout = pendingTimeout(t);
             if (!t.released && t.stream.partialPending && timeout != null
                     && now - t.lastGrowthNanos >= timeout.toNanos()) {
                 t.readable = true;
             }
         }
+    }
+
+    /** How long what {@code t} holds back (a multiline record, an unterminated line) waits, or null: until ended. */
+    private static java.time.Duration pendingTimeout(TrackedFile t) {
+        return t.input.pendingTimeout(t.stream.recordPending);
     }
 
     /** Closes every descriptor (shutdown). */

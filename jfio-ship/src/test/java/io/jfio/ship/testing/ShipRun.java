@@ -88,8 +88,17 @@ public final class ShipRun implements AutoCloseable {
                 kafkaProperties(e), null, null,
                 e.containsKey("follow-symlinks") ? Boolean.valueOf(e.get("follow-symlinks")) : null,
                 e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"), s3(e),
-                e.get("ignore-older"));
+                e.get("ignore-older"), multiline(e));
         return ShipConfig.resolve(raw, Path.of("/"));
+    }
+
+    /** The {@code multiline.*} settings of {@code extra} (multiline.preset, multiline.start-pattern, ...), or null. */
+    private static RawConfig.RawMultiline multiline(Map<String, String> e) {
+        if (e.keySet().stream().noneMatch(k -> k.startsWith("multiline."))) return null;
+        return new RawConfig.RawMultiline(e.get("multiline.preset"), e.get("multiline.start-pattern"),
+                e.get("multiline.continue-pattern"), e.containsKey("multiline.max-lines")
+                        ? Integer.valueOf(e.get("multiline.max-lines")) : null, e.get("multiline.max-bytes"),
+                e.get("multiline.timeout"));
     }
 
     /** The {@code tcp.*} settings of {@code extra} (tcp.tls, tcp.tls-ca, ...), or null. */
