@@ -150,6 +150,24 @@ public final class ShipCommand implements Callable<Integer> {
             + "ships after the file has not grown for this long (default 1s).")
     private String multilineTimeout;
 
+    @Option(names = "--encoding", paramLabel = "raw|ndjson|headers", description = "How the sinks deliver records: "
+            + "raw (the bytes as read, default), ndjson (one JSON object per record: message, path, host, offset, "
+            + "device, inode, read_time, input, fields) or headers (kafka: the record as the value, the metadata as "
+            + "headers). Per sink: 'encodings' in the config file.")
+    private String encoding;
+
+    @Option(names = "--field", paramLabel = "NAME=VALUE", description = "A static field added to every record's "
+            + "metadata (ndjson, headers); repeatable.")
+    private java.util.Map<String, String> fields;
+
+    @Option(names = "--include-lines", paramLabel = "REGEX", description = "Ship only records that REGEX matches "
+            + "(searched in the record's bytes); repeatable: any of them.")
+    private List<String> includeLines;
+
+    @Option(names = "--exclude-lines", paramLabel = "REGEX", description = "Leave out records that REGEX matches "
+            + "(after --include-lines); repeatable.")
+    private List<String> excludeLines;
+
     @Option(names = "--max-record", paramLabel = "SIZE", description = "The longest line (default 1MiB).")
     private String maxRecord;
 
@@ -417,7 +435,8 @@ public final class ShipCommand implements Callable<Integer> {
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
                     maxInFlight, tcpNoAck ? Boolean.FALSE : null, tcp(), kafkaCompression, null, null, null,
-                    followSymlinks, owners, outputMode, s3(), ignoreOlder, multiline());
+                    followSymlinks, owners, outputMode, s3(), ignoreOlder, multiline(), encoding, null,
+                    fields == null ? null : new java.util.LinkedHashMap<>(fields), includeLines, excludeLines);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

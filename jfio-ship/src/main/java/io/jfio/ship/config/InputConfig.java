@@ -2,6 +2,7 @@ package io.jfio.ship.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -24,10 +25,14 @@ import java.util.Set;
  *                       its end: its old content is left out, what is appended to it later is shipped; {@code null}:
  *                       every file is shipped whole
  * @param multiline      how lines are joined into multiline records; {@code null}: each line is a record
+ * @param fields         static fields of this input's records (ndjson, kafka headers), in order
+ * @param includeLines   when not empty, only records that one of these expressions matches are shipped
+ * @param excludeLines   records that one of these expressions matches are left out (after {@code includeLines})
  */
 public record InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                           Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
-                          Duration ignoreOlder, Multiline multiline) {
+                          Duration ignoreOlder, Multiline multiline, Map<String, String> fields,
+                          List<String> includeLines, List<String> excludeLines) {
 
     public InputConfig {
         if (multiline != null && framing != Framing.LINES) {
@@ -39,6 +44,22 @@ public record InputConfig(String name, List<String> paths, List<String> exclude,
         paths = List.copyOf(paths);
         exclude = List.copyOf(exclude);
         owners = Set.copyOf(owners);
+        fields = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(fields));
+        includeLines = List.copyOf(includeLines);
+        excludeLines = List.copyOf(excludeLines);
+    }
+
+    /** An input without fields and line filters. */
+    public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
+                       Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
+                       Duration ignoreOlder, Multiline multiline) {
+        this(name, paths, exclude, framing, start, partialTimeout, sink, followSymlinks, owners, ignoreOlder,
+                multiline, Map.of(), List.of(), List.of());
+    }
+
+    /** Whether records are filtered by their content. */
+    public boolean filtersLines() {
+        return !includeLines.isEmpty() || !excludeLines.isEmpty();
     }
 
     /** Whether a file never shipped, last modified at {@code mtimeNanos} (since the epoch), starts at its end. */

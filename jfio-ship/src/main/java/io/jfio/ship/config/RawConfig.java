@@ -39,6 +39,13 @@ import java.util.Map;
  * @param ignoreOlder        for inputs that do not say: files never shipped whose last modification is older than
  *                           this start at their end (a duration)
  * @param multiline          for inputs that do not say: how lines are joined into multiline records
+ * @param encoding           how every sink that {@code encodings} does not name delivers records: raw, ndjson or
+ *                           (kafka) headers
+ * @param encodings          sink name to encoding
+ * @param fields             static fields added to each record's metadata (ndjson, headers), for every input; an
+ *                           input's own are added over them
+ * @param includeLines       for inputs that do not say: only records matching one of these expressions are shipped
+ * @param excludeLines       for inputs that do not say: records matching one of these expressions are left out
  */
 public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
@@ -46,12 +53,15 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                         String bufferSize, String segmentSize, String maxInFlight, Boolean tcpAck,
                         RawTcp tcp, String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
                         Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode,
-                        RawS3 s3, String ignoreOlder, RawMultiline multiline) {
+                        RawS3 s3, String ignoreOlder, RawMultiline multiline, String encoding,
+                        Map<String, String> encodings, Map<String, String> fields, List<String> includeLines,
+                        List<String> excludeLines) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null);
     }
 
     /**
@@ -68,10 +78,14 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
      * @param owners         user names or IDs whose files may be shipped
      * @param ignoreOlder    files never shipped whose last modification is older than this start at their end
      * @param multiline      how lines are joined into multiline records
+     * @param fields         static fields of this input's records, added over the top-level ones
+     * @param includeLines   only records matching one of these expressions are shipped
+     * @param excludeLines   records matching one of these expressions are left out
      */
     public record RawInput(String name, List<String> paths, List<String> exclude, String framing, String start,
                            String partialTimeout, String sink, Boolean followSymlinks, List<String> owners,
-                           String ignoreOlder, RawMultiline multiline) {
+                           String ignoreOlder, RawMultiline multiline, Map<String, String> fields,
+                           List<String> includeLines, List<String> excludeLines) {
     }
 
     /**
@@ -173,7 +187,9 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.inputs, inputs),
                 pick(over.sinks, sinks), pick(over.followSymlinks, followSymlinks), pick(over.owners, owners),
                 pick(over.outputMode, outputMode), RawS3.pick(over.s3, s3), pick(over.ignoreOlder, ignoreOlder),
-                RawMultiline.pick(over.multiline, multiline));
+                RawMultiline.pick(over.multiline, multiline), pick(over.encoding, encoding),
+                pick(over.encodings, encodings), pick(over.fields, fields), pick(over.includeLines, includeLines),
+                pick(over.excludeLines, excludeLines));
     }
 
     private static <T> T pick(T over, T base) {

@@ -1,6 +1,7 @@
 package io.jfio.ship.config;
 
 import io.jfio.core.units.Units;
+import io.jfio.ship.sink.RecordView;
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.tcp.TcpSecurity;
 import java.io.IOException;
@@ -41,13 +42,14 @@ import java.util.Set;
  * @param outputMode         permission bits of the files the sinks create (segments); their directories get the
  *                           same bits plus x wherever r is set
  * @param s3                 how s3 sinks reach their server and cut their objects
+ * @param encodings          how each sink delivers records (every sink has one; raw by default)
  */
 public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
                          InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
                          Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
                          long segmentSize, long maxInFlight, boolean tcpAck, TcpSecurity tcpSecurity,
                          String kafkaCompression, Map<String, String> kafkaProperties, int outputMode,
-                         io.jfio.ship.s3.S3Settings s3) {
+                         io.jfio.ship.s3.S3Settings s3, Map<String, RecordView.Encoding> encodings) {
     /** The default mode of files the sinks create: the shipper's user only. */
     public static final int OUTPUT_MODE_DEFAULT = 0600;
     /** The default longest line. */
@@ -91,6 +93,12 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         inputs = List.copyOf(inputs);
         sinks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sinks));
         kafkaProperties = Map.copyOf(kafkaProperties);
+        encodings = Map.copyOf(encodings);
+    }
+
+    /** How sink {@code name} delivers records. */
+    public RecordView.Encoding encodingOf(String name) {
+        return encodings.getOrDefault(name, RecordView.Encoding.RAW);
     }
 
     /**
@@ -126,12 +134,15 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         Set<Integer> owners = owners(raw.owners());
         Duration older = raw.ignoreOlder() == null ? null : positive("ignore-older", raw.ignoreOlder());
         Multiline multiline = multiline(raw.multiline());
+        Map<String, String> fields = fields(raw.fields(), Map.of());
+        List<String> include = patterns("include-lines", raw.includeLines(), List.of());
+        List<String> excludeLines = patterns("exclude-lines", raw.excludeLines(), List.of());
 
         List<InputConfig> inputs = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         if (raw.from() != null && !raw.from().isEmpty()) {
             inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base, follow,
-                    owners, older, multiline));
+                    owners, older, new Records(multiline, fields, include, excludeLines)));
             names.add(MAIN);
         } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
             throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
@@ -151,7 +162,10 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 Duration io = in.ignoreOlder() == null ? older : positive("ignore-older", in.ignoreOlder());
                 Multiline ml = in.multiline() == null ? multiline
                         : multiline(RawConfig.RawMultiline.pick(in.multiline(), raw.multiline()));
-                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io, ml));
+                Records rec = new Records(ml, fields(in.fields(), fields),
+                        patterns("include-lines", in.includeLines(), include),
+                        patterns("exclude-lines", in.excludeLines(), excludeLines));
+                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io, rec));
             }
         }
         if (inputs.isEmpty()) {
@@ -196,7 +210,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
                 overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, tcpSecurity,
                 compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode,
-                s3(raw.s3()));
+                s3(raw.s3()), encodings(raw.encoding(), raw.encodings(), sinks, inputs));
     }
 
     /** The {@code s3:} section checked, with defaults. */
@@ -258,7 +272,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,
                                      Start start, Duration partial, String sink, Map<String, SinkSpec> sinks,
                                      Path base, boolean follow, Set<Integer> owners, Duration ignoreOlder,
-                                     Multiline multiline) throws ConfigException {
+                                     Records records) throws ConfigException {
+        Multiline multiline = records.multiline();
         if (paths == null || paths.isEmpty()) throw new ConfigException("input without paths: input=" + name);
         List<String> abs = new ArrayList<>();
         for (String p : paths) {
@@ -281,7 +296,78 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                     + framing.name().toLowerCase(Locale.ROOT));
         }
         return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
-                follow, owners, ignoreOlder, multiline);
+                follow, owners, ignoreOlder, multiline, records.fields(), records.include(), records.exclude());
+    }
+
+    /** An input's record settings, resolved. */
+    private record Records(Multiline multiline, Map<String, String> fields, List<String> include,
+                           List<String> exclude) {
+    }
+
+    /** Static fields: {@code base} with {@code own} over it, in order; names must be non-empty. */
+    private static Map<String, String> fields(Map<String, String> own, Map<String, String> base)
+            throws ConfigException {
+        if (own == null) return base;
+        Map<String, String> out = new LinkedHashMap<>(base);
+        for (Map.Entry<String, String> e : own.entrySet()) {
+            if (e.getKey() == null || e.getKey().isBlank()) throw new ConfigException("invalid fields: empty name");
+            if (e.getValue() == null) {
+                throw new ConfigException("invalid fields: no value: field=" + e.getKey());
+            }
+            out.put(e.getKey(), e.getValue());
+        }
+        return out;
+    }
+
+    /** Line filter expressions, each checked; {@code base} when none are given. */
+    private static List<String> patterns(String key, List<String> own, List<String> base) throws ConfigException {
+        if (own == null) return base;
+        for (String p : own) {
+            if (p == null || p.isEmpty()) throw new ConfigException("invalid " + key + ": empty pattern");
+            try {
+                Multiline.compile(key, p);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage());
+            }
+        }
+        return List.copyOf(own);
+    }
+
+    /** Every sink's encoding: {@code encodings}' entry, else {@code encoding}, else raw; checked against the kind. */
+    private static Map<String, RecordView.Encoding> encodings(String encoding, Map<String, String> encodings,
+                                                              Map<String, SinkSpec> sinks, List<InputConfig> inputs)
+            throws ConfigException {
+        RecordView.Encoding all = encoding == null ? RecordView.Encoding.RAW
+                : enumValue(RecordView.Encoding.class, "encoding", encoding);
+        Map<String, RecordView.Encoding> out = new LinkedHashMap<>();
+        if (encodings != null) {
+            for (Map.Entry<String, String> e : encodings.entrySet()) {
+                if (!sinks.containsKey(e.getKey())) {
+                    throw new ConfigException("encodings names an unknown sink: sink=" + e.getKey() + " sinks="
+                            + sinks.keySet());
+                }
+                if (e.getValue() == null) throw new ConfigException("encodings: no encoding: sink=" + e.getKey());
+            }
+        }
+        for (Map.Entry<String, SinkSpec> s : sinks.entrySet()) {
+            String own = encodings == null ? null : encodings.get(s.getKey());
+            RecordView.Encoding enc = own == null ? all : enumValue(RecordView.Encoding.class, "encoding", own);
+            String kind = s.getValue().scheme();
+            if (enc == RecordView.Encoding.HEADERS && !kind.equals("kafka")) {
+                if (own == null && encoding != null) {
+                    throw new ConfigException("encoding headers is for kafka sinks only: sink=" + s.getKey()
+                            + " (give kafka sinks theirs in 'encodings')");
+                }
+                throw new ConfigException("encoding headers is for kafka sinks only: sink=" + s.getKey());
+            }
+            boolean filtered = inputs.stream().anyMatch(i -> i.sink().equals(s.getKey()) && i.filtersLines());
+            if (kind.equals("s3") && (enc != RecordView.Encoding.RAW || filtered)) {
+                throw new ConfigException("the s3 sink ships records as they are: sink=" + s.getKey()
+                        + " (no encoding other than raw, no include-lines or exclude-lines)");
+            }
+            out.put(s.getKey(), enc);
+        }
+        return out;
     }
 
     /** The {@code multiline:} section checked, with defaults; null when there is none. */

@@ -24,6 +24,13 @@ public final class RecordJoiner {
         public long end;
         /** The complete records in {@code [0, end)}. */
         public long records;
+        /** Where each complete record ends, {@code records} of them (the last is {@code end}). */
+        public long[] ends = new long[64];
+
+        void add(long at) {
+            if (records == ends.length) ends = java.util.Arrays.copyOf(ends, ends.length * 2);
+            ends[(int) records++] = at;
+        }
     }
 
     public RecordJoiner(Multiline m) {
@@ -38,7 +45,7 @@ public final class RecordJoiner {
      * just after a newline) and begins with a record's first line.
      */
     public Cut cut(MemorySegment seg, long linesEnd, Cut out) {
-        long records = 0;
+        out.records = 0;
         long boundary = 0;
         long recordStart = 0;
         int lines = 0;
@@ -49,7 +56,7 @@ public final class RecordJoiner {
             if (lines > 0) {
                 boolean starts = matcher.matches(seg, pos, nl < 0 ? linesEnd : nl) == startMode;
                 if (starts || lineEnd - recordStart > maxBytes) {
-                    records++;
+                    out.add(pos);
                     boundary = pos;
                     recordStart = pos;
                     lines = 0;
@@ -57,7 +64,7 @@ public final class RecordJoiner {
             }
             lines++;
             if (lines >= maxLines || lineEnd - recordStart >= maxBytes) {
-                records++;
+                out.add(lineEnd);
                 boundary = lineEnd;
                 recordStart = lineEnd;
                 lines = 0;
@@ -65,7 +72,6 @@ public final class RecordJoiner {
             pos = lineEnd;
         }
         out.end = boundary;
-        out.records = records;
         return out;
     }
 }

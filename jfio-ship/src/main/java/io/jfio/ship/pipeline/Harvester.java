@@ -57,6 +57,7 @@ final class Harvester {
     /** The multiline joiner of each input that has one (a joiner's matcher keeps state: one per thread). */
     private final java.util.Map<io.jfio.ship.config.InputConfig, RecordJoiner> joiners =
             new java.util.IdentityHashMap<>();
+    private final RecordStage stage;
     private IOException sinkError;
     private int readErrors;
 
@@ -71,6 +72,8 @@ final class Harvester {
         this.window = window;
         this.buffer = buffer;
         this.readSize = config.bufferSize();
+        var spec = config.sinks().get(name);
+        this.stage = new RecordStage(config.encodingOf(name), spec != null && spec.scheme().equals("kafka"));
     }
 
     /** The sink's error of the last {@link Result#SINK_FAILED}. */
@@ -180,7 +183,7 @@ final class Harvester {
         }
         if (end > 0) {
             s.recordPending = false;
-            return send(t, end, records);
+            return send(t, end, records, cut);
         }
         if (n == want && want < buffer.byteSize()) {
             // The open record fills the read: read on into the rest of the buffer, where the next record may start.
@@ -219,8 +222,24 @@ final class Harvester {
     }
 
     private Result send(TrackedFile t, long length, long records) {
-        Batch b = new Batch(t.path, t.input.name(), t.fd, t.stream.read, length, records, buffer.asSlice(0, length),
-                t.sourceId());
+        return send(t, length, records, null);
+    }
+
+    /** Sends {@code [0, length)}; {@code cut} holds its multiline records' ends, when it has them. */
+    private Result send(TrackedFile t, long length, long records, RecordJoiner.Cut cut) {
+        MemorySegment bytes = buffer.asSlice(0, length);
+        io.jfio.ship.sink.RecordView view = null;
+        if (stage.needed(t.input)) {
+            view = stage.view(t, bytes, t.stream.read, records, cut);
+            if (stage.dropped() > 0) counters.add(Counter.RECORDS_FILTERED, stage.dropped());
+            if (view.count() == 0) {
+                // Every record was filtered out: the offset moves on, nothing is sent.
+                window.skip(t, t.stream.read + length, bytes);
+                return Result.MOVED;
+            }
+            records = view.count();
+        }
+        Batch b = new Batch(t.path, t.input.name(), t.fd, t.stream.read, length, records, bytes, t.sourceId(), view);
         try {
             window.send(t, b);
         } catch (IOException | RuntimeException e) {

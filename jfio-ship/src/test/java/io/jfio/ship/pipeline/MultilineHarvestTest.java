@@ -145,7 +145,8 @@ class MultilineHarvestTest {
     @Test
     void shouldShipTheLastRecordWhenTheFileStopsGrowingForTheTimeout() throws Exception {
         Rig r = rig(Map.of("multiline.preset", "java", "multiline.timeout", "300ms"));
-        String first = "2026-11-27T03:04:05Z ERROR failed\njava.lang.IllegalStateException: boom\n\tat a.B.c(B.java:1)\n";
+        String first = "2026-11-27T03:04:05Z ERROR failed\njava.lang.IllegalStateException: boom\n"
+                + "\tat a.B.c(B.java:1)\n";
         String second = "2026-11-27T03:04:06Z ERROR again\njava.lang.IllegalStateException: bang\n";
         Path p = append(first + second);
         r.files().scan(System.nanoTime());
