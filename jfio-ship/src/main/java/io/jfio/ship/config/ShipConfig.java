@@ -295,6 +295,9 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             throw new ConfigException("multiline needs framing lines: input=" + name + " framing="
                     + framing.name().toLowerCase(Locale.ROOT));
         }
+        if ((!records.include().isEmpty() || !records.exclude().isEmpty()) && framing != Framing.LINES) {
+            throw new ConfigException("include-lines and exclude-lines need framing lines: input=" + name);
+        }
         return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
                 follow, owners, ignoreOlder, multiline, records.fields(), records.include(), records.exclude());
     }
@@ -361,6 +364,12 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 throw new ConfigException("encoding headers is for kafka sinks only: sink=" + s.getKey());
             }
             boolean filtered = inputs.stream().anyMatch(i -> i.sink().equals(s.getKey()) && i.filtersLines());
+            for (InputConfig in : inputs) {
+                if (in.sink().equals(s.getKey()) && in.framing() == Framing.RAW && enc != RecordView.Encoding.RAW) {
+                    throw new ConfigException("encoding " + enc.name().toLowerCase(Locale.ROOT) + " needs records: "
+                            + "input=" + in.name() + " has framing raw, sink=" + s.getKey());
+                }
+            }
             if (kind.equals("s3") && (enc != RecordView.Encoding.RAW || filtered)) {
                 throw new ConfigException("the s3 sink ships records as they are: sink=" + s.getKey()
                         + " (no encoding other than raw, no include-lines or exclude-lines)");
