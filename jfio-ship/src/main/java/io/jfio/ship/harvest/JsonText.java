@@ -37,6 +37,16 @@ public final class JsonText {
     public static int escape(byte[] src, int from, int to, byte[] out, int o) {
         int i = from;
         while (i < to) {
+            if (i + 8 <= to) {
+                // Eight plain ASCII bytes at a time: most of a log line needs no escape and no UTF-8 check.
+                long x = (long) WORD.get(src, i);
+                if (plain(x)) {
+                    WORD.set(out, o, x);
+                    i += 8;
+                    o += 8;
+                    continue;
+                }
+            }
             byte b = src[i];
             int c = CLASS[b & 0xff];
             if (c == 0) {
@@ -59,6 +69,24 @@ public final class JsonText {
             }
         }
         return o;
+    }
+
+    private static final java.lang.invoke.VarHandle WORD = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGH = 0x8080808080808080L;
+
+    /**
+     * Whether none of the eight bytes needs attention: none is at or above 0x80, below 0x20, {@code "} or {@code \}.
+     * The tests are the exact any-byte forms ({@code (x - n * ONES) & ~x & HIGH} is non-zero exactly when some byte is
+     * below n, for n up to 0x80, and for n = 1 with {@code x ^ c} when some byte equals c).
+     */
+    static boolean plain(long x) {
+        long quote = x ^ 0x2222222222222222L;
+        long backslash = x ^ 0x5c5c5c5c5c5c5c5cL;
+        long bad = (x | ((x - 0x20 * ONES) & ~x) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash))
+                & HIGH;
+        return bad == 0;
     }
 
     private static int control(byte b, byte[] out, int o) {

@@ -2,6 +2,7 @@ package io.jfio.ship.pipeline;
 
 import io.jfio.core.sys.FileNames;
 import io.jfio.ship.config.InputConfig;
+import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.harvest.LineMatcher;
 import io.jfio.ship.harvest.NdjsonEncoder;
 import io.jfio.ship.harvest.RecordJoiner;
@@ -104,11 +105,10 @@ final class RecordStage {
                 from = end;
             }
         } else if (records > 1) {
-            for (int i = 0; i < length; i++) {
-                if (src[i] == '\n') {
-                    record(bytes, filter, from, i + 1, offset);
-                    from = i + 1;
-                }
+            long nl;
+            while (from < length && (nl = Framer.indexOfNewline(bytes, from, length)) >= 0) {
+                record(bytes, filter, from, (int) nl + 1, offset);
+                from = (int) nl + 1;
             }
         }
         if (from < length) record(bytes, filter, from, length, offset);

@@ -72,4 +72,22 @@ class JsonTextTest {
             }
         });
     }
+
+    @Test
+    void shouldTellPlainWordsExactlyLikeAByteLoop() {
+        TestSeed.pick().run(seed -> {
+            SplittableRandom rnd = seed.random();
+            int[] edges = {0x00, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0xff};
+            for (int round = 0; round < 200_000; round++) {
+                long x = 0;
+                boolean plain = true;
+                for (int k = 0; k < 8; k++) {
+                    int b = rnd.nextInt(3) == 0 ? edges[rnd.nextInt(edges.length)] : 0x20 + rnd.nextInt(0x5f);
+                    x |= (long) b << (8 * k);
+                    plain &= b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+                }
+                assertEquals(plain, JsonText.plain(x), Long.toHexString(x));
+            }
+        });
+    }
 }
