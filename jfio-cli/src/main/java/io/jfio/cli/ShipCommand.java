@@ -168,6 +168,10 @@ public final class ShipCommand implements Callable<Integer> {
             + "(after --include-lines); repeatable.")
     private List<String> excludeLines;
 
+    @Option(names = "--read-gz", description = "Decompress files whose name ends in .gz (rotated logs) and ship "
+            + "them once, from their start; a damaged one is reported and skipped. Default: shipped as they are.")
+    private Boolean readGz;
+
     @Option(names = "--max-record", paramLabel = "SIZE", description = "The longest line (default 1MiB).")
     private String maxRecord;
 
@@ -436,7 +440,8 @@ public final class ShipCommand implements Callable<Integer> {
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
                     maxInFlight, tcpNoAck ? Boolean.FALSE : null, tcp(), kafkaCompression, null, null, null,
                     followSymlinks, owners, outputMode, s3(), ignoreOlder, multiline(), encoding, null,
-                    fields == null ? null : new java.util.LinkedHashMap<>(fields), includeLines, excludeLines);
+                    fields == null ? null : new java.util.LinkedHashMap<>(fields), includeLines, excludeLines,
+                    readGz);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

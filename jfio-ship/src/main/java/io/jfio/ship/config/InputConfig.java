@@ -28,11 +28,12 @@ import java.util.Set;
  * @param fields         static fields of this input's records (ndjson, kafka headers), in order
  * @param includeLines   when not empty, only records that one of these expressions matches are shipped
  * @param excludeLines   records that one of these expressions matches are left out (after {@code includeLines})
+ * @param readGz         files whose name ends in {@code .gz} are decompressed and shipped once, from their start
  */
 public record InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                           Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
                           Duration ignoreOlder, Multiline multiline, Map<String, String> fields,
-                          List<String> includeLines, List<String> excludeLines) {
+                          List<String> includeLines, List<String> excludeLines, boolean readGz) {
 
     public InputConfig {
         if (multiline != null && framing != Framing.LINES) {
@@ -54,7 +55,12 @@ public record InputConfig(String name, List<String> paths, List<String> exclude,
                        Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
                        Duration ignoreOlder, Multiline multiline) {
         this(name, paths, exclude, framing, start, partialTimeout, sink, followSymlinks, owners, ignoreOlder,
-                multiline, Map.of(), List.of(), List.of());
+                multiline, Map.of(), List.of(), List.of(), false);
+    }
+
+    /** Whether the file at {@code path} is read as gzip: {@code readGz} and a name that ends in {@code .gz}. */
+    public boolean gzip(String path) {
+        return readGz && path.endsWith(".gz");
     }
 
     /** Whether records are filtered by their content. */

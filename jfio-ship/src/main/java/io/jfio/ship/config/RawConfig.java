@@ -46,6 +46,8 @@ import java.util.Map;
  *                           input's own are added over them
  * @param includeLines       for inputs that do not say: only records matching one of these expressions are shipped
  * @param excludeLines       for inputs that do not say: records matching one of these expressions are left out
+ * @param readGz             for inputs that do not say: files whose name ends in {@code .gz} are decompressed and
+ *                           shipped once, from their start
  */
 public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
@@ -55,13 +57,13 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                         Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode,
                         RawS3 s3, String ignoreOlder, RawMultiline multiline, String encoding,
                         Map<String, String> encodings, Map<String, String> fields, List<String> includeLines,
-                        List<String> excludeLines) {
+                        List<String> excludeLines, Boolean readGz) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null);
+                null, null, null);
     }
 
     /**
@@ -81,11 +83,12 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
      * @param fields         static fields of this input's records, added over the top-level ones
      * @param includeLines   only records matching one of these expressions are shipped
      * @param excludeLines   records matching one of these expressions are left out
+     * @param readGz         files whose name ends in {@code .gz} are decompressed and shipped once
      */
     public record RawInput(String name, List<String> paths, List<String> exclude, String framing, String start,
                            String partialTimeout, String sink, Boolean followSymlinks, List<String> owners,
                            String ignoreOlder, RawMultiline multiline, Map<String, String> fields,
-                           List<String> includeLines, List<String> excludeLines) {
+                           List<String> includeLines, List<String> excludeLines, Boolean readGz) {
     }
 
     /**
@@ -189,7 +192,7 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.outputMode, outputMode), RawS3.pick(over.s3, s3), pick(over.ignoreOlder, ignoreOlder),
                 RawMultiline.pick(over.multiline, multiline), pick(over.encoding, encoding),
                 pick(over.encodings, encodings), pick(over.fields, fields), pick(over.includeLines, includeLines),
-                pick(over.excludeLines, excludeLines));
+                pick(over.excludeLines, excludeLines), pick(over.readGz, readGz));
     }
 
     private static <T> T pick(T over, T base) {

@@ -137,12 +137,13 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         Map<String, String> fields = fields(raw.fields(), Map.of());
         List<String> include = patterns("include-lines", raw.includeLines(), List.of());
         List<String> excludeLines = patterns("exclude-lines", raw.excludeLines(), List.of());
+        boolean readGz = raw.readGz() != null && raw.readGz();
 
         List<InputConfig> inputs = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         if (raw.from() != null && !raw.from().isEmpty()) {
             inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base, follow,
-                    owners, older, new Records(multiline, fields, include, excludeLines)));
+                    owners, older, new Records(multiline, fields, include, excludeLines, readGz)));
             names.add(MAIN);
         } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
             throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
@@ -164,7 +165,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                         : multiline(RawConfig.RawMultiline.pick(in.multiline(), raw.multiline()));
                 Records rec = new Records(ml, fields(in.fields(), fields),
                         patterns("include-lines", in.includeLines(), include),
-                        patterns("exclude-lines", in.excludeLines(), excludeLines));
+                        patterns("exclude-lines", in.excludeLines(), excludeLines),
+                        in.readGz() == null ? readGz : in.readGz());
                 inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io, rec));
             }
         }
@@ -298,13 +300,17 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         if ((!records.include().isEmpty() || !records.exclude().isEmpty()) && framing != Framing.LINES) {
             throw new ConfigException("include-lines and exclude-lines need framing lines: input=" + name);
         }
+        if (records.readGz() && framing != Framing.LINES) {
+            throw new ConfigException("read-gz needs framing lines: input=" + name);
+        }
         return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
-                follow, owners, ignoreOlder, multiline, records.fields(), records.include(), records.exclude());
+                follow, owners, ignoreOlder, multiline, records.fields(), records.include(), records.exclude(),
+                records.readGz());
     }
 
     /** An input's record settings, resolved. */
     private record Records(Multiline multiline, Map<String, String> fields, List<String> include,
-                           List<String> exclude) {
+                           List<String> exclude, boolean readGz) {
     }
 
     /** Static fields: {@code base} with {@code own} over it, in order; names must be non-empty. */
@@ -363,7 +369,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 }
                 throw new ConfigException("encoding headers is for kafka sinks only: sink=" + s.getKey());
             }
-            boolean filtered = inputs.stream().anyMatch(i -> i.sink().equals(s.getKey()) && i.filtersLines());
+            boolean filtered = inputs.stream().anyMatch(i -> i.sink().equals(s.getKey())
+                    && (i.filtersLines() || i.readGz()));
             for (InputConfig in : inputs) {
                 if (in.sink().equals(s.getKey()) && in.framing() == Framing.RAW && enc != RecordView.Encoding.RAW) {
                     throw new ConfigException("encoding " + enc.name().toLowerCase(Locale.ROOT) + " needs records: "
@@ -372,7 +379,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             }
             if (kind.equals("s3") && (enc != RecordView.Encoding.RAW || filtered)) {
                 throw new ConfigException("the s3 sink ships records as they are: sink=" + s.getKey()
-                        + " (no encoding other than raw, no include-lines or exclude-lines)");
+                        + " (no encoding other than raw, no include-lines or exclude-lines, no read-gz)");
             }
             out.put(s.getKey(), enc);
         }

@@ -1052,7 +1052,8 @@ final class FileTracker {
     }
 
     /** How long what {@code t} holds back (a multiline record, an unterminated line) waits, or null: until ended. */
-    private static java.time.Duration pendingTimeout(TrackedFile t) {
+    static java.time.Duration pendingTimeout(TrackedFile t) {
+        if (t.input.gzip(t.path)) return GzipHarvest.QUIET;
         return t.input.pendingTimeout(t.stream.recordPending);
     }
 

@@ -58,6 +58,7 @@ final class Harvester {
     private final java.util.Map<io.jfio.ship.config.InputConfig, RecordJoiner> joiners =
             new java.util.IdentityHashMap<>();
     private final RecordStage stage;
+    private final GzipHarvest gzip;
     private IOException sinkError;
     private int readErrors;
 
@@ -74,6 +75,8 @@ final class Harvester {
         this.readSize = config.bufferSize();
         var spec = config.sinks().get(name);
         this.stage = new RecordStage(config.encodingOf(name), spec != null && spec.scheme().equals("kafka"));
+        this.gzip = new GzipHarvest(name, log, metrics, files, window, buffer, config.maxRecord(), stage,
+                t -> joiners.computeIfAbsent(t.input, in -> new RecordJoiner(in.multiline())));
     }
 
     /** The sink's error of the last {@link Result#SINK_FAILED}. */
@@ -94,6 +97,11 @@ final class Harvester {
         if (t.fd < 0 && !files.reopen(t, t.path)) {
             t.readable = false;
             return Result.IDLE;
+        }
+        if (t.input.gzip(t.path)) {
+            Result r = gzip.harvest(t, flushPartial);
+            if (r == Result.SINK_FAILED) sinkError = gzip.sinkError();
+            return r;
         }
         Stream s = t.stream;
         long now = System.nanoTime();

@@ -120,6 +120,16 @@ final class RecordStage {
         return view;
     }
 
+    /**
+     * A view as {@link #view} makes it, with a payload even when the records go as they are (the bytes are not the
+     * source file's: a decompressed gzip file).
+     */
+    RecordView viewAlways(TrackedFile t, MemorySegment bytes, long offset, long records, RecordJoiner.Cut cut) {
+        RecordView v = view(t, bytes, offset, records, cut);
+        if (v.payload() == null) v.payload(bytes);
+        return v;
+    }
+
     private int keptLength;
     private int dropped;
 

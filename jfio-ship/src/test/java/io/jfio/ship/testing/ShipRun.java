@@ -90,7 +90,8 @@ public final class ShipRun implements AutoCloseable {
                 e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"), s3(e),
                 e.get("ignore-older"), multiline(e), e.get("encoding"), prefixed(e, "encodings."),
                 prefixed(e, "fields."), e.containsKey("include-lines") ? List.of(e.get("include-lines")) : null,
-                e.containsKey("exclude-lines") ? List.of(e.get("exclude-lines")) : null);
+                e.containsKey("exclude-lines") ? List.of(e.get("exclude-lines")) : null,
+                e.containsKey("read-gz") ? Boolean.valueOf(e.get("read-gz")) : null);
         return ShipConfig.resolve(raw, Path.of("/"));
     }
 
