@@ -41,8 +41,9 @@ class GzipInputTest {
 
     private static String lines(String prefix, int n) {
         StringBuilder b = new StringBuilder();
-        for (int i = 0; i < n; i++) b.append(prefix).append(" line ").append(i).append(" ").append("x".repeat(i % 90))
-                .append('\n');
+        for (int i = 0; i < n; i++) {
+            b.append(prefix).append(" line ").append(i).append(" ").append("x".repeat(i % 90)).append('\n');
+        }
         return b.toString();
     }
 
