@@ -131,4 +131,57 @@ class GzipInputTest {
             assertFalse(run.log().contains("gzip-damaged"), run.log());
         }
     }
+
+    @Test
+    void shouldShipOnlyWhatFollowsTheShippedPartWhenALogIsCompressedWhileStopped() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        String before = lines("before", 3000);
+        String after = lines("after", 2000);
+        String fresh = lines("fresh", 100);
+        Files.writeString(logs.resolve("app.log"), before);
+        String log1 = once(Map.of());
+        // Stopped; then the log grows, is rotated and compressed (logrotate's compress), and a new log begins.
+        Files.writeString(logs.resolve("app.log"), after, java.nio.file.StandardOpenOption.APPEND);
+        byte[] rotated = Files.readAllBytes(logs.resolve("app.log"));
+        Files.write(logs.resolve("app.log.1.gz"), gzip(rotated));
+        Files.delete(logs.resolve("app.log"));
+        Files.writeString(logs.resolve("app.log"), fresh);
+        String log2 = once(Map.of());
+        String out = new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8);
+        assertEquals(before.length() + after.length() + fresh.length(), out.length(), log1 + log2);
+        assertTrue(out.startsWith(before) && out.contains(after) && out.contains(fresh), log2);
+        assertTrue(log2.contains("event=gzip-resumed") && log2.contains("offset=" + before.length()), log2);
+    }
+
+    @Test
+    void shouldNotShipARotatedLogAgainWhenItIsCompressedWhileRunning() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        String first = lines("first", 4000);
+        String second = lines("second", 50);
+        Files.writeString(logs.resolve("app.log"), first);
+        var cfg = ShipRun.config(List.of(logs.resolve("app.log*").toString()), tmp.resolve("out"),
+                tmp.resolve("state"), Map.of("read-gz", "true"));
+        try (ShipRun run = ShipRun.start(cfg)) {
+            awaitOutput(first.length(), run);
+            // logrotate with compress: rename, a new log, the rotated one compressed and deleted.
+            Files.move(logs.resolve("app.log"), logs.resolve("app.log.1"));
+            Files.writeString(logs.resolve("app.log"), second);
+            Files.write(logs.resolve("app.log.1.gz"), gzip(Files.readAllBytes(logs.resolve("app.log.1"))));
+            Files.delete(logs.resolve("app.log.1"));
+            awaitOutput(first.length() + second.length(), run);
+            Thread.sleep(2500); // past the gzip file's quiet second: it has been looked at
+            String out = new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8);
+            assertEquals(first + second, out, run.log());
+            assertTrue(run.log().contains("event=gzip-resumed"), run.log());
+        }
+    }
+
+    private void awaitOutput(long length, ShipRun run) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (DirSink.readAll(tmp.resolve("out")).length >= length) return;
+            Thread.sleep(20);
+        }
+        throw new AssertionError("output did not reach " + length + " bytes: " + run.log());
+    }
 }

@@ -1057,6 +1057,31 @@ final class FileTracker {
         return t.input.pendingTimeout(t.stream.recordPending);
     }
 
+    /**
+     * How much of the content whose first {@link Fingerprint#SIZE} bytes hash to {@code head} was shipped already:
+     * the largest read offset of a stream of it (tracked now, or ended and kept), or position of it from the
+     * checkpoints not matched to a file; 0 when none is known. A gzip file of a rotated log holds a content the
+     * shipper usually shipped before under the log's name: only what comes after is shipped from it.
+     */
+    long shippedOfContent(long head) {
+        long best = 0;
+        List<Stream> streams = byHead.get(head);
+        if (streams != null) {
+            for (Stream s : streams) {
+                if (s.fullFingerprint()) best = Math.max(best, s.read);
+            }
+        }
+        for (List<Checkpoint> cs : known.values()) {
+            for (Checkpoint c : cs) {
+                if (c.fpLength() == Fingerprint.SIZE && c.fpHash() == head) best = Math.max(best, c.offset());
+            }
+        }
+        for (Checkpoint c : orphans) {
+            if (c.fpLength() == Fingerprint.SIZE && c.fpHash() == head) best = Math.max(best, c.offset());
+        }
+        return best;
+    }
+
     /** Closes every descriptor (shutdown). */
     void closeAll() {
         for (TrackedFile t : tracked.values()) {

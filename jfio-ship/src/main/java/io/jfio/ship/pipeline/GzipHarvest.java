@@ -29,7 +29,9 @@ import java.util.zip.GZIPInputStream;
  * it: decompressed into the pipeline's buffer, framed into lines (or multiline records), and sent as batches whose
  * records are the decompressed bytes ({@link RecordView} payload) and whose source range is empty, the last step
  * being a skip to the file's size. A crash or a sink failure in the middle ships the file again from its start:
- * gzip files are shipped at least once, into every sink.
+ * gzip files are shipped at least once, into every sink. A gzip file whose decompressed first bytes are a content
+ * the shipper knows (the log it was compressed from, shipped under the log's name) is shipped from where that
+ * content's shipping had got.
  */
 final class GzipHarvest {
     /** How long a gzip file must not have grown before it is read. */
@@ -108,8 +110,14 @@ final class GzipHarvest {
             window.skip(t, size, MemorySegment.NULL);
             return Harvester.Result.MOVED;
         }
+        long shipped = shippedBefore(t);
+        if (shipped > 0) {
+            log.info("gzip-resumed", "sink", name, "path", t.path, "offset", shipped, "why",
+                    "its first bytes are those of a content shipped before (the log it was compressed from)",
+                    "action", "shipped from there");
+        }
         try {
-            ship(t);
+            ship(t, shipped);
         } catch (IOException e) {
             // Checked a moment ago: it changed since (rewritten in place). Shipped again from its start next time.
             log.error("gzip-damaged", "sink", name, "path", t.path, "size", size, "why", e.getMessage(),
@@ -139,13 +147,41 @@ final class GzipHarvest {
         }
     }
 
-    /** The file decompressed through the buffer, framed and sent. */
-    private void ship(TrackedFile t) throws IOException {
+    /**
+     * How many decompressed bytes of {@code t} were shipped before, as another file: the compressed copy of a log
+     * whose content (by the fingerprint of its first {@link io.jfio.ship.harvest.Fingerprint#SIZE} bytes) the
+     * shipper knows. Shipped offsets are record boundaries, so shipping from there starts at a record.
+     */
+    private long shippedBefore(TrackedFile t) {
+        int size = io.jfio.ship.harvest.Fingerprint.SIZE;
+        byte[] head = new byte[size];
+        int n = 0;
+        try (InputStream in = new GZIPInputStream(new FdInput(t.fd), 64 << 10)) {
+            while (n < size) {
+                int r = in.read(head, n, size - n);
+                if (r < 0) break;
+                n += r;
+            }
+        } catch (IOException e) {
+            return 0; // checked a moment ago; the shipping pass reports what went wrong
+        }
+        if (n < size) return 0; // shorter than a fingerprint: never taken for a copy, as with plain files
+        return files.shippedOfContent(io.jfio.ship.harvest.Fingerprint.hash(MemorySegment.ofArray(head), size));
+    }
+
+    /** The file decompressed through the buffer, framed and sent, from decompressed offset {@code from}. */
+    private void ship(TrackedFile t, long from) throws IOException {
         RecordJoiner joiner = t.input.multiline() == null ? null : joiners.apply(t);
         long limit = buffer.byteSize();
         long fill = 0;
-        long position = 0; // the decompressed offset of the buffer's first byte
+        long position = from; // the decompressed offset of the buffer's first byte
         try (InputStream in = new GZIPInputStream(new FdInput(t.fd), 64 << 10)) {
+            long skip = from;
+            while (skip > 0) {
+                int n = in.read(chunk, 0, (int) Math.min(chunk.length, skip));
+                if (n < 0) return; // all of it was shipped
+                skip -= n;
+            }
             boolean end = false;
             while (!end || fill > 0) {
                 while (!end && fill < limit) {
