@@ -170,4 +170,31 @@ class RecordEncodingTest {
         assertTrue(ShipRun.once(cfg, log));
         assertEquals(String.join("", kept), new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8));
     }
+
+    @Test
+    void shouldSendNdjsonOverTcpFromThePayloadNotTheFile() throws Exception {
+        List<Expected> records = randomRecords(new SplittableRandom(5), 3000);
+        byte[] source = concat(records);
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("app.log");
+        Files.write(file, source);
+        Path received = tmp.resolve("received");
+        try (io.jfio.ship.tcp.TcpReceiver receiver = io.jfio.ship.tcp.TcpReceiver.start(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), received,
+                io.jfio.ship.tcp.TcpReceiver.Options.defaults(), System.err)) {
+            long before = System.currentTimeMillis();
+            ByteArrayOutputStream log = new ByteArrayOutputStream();
+            var cfg = ShipRun.config(List.of(file.toString()), tmp.resolve("out"), tmp.resolve("state"),
+                    Map.of("to", "tcp:127.0.0.1:" + receiver.port(), "encoding", "ndjson", "buffer-size", "8KiB"));
+            assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            for (Path p : receiver.files()) all.writeBytes(Files.readAllBytes(p));
+            String[] lines = all.toString(StandardCharsets.UTF_8).split("\n");
+            assertEquals(records.size(), lines.length);
+            for (int i = 0; i < lines.length; i++) {
+                JsonNode n = JSON.readTree(lines[i]);
+                assertEquals(records.get(i).message(), n.get("message").asText(), "record " + i);
+                assertMetadata(n, file, source, records.get(i).raw(), before);
+            }
+        }
+    }
 }
