@@ -21,14 +21,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kill -9 of a real shipper process, many times at random moments, while a real writer appends a Java log line by
  * line (stack traces in one record with the line before them): every checkpoint found after a kill is the start of a
  * record, so a record the writer was in the middle of is shipped whole by the next run, and the directory sink ends
- * up with the log's exact bytes.
+ * up with the log's exact bytes (raw), or with one JSON object per record, each once, at its offset (ndjson).
  */
 class MultilineCrashTest {
     private static final int RECORDS = 12_000;
@@ -37,8 +38,9 @@ class MultilineCrashTest {
     @TempDir
     Path tmp;
 
-    @Test
-    void shouldKeepCheckpointsOnRecordBoundariesWhenKilledInTheMiddleOfRecords() throws Exception {
+    @ParameterizedTest(name = "encoding {0}")
+    @ValueSource(strings = {"raw", "ndjson"})
+    void shouldKeepCheckpointsOnRecordBoundariesWhenKilledInTheMiddleOfRecords(String encoding) throws Exception {
         TestSeed.pick().run(ts -> {
             SplittableRandom rnd = ts.random();
             long logSeed = rnd.nextLong();
@@ -49,7 +51,8 @@ class MultilineCrashTest {
             Path state = tmp.resolve("state");
             Path file = logs.resolve("app.log");
             String glob = logs.resolve("*.log").toString();
-            List<String> settings = List.of("multiline.preset=iso8601", "multiline.timeout=1h");
+            List<String> settings = List.of("multiline.preset=iso8601", "multiline.timeout=1h",
+                    "encoding=" + encoding);
             Process writer = ShipRun.java(JavaLog.class, List.of(), file.toString(), Long.toString(logSeed),
                     Integer.toString(RECORDS), "20", "4").redirectErrorStream(true).start();
             int midRecord = 0;
@@ -86,10 +89,24 @@ class MultilineCrashTest {
             }
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             var cfg = ShipRun.config(List.of(glob), out, state, Map.of("buffer-size", "16KiB", "max-record", "64KiB",
-                    "multiline.preset", "iso8601", "multiline.timeout", "1h"));
+                    "multiline.preset", "iso8601", "multiline.timeout", "1h", "encoding", encoding));
             assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
-            assertArrayEquals(JavaLog.bytes(records), DirSink.readAll(out), "the sink holds the log once");
-            System.out.println("multiline crash test: " + ts + " kills=" + KILLS + " mid-record-kills=" + midRecord);
+            if (encoding.equals("raw")) {
+                assertArrayEquals(JavaLog.bytes(records), DirSink.readAll(out), "the sink holds the log once");
+            } else {
+                // One JSON object per record, each record once, whole, in order, at its offset.
+                String[] lines = new String(DirSink.readAll(out), StandardCharsets.UTF_8).split("\n");
+                assertEquals(records.size(), lines.length);
+                var json = new com.fasterxml.jackson.databind.ObjectMapper();
+                for (int i = 0; i < lines.length; i++) {
+                    var n = json.readTree(lines[i]);
+                    String r = records.get(i);
+                    assertEquals(r.substring(0, r.length() - 1), n.get("message").asText(), "record " + i);
+                    assertEquals(bounds[i], n.get("offset").asLong(), "record " + i);
+                }
+            }
+            System.out.println("multiline crash test: encoding=" + encoding + " " + ts + " kills=" + KILLS
+                    + " mid-record-kills=" + midRecord);
         });
     }
 }
