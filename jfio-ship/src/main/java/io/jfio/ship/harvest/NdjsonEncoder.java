@@ -112,19 +112,34 @@ public final class NdjsonEncoder {
         return p;
     }
 
-    private static int decimal(long v, byte[] o, int p) {
-        if (v == 0) {
-            o[p++] = '0';
-            return p;
+    /** Two ASCII digits for each of 0..99, so that an offset takes one division per two digits. */
+    private static final byte[] PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            PAIRS[2 * i] = (byte) ('0' + i / 10);
+            PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
         }
-        int digits = 0;
-        for (long x = v; x > 0; x /= 10) digits++;
-        int end = p + digits;
-        for (int i = end - 1; i >= p; i--) {
-            o[i] = (byte) ('0' + v % 10);
-            v /= 10;
+    }
+
+    /** Writes {@code v} (not negative) in decimal at {@code p}; returns the index after it. */
+    static int decimal(long v, byte[] o, int p) {
+        int digits = 1;
+        for (long x = v; x >= 10; x /= 10) digits++;
+        int i = p + digits;
+        while (v >= 100) {
+            int r = (int) (v % 100);
+            v /= 100;
+            o[--i] = PAIRS[2 * r + 1];
+            o[--i] = PAIRS[2 * r];
         }
-        return end;
+        if (v >= 10) {
+            o[--i] = PAIRS[2 * (int) v + 1];
+            o[--i] = PAIRS[2 * (int) v];
+        } else {
+            o[--i] = (byte) ('0' + v);
+        }
+        return p + digits;
     }
 
     /** The batch's output so far. */

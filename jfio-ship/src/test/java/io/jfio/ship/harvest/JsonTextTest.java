@@ -90,4 +90,22 @@ class JsonTextTest {
             }
         });
     }
+
+    @Test
+    void shouldWriteOffsetsInDecimalLikeLongToString() {
+        TestSeed.pick().run(seed -> {
+            SplittableRandom rnd = seed.random();
+            byte[] out = new byte[32];
+            long[] edges = {0, 9, 10, 99, 100, 101, 999, 1000, Long.MAX_VALUE};
+            for (long v : edges) {
+                int n = NdjsonEncoder.decimal(v, out, 3);
+                assertEquals(Long.toString(v), new String(out, 3, n - 3, StandardCharsets.US_ASCII));
+            }
+            for (int round = 0; round < 100_000; round++) {
+                long v = rnd.nextLong(Long.MAX_VALUE) >>> rnd.nextInt(63);
+                int n = NdjsonEncoder.decimal(v, out, 0);
+                assertEquals(Long.toString(v), new String(out, 0, n, StandardCharsets.US_ASCII));
+            }
+        });
+    }
 }
