@@ -191,4 +191,31 @@ class MultilineHarvestTest {
                 .map(x -> new String(x, StandardCharsets.UTF_8)).toList());
         assertEquals(4, r.sink().at.get(0)[2], "a, b, c and d are records of their own");
     }
+
+    @ParameterizedTest(name = "on-overlong {0}")
+    @CsvSource({"split", "drop"})
+    void shouldEndTheRecordBeforeALineLongerThanMaxRecord(String onOverlong) throws Exception {
+        Rig r = rig(Map.of("multiline.preset", "java", "multiline.timeout", "1h", "max-record", "100",
+                "on-overlong", onOverlong));
+        String a = "2026-11-27T03:04:05Z first\njava.lang.IllegalStateException: x\n\tat a.B.c(B.java:1)\n";
+        String overlong = "\t" + "y".repeat(250) + "\n"; // a continuation line, but too long to be one
+        String b = "2026-11-27T03:04:06Z second\n";
+        String c = "2026-11-27T03:04:07Z third\n";
+        Path p = append(a + overlong + b + c);
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            t.readable = true;
+        }
+        List<String> got = r.sink().batches.stream().map(x -> new String(x, StandardCharsets.UTF_8)).toList();
+        assertEquals(a, got.get(0), "the record before the long line ends before it, whole");
+        String rest = String.join("", got.subList(1, got.size()));
+        if (onOverlong.equals("split")) {
+            assertEquals(overlong + b, rest, "the long line in pieces, then the next record");
+        } else {
+            assertEquals(b, rest, "the long line dropped, then the next record");
+        }
+        assertTrue(t.stream.recordPending, "the last record waits");
+        assertEquals(a.length() + overlong.length() + b.length(), t.stream.read);
+    }
 }
