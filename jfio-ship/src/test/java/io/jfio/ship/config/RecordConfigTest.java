@@ -92,4 +92,34 @@ class RecordConfigTest {
         assertTrue(refused("state: s\nfrom: [/var/log/*.log]\nto: s3://bucket/p\nencoding: ndjson\n")
                 .contains("s3 sink"));
     }
+
+    @Test
+    void shouldReadTheRecordSettingsFromToml() throws Exception {
+        Path f = tmp.resolve("ship.toml");
+        Files.writeString(f, """
+                state = "state"
+                encoding = "ndjson"
+                read-gz = true
+                exclude-lines = ["DEBUG"]
+                [multiline]
+                preset = "iso8601"
+                max-lines = 50
+                [fields]
+                service = "web"
+                [[inputs]]
+                name = "app"
+                paths = ["/var/log/app/*.log"]
+                sink = "main"
+                [sinks]
+                main = "dir:/srv/ship"
+                """);
+        ShipConfig c = ShipConfig.resolve(ConfigLoader.load(f, Map.of()), tmp);
+        InputConfig app = c.inputs().get(0);
+        assertEquals(Multiline.Mode.START, app.multiline().mode());
+        assertEquals(50, app.multiline().maxLines());
+        assertEquals(Map.of("service", "web"), app.fields());
+        assertEquals(List.of("DEBUG"), app.excludeLines());
+        assertTrue(app.gzip("/var/log/app/app.log.1.gz") && !app.gzip("/var/log/app/app.log"));
+        assertEquals(RecordView.Encoding.NDJSON, c.encodingOf("main"));
+    }
 }
