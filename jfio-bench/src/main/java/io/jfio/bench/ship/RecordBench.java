@@ -25,14 +25,14 @@ import java.util.SplittableRandom;
 import java.util.function.Function;
 
 /**
- * The record workloads of {@code jfio bench ship}: the single file of {@link LogLines} shipped as NDJSON with every
+ * Not thread-safe; run by the benchmark's thread.
+ *
+ * <p>The record workloads of {@code jfio bench ship}: the single file of {@link LogLines} shipped as NDJSON with every
  * piece of metadata and two static fields, and a Java application's log (20% of its records an exception with its
  * stack trace) shipped with the {@code java} multiline preset, both into the dir sink with {@code --once}; each
  * against rsyslog doing the same in the same run (imfile with {@code addMetadata} and a JSON list template; imfile
  * with {@code startmsg.regex}). Every delivery is checked: each NDJSON object is parsed and its message and offset
  * compared with the input line; multiline output must equal the input byte for byte.
- *
- * <p>Not thread-safe; run by the benchmark's thread.
  */
 final class RecordBench {
     /** NDJSON with metadata into the dir sink, MB/s of input. */

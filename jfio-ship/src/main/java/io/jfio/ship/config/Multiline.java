@@ -5,7 +5,9 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * How an input's lines are joined into multiline records (a Java stack trace with the log line before it, a message
+ * Immutable.
+ *
+ * <p>How an input's lines are joined into multiline records (a Java stack trace with the log line before it, a message
  * whose continuation lines are indented). A record begins at its first line; each following line either starts the
  * next record or continues this one:
  * <ul>
@@ -19,8 +21,6 @@ import java.util.regex.PatternSyntaxException;
  * after a {@code [}). A record also ends after {@code maxLines} lines or when the next line would take it past
  * {@code maxBytes}; the last record of a file waits for the line that starts the next, or ships when the file has not
  * grown for {@code timeout}.
- *
- * <p>Immutable.
  *
  * @param mode     whether the pattern marks first lines or continuation lines
  * @param preset   {@code java} or {@code iso8601}, or null for a regular expression

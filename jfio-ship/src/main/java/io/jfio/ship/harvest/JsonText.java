@@ -1,15 +1,15 @@
 package io.jfio.ship.harvest;
 
 /**
- * Writes bytes as the contents of a JSON string, checking UTF-8 on the way: valid UTF-8 passes unchanged, {@code "}
+ * Thread-safe; stateless.
+ *
+ * <p>Writes bytes as the contents of a JSON string, checking UTF-8 on the way: valid UTF-8 passes unchanged, {@code "}
  * and {@code \} are escaped, control characters become {@code \n}, {@code \t}, {@code \r}, {@code \b}, {@code \f} or
  * six-byte escapes such as NUL's, and each byte that is not part of a valid UTF-8 sequence (a stray
  * continuation byte, a truncated or overlong sequence, an encoded surrogate, a code point above U+10FFFF) becomes
  * U+FFFD, the replacement character. The output is always valid UTF-8 and valid JSON. JSON libraries escape text they
  * are given as characters; this takes the file's bytes, which may be anything, without decoding them to a String
  * first (one pass, no garbage), which is what makes ndjson fast enough to keep up with reading.
- *
- * <p>Thread-safe; stateless.
  */
 public final class JsonText {
     /** The most bytes one input byte can become (the six of an escaped control character). */

@@ -7,11 +7,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Tells whether a line (bytes {@code [from, to)} of native memory, without its newline) matches: a regular expression
- * searched in the line's bytes, or one of the multiline presets, which look at the first bytes only and cost a few
- * comparisons per line.
+ * Not thread-safe: a regular expression's matcher keeps a copy of the line; one instance per pipeline thread.
  *
- * <p>Not thread-safe: a regular expression's matcher keeps a copy of the line; one instance per pipeline thread.
+ * <p>Tells whether a line (bytes {@code [from, to)} of native memory, without its newline) matches: a regular
+ * expression searched in the line's bytes, or one of the multiline presets, which look at the first bytes only and
+ * cost a few comparisons per line.
  */
 public abstract sealed class LineMatcher {
     LineMatcher() {

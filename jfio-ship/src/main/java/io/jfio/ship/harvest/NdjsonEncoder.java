@@ -5,7 +5,9 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * Encodes records as NDJSON, one object per record and line:
+ * Not thread-safe; owned by the pipeline thread.
+ *
+ * <p>Encodes records as NDJSON, one object per record and line:
  * <pre>
  * {"message":"...","offset":N,"path":"...","host":"...","device":N,"inode":N,"read_time":"...","input":"...",
  *  "fields":{...}}
@@ -16,8 +18,6 @@ import java.util.Map;
  * {@code device} and {@code inode} its identity; {@code read_time} when the shipper read it (UTC, milliseconds);
  * {@code fields} the input's static fields (left out when there are none). Everything after {@code offset} is the
  * same for a batch's records and is made once per batch.
- *
- * <p>Not thread-safe; owned by the pipeline thread.
  */
 public final class NdjsonEncoder {
     private static final byte[] OPEN = "{\"message\":\"".getBytes(StandardCharsets.US_ASCII);

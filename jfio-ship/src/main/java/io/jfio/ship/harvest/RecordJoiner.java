@@ -4,13 +4,13 @@ import io.jfio.ship.config.Multiline;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Cuts complete lines into multiline records ({@link Multiline}). The bytes handed in begin with a record's first
+ * Not thread-safe: its matcher keeps state; one instance per input per pipeline thread.
+ *
+ * <p>Cuts complete lines into multiline records ({@link Multiline}). The bytes handed in begin with a record's first
  * line (a batch always ends at a record boundary, so the next read starts at one); the joiner finds the boundaries
  * after it. The last record found is still open, because the line that would end it has not been read, unless a limit
  * ({@code max-lines}, {@code max-bytes}) ended it: only the records before it can ship, and the read offset, hence
  * every checkpoint, stays at the start of a record.
- *
- * <p>Not thread-safe: its matcher keeps state; one instance per input per pipeline thread.
  */
 public final class RecordJoiner {
     private final LineMatcher matcher;

@@ -11,12 +11,12 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
 /**
- * The Kafka record headers of the {@code headers} encoding: {@code path} (the file name's bytes as they are),
+ * Not thread-safe; used by the pipeline thread during one send.
+ *
+ * <p>The Kafka record headers of the {@code headers} encoding: {@code path} (the file name's bytes as they are),
  * {@code host}, {@code offset} (of the record's first byte in the file), {@code device}, {@code inode},
  * {@code read_time} (ISO-8601, UTC, milliseconds), {@code input}, and each static field as {@code fields.NAME}.
  * Numbers are decimal text. The headers a batch's records share are made once per batch.
- *
- * <p>Not thread-safe; used by the pipeline thread during one send.
  */
 final class MetadataHeaders {
     private final List<Header> shared = new ArrayList<>();

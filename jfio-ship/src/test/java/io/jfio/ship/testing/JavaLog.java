@@ -11,15 +11,15 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * A Java application's log, generated from a seed: each record a line that begins with an ISO-8601 timestamp, and
+ * Not thread-safe.
+ *
+ * <p>A Java application's log, generated from a seed: each record a line that begins with an ISO-8601 timestamp, and
  * some of them followed by an exception with its stack trace (the exception's class line, indented {@code at} frames,
  * {@code Caused by:} and {@code ... N more}), as logback writes it. Both the {@code java} and the {@code iso8601}
  * multiline presets cut it into the same records.
  *
  * <p>As a process, {@code java JavaLog FILE SEED COUNT PERCENT PAUSE_EVERY} appends the records line by line, one
  * write per line, pausing 1 ms after every PAUSE_EVERY lines, so that a reader often finds a record half written.
- *
- * <p>Not thread-safe.
  */
 public final class JavaLog {
     private JavaLog() {
