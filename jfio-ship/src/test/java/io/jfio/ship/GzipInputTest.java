@@ -47,13 +47,15 @@ class GzipInputTest {
         return b.toString();
     }
 
+    private boolean lastOk;
+
     private String once(Map<String, String> extra) throws Exception {
         Map<String, String> e = new HashMap<>(Map.of("read-gz", "true", "buffer-size", "8KiB"));
         e.putAll(extra);
         var cfg = ShipRun.config(List.of(tmp.resolve("logs").resolve("app.log*").toString()), tmp.resolve("out"),
                 tmp.resolve("state"), e);
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        ShipRun.once(cfg, log);
+        lastOk = ShipRun.once(cfg, log);
         return log.toString(StandardCharsets.UTF_8);
     }
 
@@ -72,6 +74,7 @@ class GzipInputTest {
         for (int i = z3.length / 3; i < z3.length / 3 + 64; i++) z3[i] ^= 0x5a; // corrupt in the middle
         Files.write(logs.resolve("app.log.3.gz"), z3);
         String log = once(Map.of());
+        assertFalse(lastOk, "a --once run that met a damaged file did not do all its work (exit 1)");
         String out = new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8);
         assertEquals(live.length() + one.length(), out.length(), log);
         assertTrue(out.contains(live) && out.contains(one), "the live file and the complete gzip file, decompressed");
@@ -81,6 +84,7 @@ class GzipInputTest {
         assertTrue(log.contains("app.log.3.gz") && log.contains("corrupt"), log);
         // Done means done: a second run ships none of it again, and does not report the damaged ones again.
         String again = once(Map.of());
+        assertTrue(lastOk, again);
         assertEquals(out, new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8));
         assertFalse(again.contains("gzip-damaged"), again);
     }
@@ -92,6 +96,7 @@ class GzipInputTest {
         byte[] plain = JavaLog.bytes(records);
         Files.write(logs.resolve("app.log.1.gz"), gzip(plain));
         String log = once(Map.of("multiline.preset", "java", "encoding", "ndjson"));
+        assertTrue(lastOk, log);
         byte[] out = DirSink.readAll(tmp.resolve("out"));
         String[] lines = new String(out, StandardCharsets.UTF_8).split("\n");
         assertEquals(records.size(), lines.length, log);

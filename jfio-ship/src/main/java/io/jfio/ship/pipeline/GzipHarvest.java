@@ -50,6 +50,7 @@ final class GzipHarvest {
     private final RecordJoiner.Cut cut = new RecordJoiner.Cut();
     private final byte[] chunk = new byte[64 << 10];
     private IOException sinkError;
+    private int damaged;
 
     GzipHarvest(String name, ShipLog log, ShipMetrics metrics, FileTracker files, BatchWindow window,
                 MemorySegment buffer, long maxRecord, RecordStage stage, Function<TrackedFile, RecordJoiner> joiners) {
@@ -66,6 +67,11 @@ final class GzipHarvest {
 
     IOException sinkError() {
         return sinkError;
+    }
+
+    /** Gzip files found truncated or corrupt in this run (a {@code --once} run that met one exits 1). */
+    int damaged() {
+        return damaged;
     }
 
     /** One harvest of the gzip file {@code t}: waits for it to be quiet, then checks and ships all of it. */
@@ -107,6 +113,7 @@ final class GzipHarvest {
             log.error("gzip-damaged", "sink", name, "path", t.path, "size", size, "why", damage, "action",
                     "skipped: nothing of it is shipped; the other files go on");
             metrics.error(name, "gzip");
+            damaged++;
             window.skip(t, size, MemorySegment.NULL);
             return Harvester.Result.MOVED;
         }

@@ -85,7 +85,7 @@ final class Harvester {
     }
 
     int readErrors() {
-        return readErrors;
+        return readErrors + gzip.damaged();
     }
 
     /** One read of {@code t} (its stream's primary), framed and sent; {@code flushPartial} ships a partial line. */
