@@ -92,8 +92,8 @@ public final class ShipBenchCommand implements Callable<Integer> {
     @Option(names = "--no-install", description = "Do not install rsyslog when it is missing.")
     private boolean noInstall;
 
-    @Option(names = "--workloads", paramLabel = "LIST", split = ",", description = "single, latency, throughput, "
-            + "idle (default all).")
+    @Option(names = "--workloads", paramLabel = "LIST", split = ",", description = "single, records (ndjson "
+            + "and multiline), latency, throughput, idle (default all).")
     private List<String> workloads;
 
     @Option(names = "--lines", paramLabel = "N", description = "Lines of the single file (default 5000000).")

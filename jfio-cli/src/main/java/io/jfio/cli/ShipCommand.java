@@ -125,6 +125,53 @@ public final class ShipCommand implements Callable<Integer> {
             + "after the file has not grown for this long (default: wait for the newline).")
     private String partialTimeout;
 
+    @Option(names = "--multiline", paramLabel = "java|iso8601", description = "Join lines into multiline records: "
+            + "java (lines that begin with a space or tab, 'Caused by:' or an exception's class name continue the "
+            + "record before them) or iso8601 (a line that begins with a date and time starts a record).")
+    private String multilinePreset;
+
+    @Option(names = "--multiline-start", paramLabel = "REGEX", description = "Join lines into multiline records: a "
+            + "line matching REGEX starts a record, the others continue it.")
+    private String multilineStart;
+
+    @Option(names = "--multiline-continue", paramLabel = "REGEX", description = "Join lines into multiline records: "
+            + "a line matching REGEX continues the record before it, the others start one.")
+    private String multilineContinue;
+
+    @Option(names = "--multiline-max-lines", paramLabel = "N", description = "A multiline record ends after this "
+            + "many lines (default 500).")
+    private Integer multilineMaxLines;
+
+    @Option(names = "--multiline-max-bytes", paramLabel = "SIZE", description = "A multiline record ends before a "
+            + "line that would take it past this size (default 1MiB).")
+    private String multilineMaxBytes;
+
+    @Option(names = "--multiline-timeout", paramLabel = "DURATION", description = "A file's last multiline record "
+            + "ships after the file has not grown for this long (default 1s).")
+    private String multilineTimeout;
+
+    @Option(names = "--encoding", paramLabel = "raw|ndjson|headers", description = "How the sinks deliver records: "
+            + "raw (the bytes as read, default), ndjson (one JSON object per record: message, path, host, offset, "
+            + "device, inode, read_time, input, fields) or headers (kafka: the record as the value, the metadata as "
+            + "headers). Per sink: 'encodings' in the config file.")
+    private String encoding;
+
+    @Option(names = "--field", paramLabel = "NAME=VALUE", description = "A static field added to every record's "
+            + "metadata (ndjson, headers); repeatable.")
+    private java.util.Map<String, String> fields;
+
+    @Option(names = "--include-lines", paramLabel = "REGEX", description = "Ship only records that REGEX matches "
+            + "(searched in the record's bytes); repeatable: any of them.")
+    private List<String> includeLines;
+
+    @Option(names = "--exclude-lines", paramLabel = "REGEX", description = "Leave out records that REGEX matches "
+            + "(after --include-lines); repeatable.")
+    private List<String> excludeLines;
+
+    @Option(names = "--read-gz", description = "Decompress files whose name ends in .gz (rotated logs) and ship "
+            + "them once, from their start; a damaged one is reported and skipped. Default: shipped as they are.")
+    private Boolean readGz;
+
     @Option(names = "--max-record", paramLabel = "SIZE", description = "The longest line (default 1MiB).")
     private String maxRecord;
 
@@ -369,6 +416,16 @@ public final class ShipCommand implements Callable<Integer> {
                 s3ObjectSize, s3ObjectAge, s3Compression, null, s3ShutdownGrace, s3PartSize);
     }
 
+    /** The command line's multiline settings, or null when it gives none. */
+    private RawConfig.RawMultiline multiline() {
+        if (multilinePreset == null && multilineStart == null && multilineContinue == null && multilineMaxLines == null
+                && multilineMaxBytes == null && multilineTimeout == null) {
+            return null;
+        }
+        return new RawConfig.RawMultiline(multilinePreset, multilineStart, multilineContinue, multilineMaxLines,
+                multilineMaxBytes, multilineTimeout);
+    }
+
     /** The command line's tcp settings, or null when it gives none. */
     private RawConfig.RawTcp tcp() {
         if (tcpTls == null && tcpTlsCa == null && tcpTlsCert == null && tcpTlsKey == null && tcpTokenFile == null) {
@@ -386,7 +443,9 @@ public final class ShipCommand implements Callable<Integer> {
             RawConfig cli = new RawConfig(from, exclude, to, state, start, metrics, poll, framing, partialTimeout,
                     maxRecord, onOverlong, checkpointInterval, maxOpenFiles, rotateWait, bufferSize, segmentSize,
                     maxInFlight, tcpNoAck ? Boolean.FALSE : null, tcp(), kafkaCompression, null, null, null,
-                    followSymlinks, owners, outputMode, s3(), ignoreOlder);
+                    followSymlinks, owners, outputMode, s3(), ignoreOlder, multiline(), encoding, null,
+                    fields == null ? null : new java.util.LinkedHashMap<>(fields), includeLines, excludeLines,
+                    readGz);
             return ShipConfig.resolve(file.overriddenBy(cli), base);
         } catch (ConfigException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());

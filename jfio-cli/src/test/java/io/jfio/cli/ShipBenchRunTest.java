@@ -64,7 +64,9 @@ class ShipBenchRunTest {
         assertTrue(md.contains("![latency by percentile](latency.png)") == Files.exists(out.resolve("latency.png")),
                 md);
         assertTrue(md.contains("## Idle: 9 watched files"), md);
-        assertEquals(5, r.verdicts().size(), r.verdicts().toString());
+        assertTrue(md.contains("## Records: NDJSON with metadata, multiline Java stack traces"), md);
+        assertTrue(md.contains("| jfio | ndjson | 1 |") && md.contains("| jfio | multiline | 1 |"), md);
+        assertEquals(7, r.verdicts().size(), r.verdicts().toString());
         for (String v : r.verdicts()) assertTrue(v.startsWith("PASS: ") || v.startsWith("FAIL: "), v);
         boolean rsyslog = md.contains("| rsyslog | omfile |");
         if (rsyslog) {
@@ -92,7 +94,14 @@ class ShipBenchRunTest {
                 assertTrue(resident >= 0 && resident <= 1, m.toString());
             }
         }
-        Map<?, ?> lat = (Map<?, ?>) ((List<?>) json.get("latency")).get(0);
+        List<?> records = (List<?>) json.get("records");
+        assertEquals(rsyslog ? 4 : 2, records.size(), records.toString());
+        for (Object row : records) {
+            Map<?, ?> m = (Map<?, ?>) row;
+            assertEquals("checked", m.get("verified"), m.toString());
+            assertNull(m.get("problem"), m.toString());
+        }
+                Map<?, ?> lat = (Map<?, ?>) ((List<?>) json.get("latency")).get(0);
         assertTrue(((Number) lat.get("measured_lines")).longValue() > 0, lat.toString());
         // Everything made is gone: the work directory, the shipper and rsyslogd processes.
         try (Stream<Path> s = Files.list(dir)) {

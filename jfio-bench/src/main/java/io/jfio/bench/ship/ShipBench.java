@@ -96,6 +96,8 @@ public final class ShipBench {
     private final Map<String, double[][]> curves = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private Path work;
+    /** The record workloads (ndjson, multiline), or null when they did not run. */
+    RecordBench records;
     private Path rsyslogd;
     private String rsyslogVersion;
     /** The single file's size. */
@@ -132,6 +134,8 @@ public final class ShipBench {
         Path dir = o.dir().toAbsolutePath();
         checkFileSystem(dir, o.allowTmpfs());
         long need = o.workloads().contains("single") ? 3 * o.lines() * LogLines.LINE + (1L << 30) : 1L << 30;
+        // The record workloads: two inputs and NDJSON output about three times the input.
+        if (o.workloads().contains("records")) need += 5 * o.lines() * LogLines.LINE;
         if (Files.getFileStore(dir).getUsableSpace() < need) {
             throw new IllegalArgumentException("not enough free space: dir=" + dir + " free="
                     + Files.getFileStore(dir).getUsableSpace() / 1_000_000 + " MB needed=" + need / 1_000_000
@@ -154,6 +158,14 @@ public final class ShipBench {
             }
             warmLauncher();
             if (o.workloads().contains("single")) single();
+            if (o.workloads().contains("records")) {
+                records = new RecordBench(o, err, work, rsyslogd, this::jfio);
+                try {
+                    records.run();
+                } finally {
+                    problems.addAll(records.problems);
+                }
+            }
             if (o.workloads().contains("latency")) latency();
             if (o.workloads().contains("throughput")) throughput();
             if (o.workloads().contains("idle")) idle();
@@ -696,6 +708,7 @@ public final class ShipBench {
                                 .collect(java.util.stream.Collectors.joining(", "))));
             }
         }
+        if (records != null) records.report(md);
         if (!latency.isEmpty()) {
             md.append("## Latency: ").append(o.files()).append(" files appended to at ")
                     .append(String.format(Locale.ROOT, "%,d", o.rate())).append(" lines/s in all\n\n");
@@ -778,6 +791,7 @@ public final class ShipBench {
         json.put("rsyslog", rsyslogVersion);
         json.put("single", single);
         json.put("disk_durable_write_mbps", diskMBps);
+        json.put("records", records == null ? List.of() : records.rows);
         json.put("latency", latency);
         json.put("throughput", throughput);
         json.put("idle", idle);
@@ -832,6 +846,7 @@ public final class ShipBench {
                                 + "MB/s", diskMedian())));
             }
         }
+        if (records != null) v.addAll(records.verdicts());
         for (Map<String, Object> m : latency) {
             if (!m.get("tool").equals("jfio")) continue;
             String what = String.format(Locale.ROOT, "latency p99 at %,d lines/s, %s sink", o.rate(), m.get("sink"));
@@ -892,7 +907,7 @@ public final class ShipBench {
         return m;
     }
 
-    private static List<Map<String, Object>> rows(List<Map<String, Object>> l, String tool, String sink) {
+    static List<Map<String, Object>> rows(List<Map<String, Object>> l, String tool, String sink) {
         return l.stream().filter(m -> m.get("tool").equals(tool) && m.get("sink").equals(sink)).toList();
     }
 
@@ -911,7 +926,7 @@ public final class ShipBench {
         return Stats.median(diskMBps.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    private static String fmt(double v, String f) {
+    static String fmt(double v, String f) {
         return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, f, v);
     }
 
@@ -925,7 +940,7 @@ public final class ShipBench {
         return l.stream().filter(m -> m.get("problem") == null).toList();
     }
 
-    private List<String> jfio(String... args) {
+    List<String> jfio(String... args) {
         List<String> c = new ArrayList<>(o.jfio());
         c.addAll(Arrays.asList(args));
         return c;
@@ -966,7 +981,7 @@ public final class ShipBench {
         throw new IOException("shipper did not log " + what + " within " + seconds + " s: log=" + c.log());
     }
 
-    private static String lastLine(Path log) {
+    static String lastLine(Path log) {
         try {
             List<String> l = Files.readAllLines(log);
             for (int i = l.size() - 1; i >= 0; i--) {
@@ -985,6 +1000,15 @@ public final class ShipBench {
 
     private static String mb(long bytes) {
         return String.format(Locale.ROOT, "%.0f MB", bytes / 1e6);
+    }
+
+    /** Sleeps; an interrupt ends the wait early and stays set. */
+    static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void sleepMillis(long ms) throws IOException {

@@ -33,7 +33,7 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
                                int idleDirs, int idleFiles, Duration idle, boolean rsyslog, boolean install,
                                boolean allowTmpfs, String scale) {
     /** The workloads, in the order they run. */
-    public static final List<String> WORKLOADS = List.of("single", "latency", "throughput", "idle");
+    public static final List<String> WORKLOADS = List.of("single", "records", "latency", "throughput", "idle");
 
     /** The standard sizes, about 3 minutes on 2 cores. */
     public static ShipBenchOptions defaults(Path dir, Path out, List<String> jfio) {

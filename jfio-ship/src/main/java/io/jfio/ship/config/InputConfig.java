@@ -2,6 +2,7 @@ package io.jfio.ship.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -23,18 +24,48 @@ import java.util.Set;
  * @param ignoreOlder    a file never shipped whose last modification is older than this when it is found starts at
  *                       its end: its old content is left out, what is appended to it later is shipped; {@code null}:
  *                       every file is shipped whole
+ * @param multiline      how lines are joined into multiline records; {@code null}: each line is a record
+ * @param fields         static fields of this input's records (ndjson, kafka headers), in order
+ * @param includeLines   when not empty, only records that one of these expressions matches are shipped
+ * @param excludeLines   records that one of these expressions matches are left out (after {@code includeLines})
+ * @param readGz         files whose name ends in {@code .gz} are decompressed and shipped once, from their start
  */
 public record InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                           Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
-                          Duration ignoreOlder) {
+                          Duration ignoreOlder, Multiline multiline, Map<String, String> fields,
+                          List<String> includeLines, List<String> excludeLines, boolean readGz) {
 
     public InputConfig {
+        if (multiline != null && framing != Framing.LINES) {
+            throw new IllegalArgumentException("multiline needs framing lines: input=" + name);
+        }
         if (ignoreOlder != null && (ignoreOlder.isNegative() || ignoreOlder.isZero())) {
             throw new IllegalArgumentException("ignore-older must be positive: " + ignoreOlder);
         }
         paths = List.copyOf(paths);
         exclude = List.copyOf(exclude);
         owners = Set.copyOf(owners);
+        fields = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(fields));
+        includeLines = List.copyOf(includeLines);
+        excludeLines = List.copyOf(excludeLines);
+    }
+
+    /** An input without fields and line filters. */
+    public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
+                       Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
+                       Duration ignoreOlder, Multiline multiline) {
+        this(name, paths, exclude, framing, start, partialTimeout, sink, followSymlinks, owners, ignoreOlder,
+                multiline, Map.of(), List.of(), List.of(), false);
+    }
+
+    /** Whether the file at {@code path} is read as gzip: {@code readGz} and a name that ends in {@code .gz}. */
+    public boolean gzip(String path) {
+        return readGz && path.endsWith(".gz");
+    }
+
+    /** Whether records are filtered by their content. */
+    public boolean filtersLines() {
+        return !includeLines.isEmpty() || !excludeLines.isEmpty();
     }
 
     /** Whether a file never shipped, last modified at {@code mtimeNanos} (since the epoch), starts at its end. */
@@ -42,9 +73,24 @@ public record InputConfig(String name, List<String> paths, List<String> exclude,
         return ignoreOlder != null && nowMillis * 1_000_000L - mtimeNanos > ignoreOlder.toNanos();
     }
 
+    /** An input whose lines are each a record. */
+    public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
+                       Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
+                       Duration ignoreOlder) {
+        this(name, paths, exclude, framing, start, partialTimeout, sink, followSymlinks, owners, ignoreOlder, null);
+    }
+
+    /**
+     * How long a file's last multiline record ({@code record}) or its unterminated last line waits, without growth of
+     * the file, before it ships without what would end it; null: until it is ended.
+     */
+    public Duration pendingTimeout(boolean record) {
+        return record && multiline != null ? multiline.timeout() : partialTimeout;
+    }
+
     /** An input that follows no symlinks and ships files of any owner (the defaults). */
     public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                        Duration partialTimeout, String sink) {
-        this(name, paths, exclude, framing, start, partialTimeout, sink, false, Set.of(), null);
+        this(name, paths, exclude, framing, start, partialTimeout, sink, false, Set.of(), null, null);
     }
 }

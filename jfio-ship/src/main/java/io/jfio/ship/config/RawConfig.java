@@ -38,6 +38,16 @@ import java.util.Map;
  * @param s3                 how s3 sinks reach their server and cut their objects ({@code s3:} section)
  * @param ignoreOlder        for inputs that do not say: files never shipped whose last modification is older than
  *                           this start at their end (a duration)
+ * @param multiline          for inputs that do not say: how lines are joined into multiline records
+ * @param encoding           how every sink that {@code encodings} does not name delivers records: raw, ndjson or
+ *                           (kafka) headers
+ * @param encodings          sink name to encoding
+ * @param fields             static fields added to each record's metadata (ndjson, headers), for every input; an
+ *                           input's own are added over them
+ * @param includeLines       for inputs that do not say: only records matching one of these expressions are shipped
+ * @param excludeLines       for inputs that do not say: records matching one of these expressions are left out
+ * @param readGz             for inputs that do not say: files whose name ends in {@code .gz} are decompressed and
+ *                           shipped once, from their start
  */
 public record RawConfig(List<String> from, List<String> exclude, String to, String state, String start,
                         String metrics, String poll, String framing, String partialTimeout, String maxRecord,
@@ -45,12 +55,15 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                         String bufferSize, String segmentSize, String maxInFlight, Boolean tcpAck,
                         RawTcp tcp, String kafkaCompression, Map<String, String> kafkaProperties, List<RawInput> inputs,
                         Map<String, String> sinks, Boolean followSymlinks, List<String> owners, String outputMode,
-                        RawS3 s3, String ignoreOlder) {
+                        RawS3 s3, String ignoreOlder, RawMultiline multiline, String encoding,
+                        Map<String, String> encodings, Map<String, String> fields, List<String> includeLines,
+                        List<String> excludeLines, Boolean readGz) {
 
     /** Nothing given. */
     public static RawConfig empty() {
         return new RawConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null);
     }
 
     /**
@@ -66,10 +79,41 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
      * @param followSymlinks whether symlinks are followed
      * @param owners         user names or IDs whose files may be shipped
      * @param ignoreOlder    files never shipped whose last modification is older than this start at their end
+     * @param multiline      how lines are joined into multiline records
+     * @param fields         static fields of this input's records, added over the top-level ones
+     * @param includeLines   only records matching one of these expressions are shipped
+     * @param excludeLines   records matching one of these expressions are left out
+     * @param readGz         files whose name ends in {@code .gz} are decompressed and shipped once
      */
     public record RawInput(String name, List<String> paths, List<String> exclude, String framing, String start,
                            String partialTimeout, String sink, Boolean followSymlinks, List<String> owners,
-                           String ignoreOlder) {
+                           String ignoreOlder, RawMultiline multiline, Map<String, String> fields,
+                           List<String> includeLines, List<String> excludeLines, Boolean readGz) {
+    }
+
+    /**
+     * The {@code multiline:} section (top level or per input): one of {@code preset}, {@code start-pattern} and
+     * {@code continue-pattern}, and the record's limits. See {@link Multiline}.
+     *
+     * @param preset          {@code java} or {@code iso8601}
+     * @param startPattern    a line matching it starts a record
+     * @param continuePattern a line matching it continues the record before it
+     * @param maxLines        the most lines of a record (default 500)
+     * @param maxBytes        the most bytes of a record (default 1MiB)
+     * @param timeout         how long a file's last record waits for the line that ends it (default 1s)
+     */
+    public record RawMultiline(String preset, String startPattern, String continuePattern, Integer maxLines,
+                               String maxBytes, String timeout) {
+        static RawMultiline pick(RawMultiline over, RawMultiline base) {
+            if (over == null) return base;
+            if (base == null) return over;
+            boolean ownPattern = over.preset != null || over.startPattern != null || over.continuePattern != null;
+            return new RawMultiline(ownPattern ? over.preset : base.preset,
+                    ownPattern ? over.startPattern : base.startPattern,
+                    ownPattern ? over.continuePattern : base.continuePattern,
+                    RawConfig.pick(over.maxLines, base.maxLines), RawConfig.pick(over.maxBytes, base.maxBytes),
+                    RawConfig.pick(over.timeout, base.timeout));
+        }
     }
 
     /**
@@ -147,7 +191,10 @@ public record RawConfig(List<String> from, List<String> exclude, String to, Stri
                 pick(over.kafkaCompression, kafkaCompression), pick(over.kafkaProperties, kafkaProperties),
                 pick(over.inputs, inputs),
                 pick(over.sinks, sinks), pick(over.followSymlinks, followSymlinks), pick(over.owners, owners),
-                pick(over.outputMode, outputMode), RawS3.pick(over.s3, s3), pick(over.ignoreOlder, ignoreOlder));
+                pick(over.outputMode, outputMode), RawS3.pick(over.s3, s3), pick(over.ignoreOlder, ignoreOlder),
+                RawMultiline.pick(over.multiline, multiline), pick(over.encoding, encoding),
+                pick(over.encodings, encodings), pick(over.fields, fields), pick(over.includeLines, includeLines),
+                pick(over.excludeLines, excludeLines), pick(over.readGz, readGz));
     }
 
     private static <T> T pick(T over, T base) {

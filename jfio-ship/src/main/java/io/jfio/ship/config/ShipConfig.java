@@ -1,6 +1,7 @@
 package io.jfio.ship.config;
 
 import io.jfio.core.units.Units;
+import io.jfio.ship.sink.RecordView;
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.tcp.TcpSecurity;
 import java.io.IOException;
@@ -41,13 +42,14 @@ import java.util.Set;
  * @param outputMode         permission bits of the files the sinks create (segments); their directories get the
  *                           same bits plus x wherever r is set
  * @param s3                 how s3 sinks reach their server and cut their objects
+ * @param encodings          how each sink delivers records (every sink has one; raw by default)
  */
 public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, Path state,
                          InetSocketAddress metrics, Duration poll, long maxRecord, Overlong onOverlong,
                          Duration checkpointInterval, int maxOpenFiles, Duration rotateWait, long bufferSize,
                          long segmentSize, long maxInFlight, boolean tcpAck, TcpSecurity tcpSecurity,
                          String kafkaCompression, Map<String, String> kafkaProperties, int outputMode,
-                         io.jfio.ship.s3.S3Settings s3) {
+                         io.jfio.ship.s3.S3Settings s3, Map<String, RecordView.Encoding> encodings) {
     /** The default mode of files the sinks create: the shipper's user only. */
     public static final int OUTPUT_MODE_DEFAULT = 0600;
     /** The default longest line. */
@@ -81,13 +83,24 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
      * still be framed).
      */
     public long bufferCapacity() {
-        return Math.max(bufferSize, maxRecord + 1);
+        long record = maxRecord;
+        for (InputConfig in : inputs) {
+            // A multiline record that ends only at its limit must fit too.
+            if (in.multiline() != null) record = Math.max(record, in.multiline().maxBytes());
+        }
+        return Math.max(bufferSize, record + 1);
     }
 
     public ShipConfig {
         inputs = List.copyOf(inputs);
         sinks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sinks));
         kafkaProperties = Map.copyOf(kafkaProperties);
+        encodings = Map.copyOf(encodings);
+    }
+
+    /** How sink {@code name} delivers records. */
+    public RecordView.Encoding encodingOf(String name) {
+        return encodings.getOrDefault(name, RecordView.Encoding.RAW);
     }
 
     /**
@@ -122,12 +135,17 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         boolean follow = raw.followSymlinks() != null && raw.followSymlinks();
         Set<Integer> owners = owners(raw.owners());
         Duration older = raw.ignoreOlder() == null ? null : positive("ignore-older", raw.ignoreOlder());
+        Multiline multiline = multiline(raw.multiline());
+        Map<String, String> fields = fields(raw.fields(), Map.of());
+        List<String> include = patterns("include-lines", raw.includeLines(), List.of());
+        List<String> excludeLines = patterns("exclude-lines", raw.excludeLines(), List.of());
+        boolean readGz = raw.readGz() != null && raw.readGz();
 
         List<InputConfig> inputs = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         if (raw.from() != null && !raw.from().isEmpty()) {
             inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base, follow,
-                    owners, older));
+                    owners, older, new Records(multiline, fields, include, excludeLines, readGz)));
             names.add(MAIN);
         } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
             throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
@@ -145,7 +163,13 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 boolean fl = in.followSymlinks() == null ? follow : in.followSymlinks();
                 Set<Integer> ow = in.owners() == null ? owners : owners(in.owners());
                 Duration io = in.ignoreOlder() == null ? older : positive("ignore-older", in.ignoreOlder());
-                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io));
+                Multiline ml = in.multiline() == null ? multiline
+                        : multiline(RawConfig.RawMultiline.pick(in.multiline(), raw.multiline()));
+                Records rec = new Records(ml, fields(in.fields(), fields),
+                        patterns("include-lines", in.includeLines(), include),
+                        patterns("exclude-lines", in.excludeLines(), excludeLines),
+                        in.readGz() == null ? readGz : in.readGz());
+                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io, rec));
             }
         }
         if (inputs.isEmpty()) {
@@ -194,7 +218,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
                 overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, tcpSecurity,
                 compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode,
-                s3(raw.s3()));
+                s3(raw.s3()), encodings(raw.encoding(), raw.encodings(), sinks, inputs));
     }
 
     /** The {@code s3:} section checked, with defaults. */
@@ -257,8 +281,9 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
 
     private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,
                                      Start start, Duration partial, String sink, Map<String, SinkSpec> sinks,
-                                     Path base, boolean follow, Set<Integer> owners, Duration ignoreOlder)
-            throws ConfigException {
+                                     Path base, boolean follow, Set<Integer> owners, Duration ignoreOlder,
+                                     Records records) throws ConfigException {
+        Multiline multiline = records.multiline();
         if (paths == null || paths.isEmpty()) throw new ConfigException("input without paths: input=" + name);
         List<String> abs = new ArrayList<>();
         for (String p : paths) {
@@ -276,8 +301,145 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
             throw new ConfigException("input names an unknown sink: input=" + name + " sink=" + target
                     + " sinks=" + sinks.keySet());
         }
+        if (multiline != null && framing != Framing.LINES) {
+            throw new ConfigException("multiline needs framing lines: input=" + name + " framing="
+                    + framing.name().toLowerCase(Locale.ROOT));
+        }
+        if ((!records.include().isEmpty() || !records.exclude().isEmpty()) && framing != Framing.LINES) {
+            throw new ConfigException("include-lines and exclude-lines need framing lines: input=" + name);
+        }
+        if (records.readGz() && framing != Framing.LINES) {
+            throw new ConfigException("read-gz needs framing lines: input=" + name);
+        }
         return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
-                follow, owners, ignoreOlder);
+                follow, owners, ignoreOlder, multiline, records.fields(), records.include(), records.exclude(),
+                records.readGz());
+    }
+
+    /** An input's record settings, resolved. */
+    private record Records(Multiline multiline, Map<String, String> fields, List<String> include,
+                           List<String> exclude, boolean readGz) {
+    }
+
+    /** Static fields: {@code base} with {@code own} over it, in order; names must be non-empty. */
+    private static Map<String, String> fields(Map<String, String> own, Map<String, String> base)
+            throws ConfigException {
+        if (own == null) return base;
+        Map<String, String> out = new LinkedHashMap<>(base);
+        for (Map.Entry<String, String> e : own.entrySet()) {
+            if (e.getKey() == null || e.getKey().isBlank()) throw new ConfigException("invalid fields: empty name");
+            if (e.getValue() == null) {
+                throw new ConfigException("invalid fields: no value: field=" + e.getKey());
+            }
+            out.put(e.getKey(), e.getValue());
+        }
+        return out;
+    }
+
+    /** Line filter expressions, each checked; {@code base} when none are given. */
+    private static List<String> patterns(String key, List<String> own, List<String> base) throws ConfigException {
+        if (own == null) return base;
+        for (String p : own) {
+            if (p == null || p.isEmpty()) throw new ConfigException("invalid " + key + ": empty pattern");
+            try {
+                Multiline.compile(key, p);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage());
+            }
+        }
+        return List.copyOf(own);
+    }
+
+    /** Every sink's encoding: {@code encodings}' entry, else {@code encoding}, else raw; checked against the kind. */
+    private static Map<String, RecordView.Encoding> encodings(String encoding, Map<String, String> encodings,
+                                                              Map<String, SinkSpec> sinks, List<InputConfig> inputs)
+            throws ConfigException {
+        RecordView.Encoding all = encoding == null ? RecordView.Encoding.RAW
+                : enumValue(RecordView.Encoding.class, "encoding", encoding);
+        Map<String, RecordView.Encoding> out = new LinkedHashMap<>();
+        if (encodings != null) {
+            for (Map.Entry<String, String> e : encodings.entrySet()) {
+                if (!sinks.containsKey(e.getKey())) {
+                    throw new ConfigException("encodings names an unknown sink: sink=" + e.getKey() + " sinks="
+                            + sinks.keySet());
+                }
+                if (e.getValue() == null) throw new ConfigException("encodings: no encoding: sink=" + e.getKey());
+            }
+        }
+        for (Map.Entry<String, SinkSpec> s : sinks.entrySet()) {
+            String own = encodings == null ? null : encodings.get(s.getKey());
+            RecordView.Encoding enc = own == null ? all : enumValue(RecordView.Encoding.class, "encoding", own);
+            String kind = s.getValue().scheme();
+            if (enc == RecordView.Encoding.HEADERS && !kind.equals("kafka")) {
+                if (own == null && encoding != null) {
+                    throw new ConfigException("encoding headers is for kafka sinks only: sink=" + s.getKey()
+                            + " (give kafka sinks theirs in 'encodings')");
+                }
+                throw new ConfigException("encoding headers is for kafka sinks only: sink=" + s.getKey());
+            }
+            boolean filtered = inputs.stream().anyMatch(i -> i.sink().equals(s.getKey())
+                    && (i.filtersLines() || i.readGz()));
+            for (InputConfig in : inputs) {
+                if (in.sink().equals(s.getKey()) && in.framing() == Framing.RAW && enc != RecordView.Encoding.RAW) {
+                    throw new ConfigException("encoding " + enc.name().toLowerCase(Locale.ROOT) + " needs records: "
+                            + "input=" + in.name() + " has framing raw, sink=" + s.getKey());
+                }
+            }
+            if (kind.equals("s3") && (enc != RecordView.Encoding.RAW || filtered)) {
+                throw new ConfigException("the s3 sink ships records as they are: sink=" + s.getKey()
+                        + " (no encoding other than raw, no include-lines or exclude-lines, no read-gz)");
+            }
+            out.put(s.getKey(), enc);
+        }
+        return out;
+    }
+
+    /** The {@code multiline:} section checked, with defaults; null when there is none. */
+    private static Multiline multiline(RawConfig.RawMultiline m) throws ConfigException {
+        if (m == null) return null;
+        int given = (m.preset() == null ? 0 : 1) + (m.startPattern() == null ? 0 : 1)
+                + (m.continuePattern() == null ? 0 : 1);
+        if (given != 1) {
+            throw new ConfigException("multiline needs exactly one of preset, start-pattern and continue-pattern "
+                    + "(--multiline, --multiline-start, --multiline-continue): given=" + given);
+        }
+        Multiline.Mode mode;
+        String preset = null;
+        String pattern = null;
+        if (m.preset() != null) {
+            preset = m.preset().trim().toLowerCase(Locale.ROOT);
+            if (preset.equals(Multiline.JAVA)) {
+                mode = Multiline.Mode.CONTINUE;
+            } else if (preset.equals(Multiline.ISO8601)) {
+                mode = Multiline.Mode.START;
+            } else {
+                throw new ConfigException("invalid multiline preset: value='" + m.preset() + "' (one of [java, "
+                        + "iso8601])");
+            }
+        } else {
+            mode = m.startPattern() != null ? Multiline.Mode.START : Multiline.Mode.CONTINUE;
+            pattern = m.startPattern() != null ? m.startPattern() : m.continuePattern();
+            String key = m.startPattern() != null ? "multiline start-pattern" : "multiline continue-pattern";
+            if (pattern.isEmpty()) throw new ConfigException("invalid " + key + ": empty");
+            try {
+                Multiline.compile(key, pattern);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage());
+            }
+        }
+        int maxLines = m.maxLines() == null ? Multiline.MAX_LINES_DEFAULT : m.maxLines();
+        if (maxLines < 1 || maxLines > 1_000_000) {
+            throw new ConfigException("multiline max-lines out of range: max-lines=" + maxLines + " (1 to 1000000)");
+        }
+        long maxBytes = m.maxBytes() == null ? Multiline.MAX_BYTES_DEFAULT : size("multiline max-bytes",
+                m.maxBytes());
+        if (maxBytes < 64 || maxBytes > (1L << 30)) {
+            throw new ConfigException("multiline max-bytes out of range: max-bytes=" + m.maxBytes()
+                    + " (64B to 1GiB)");
+        }
+        Duration timeout = m.timeout() == null ? Multiline.TIMEOUT_DEFAULT : duration("multiline timeout",
+                m.timeout());
+        return new Multiline(mode, preset, pattern, maxLines, maxBytes, timeout);
     }
 
     private static SinkSpec sink(String name, String spec) throws ConfigException {

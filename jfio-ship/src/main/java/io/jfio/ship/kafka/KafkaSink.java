@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import io.jfio.core.sys.FileNames;
 import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.RecordView;
 import io.jfio.ship.sink.Sink;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -232,6 +233,8 @@ public final class KafkaSink implements Sink {
             if (options.raw()) {
                 own.expect(1);
                 send(topic, key, bytes, 0, length, own);
+            } else if (batch.view() != null) {
+                sendRecords(topic, key, batch, own);
             } else {
                 long start = 0;
                 while (start < length && !own.isDone()) {
@@ -275,13 +278,37 @@ public final class KafkaSink implements Sink {
         return previous.handle((v, t) -> null).thenCompose(x -> own);
     }
 
+    /**
+     * One Kafka record per record of the batch's view (a multiline record is one record; records a filter left out are
+     * not sent): the value is the record without its newline, as read or encoded (ndjson), and with the
+     * {@code headers} encoding the record's metadata and the input's fields go into headers.
+     */
+    private void sendRecords(String topic, byte[] key, Batch batch, BatchFuture own) {
+        RecordView view = batch.view();
+        MemorySegment out = batch.payload();
+        MetadataHeaders meta = view.encoding() == RecordView.Encoding.HEADERS ? new MetadataHeaders(batch) : null;
+        for (int i = 0; i < view.count() && !own.isDone(); i++) {
+            long from = view.outStart(i);
+            long to = view.outEnd(i);
+            if (to > from && out.get(JAVA_BYTE, to - 1) == '\n') to--;
+            own.expect(1);
+            send(topic, key, out, from, to - from, own,
+                    meta == null ? null : meta.of(batch.offset() + view.start(i)));
+        }
+    }
+
     private void send(String topic, byte[] key, MemorySegment bytes, long offset, long length, BatchFuture own) {
+        send(topic, key, bytes, offset, length, own, null);
+    }
+
+    private void send(String topic, byte[] key, MemorySegment bytes, long offset, long length, BatchFuture own,
+                      Iterable<org.apache.kafka.common.header.Header> headers) {
         if (length > Integer.MAX_VALUE - 16) {
             throw new KafkaException("record of " + length + " bytes is larger than a Kafka record can be");
         }
         byte[] value = new byte[(int) length];
         MemorySegment.copy(bytes, JAVA_BYTE, offset, value, 0, (int) length);
-        producer.send(new ProducerRecord<>(topic, key, value), (metadata, error) -> {
+        producer.send(new ProducerRecord<>(topic, null, key, value, headers), (metadata, error) -> {
             if (error != null) {
                 own.fail(error);
             } else {

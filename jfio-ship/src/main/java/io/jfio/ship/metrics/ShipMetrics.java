@@ -22,6 +22,7 @@ public final class ShipMetrics {
         RECORDS_SHIPPED("jfio_ship_records_shipped_total", "Records the sink acknowledged as durable."),
         RECORDS_DROPPED("jfio_ship_records_dropped_total", "Lines longer than max-record that were dropped."),
         RECORDS_SPLIT("jfio_ship_records_split_total", "Lines longer than max-record that were split."),
+        RECORDS_FILTERED("jfio_ship_records_filtered_total", "Records left out by include-lines or exclude-lines."),
         SINK_RETRIES("jfio_ship_sink_retries_total", "Times the pipeline resent after a sink failure."),
         CHECKPOINTS("jfio_ship_checkpoints_written_total", "Checkpoint files written.");
 

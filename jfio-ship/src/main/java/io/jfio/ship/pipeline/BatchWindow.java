@@ -174,7 +174,8 @@ final class BatchWindow {
             s.acked = p.end();
             acks++;
         }
-        if (p.length() > 0) {
+        if (p.length() > 0 || p.records() > 0) {
+            // A gzip file's batches carry records and no bytes of the file (its bytes count when it is done).
             counters.add(Counter.BYTES_SHIPPED, p.length());
             counters.add(Counter.RECORDS_SHIPPED, p.records());
         }

@@ -1035,7 +1035,7 @@ final class FileTracker {
     boolean hasPartialTimers() {
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
-            if (!t.released && t.stream.partialPending && t.input.partialTimeout() != null) return true;
+            if (!t.released && t.stream.partialPending && pendingTimeout(t) != null) return true;
         }
         return false;
     }
@@ -1043,12 +1043,43 @@ final class FileTracker {
     void checkPartialTimeouts(long now) {
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
-            var timeout = t.input.partialTimeout();
+            var timeout = pendingTimeout(t);
             if (!t.released && t.stream.partialPending && timeout != null
                     && now - t.lastGrowthNanos >= timeout.toNanos()) {
                 t.readable = true;
             }
         }
+    }
+
+    /** How long what {@code t} holds back (a multiline record, an unterminated line) waits, or null: until ended. */
+    static java.time.Duration pendingTimeout(TrackedFile t) {
+        if (t.input.gzip(t.path)) return GzipHarvest.QUIET;
+        return t.input.pendingTimeout(t.stream.recordPending);
+    }
+
+    /**
+     * How much of the content whose first {@link Fingerprint#SIZE} bytes hash to {@code head} was shipped already:
+     * the largest read offset of a stream of it (tracked now, or ended and kept), or position of it from the
+     * checkpoints not matched to a file; 0 when none is known. A gzip file of a rotated log holds a content the
+     * shipper usually shipped before under the log's name: only what comes after is shipped from it.
+     */
+    long shippedOfContent(long head) {
+        long best = 0;
+        List<Stream> streams = byHead.get(head);
+        if (streams != null) {
+            for (Stream s : streams) {
+                if (s.fullFingerprint()) best = Math.max(best, s.read);
+            }
+        }
+        for (List<Checkpoint> cs : known.values()) {
+            for (Checkpoint c : cs) {
+                if (c.fpLength() == Fingerprint.SIZE && c.fpHash() == head) best = Math.max(best, c.offset());
+            }
+        }
+        for (Checkpoint c : orphans) {
+            if (c.fpLength() == Fingerprint.SIZE && c.fpHash() == head) best = Math.max(best, c.offset());
+        }
+        return best;
     }
 
     /** Closes every descriptor (shutdown). */

@@ -6,6 +6,7 @@ import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.Overlong;
 import io.jfio.ship.config.ShipConfig;
 import io.jfio.ship.harvest.Framer;
+import io.jfio.ship.harvest.RecordJoiner;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.metrics.ShipMetrics.Counter;
@@ -52,6 +53,12 @@ final class Harvester {
     /** The first reads' size, before the sink acknowledged anything: small enough to be acknowledged quickly. */
     static final long RAMP_START = 64 << 10;
     private final Framer.Scan scan = new Framer.Scan();
+    private final RecordJoiner.Cut cut = new RecordJoiner.Cut();
+    /** The multiline joiner of each input that has one (a joiner's matcher keeps state: one per thread). */
+    private final java.util.Map<io.jfio.ship.config.InputConfig, RecordJoiner> joiners =
+            new java.util.IdentityHashMap<>();
+    private final RecordStage stage;
+    private final GzipHarvest gzip;
     private IOException sinkError;
     private int readErrors;
 
@@ -66,6 +73,10 @@ final class Harvester {
         this.window = window;
         this.buffer = buffer;
         this.readSize = config.bufferSize();
+        var spec = config.sinks().get(name);
+        this.stage = new RecordStage(config.encodingOf(name), spec != null && spec.scheme().equals("kafka"));
+        this.gzip = new GzipHarvest(name, log, metrics, files, window, buffer, config.maxRecord(), stage,
+                t -> joiners.computeIfAbsent(t.input, in -> new RecordJoiner(in.multiline())));
     }
 
     /** The sink's error of the last {@link Result#SINK_FAILED}. */
@@ -74,7 +85,7 @@ final class Harvester {
     }
 
     int readErrors() {
-        return readErrors;
+        return readErrors + gzip.damaged();
     }
 
     /** One read of {@code t} (its stream's primary), framed and sent; {@code flushPartial} ships a partial line. */
@@ -86,6 +97,11 @@ final class Harvester {
         if (t.fd < 0 && !files.reopen(t, t.path)) {
             t.readable = false;
             return Result.IDLE;
+        }
+        if (t.input.gzip(t.path)) {
+            Result r = gzip.harvest(t, flushPartial);
+            if (r == Result.SINK_FAILED) sinkError = gzip.sinkError();
+            return r;
         }
         Stream s = t.stream;
         long now = System.nanoTime();
@@ -110,6 +126,7 @@ final class Harvester {
             t.readable = false;
             t.atEof = true;
             s.partialPending = false;
+            s.recordPending = false;
             return Result.IDLE;
         }
         if (s.read + n > t.lastSize) {
@@ -125,6 +142,8 @@ final class Harvester {
             return Result.MOVED;
         }
         Framer.scan(buffer, n, config.maxRecord(), scan);
+        if (t.input.multiline() != null && scan.end > 0) return records(t, n, want, now, flushPartial);
+        s.recordPending = false;
         if (scan.end > 0) return send(t, scan.end, scan.records);
         if (scan.overlong == 0) {
             if (config.onOverlong() == Overlong.SPLIT) {
@@ -152,6 +171,48 @@ final class Harvester {
         return Result.IDLE;
     }
 
+    /**
+     * Multiline records out of {@code [0, n)}, which holds complete lines up to {@code scan.end}: the records the
+     * joiner ended are sent; the last one waits for the line that starts the next, unless the file has not grown for
+     * the multiline timeout, it is flushed (a drained rotated file, the end of a --once run), or it fills the buffer.
+     * It is read again from its start at the next harvest, so the read offset stays at a record boundary.
+     */
+    private Result records(TrackedFile t, long n, long want, long now, boolean flush) {
+        Stream s = t.stream;
+        var multiline = t.input.multiline();
+        RecordJoiner joiner = joiners.computeIfAbsent(t.input, in -> new RecordJoiner(multiline));
+        joiner.cut(buffer, scan.end, cut);
+        long end = cut.end;
+        long records = cut.records;
+        if (scan.overlong >= 0 && end < scan.end) {
+            // A line longer than max-record follows: the open record ends before it (the line is split or dropped).
+            end = scan.end;
+            records++;
+        }
+        if (end > 0) {
+            s.recordPending = false;
+            return send(t, end, records, cut);
+        }
+        if (n == want && want < buffer.byteSize()) {
+            // The open record fills the read: read on into the rest of the buffer, where the next record may start.
+            long rest = read(t, n, buffer.byteSize() - n);
+            if (rest > 0) {
+                Framer.scan(buffer, n + rest, config.maxRecord(), scan);
+                return records(t, n + rest, n + rest, now, flush);
+            }
+        }
+        if (flush || n >= buffer.byteSize() || now - t.lastGrowthNanos >= multiline.timeout().toNanos()) {
+            s.recordPending = false;
+            return send(t, scan.end, 1);
+        }
+        s.recordPending = true;
+        s.partialPending = true;
+        files.attend(t);
+        t.readable = false;
+        t.atEof = true;
+        return Result.IDLE;
+    }
+
     /** {@code buffer-size}, or less while the start-up ramp lasts (see the class comment). */
     long readLimit() {
         long acks = window.acks();
@@ -169,8 +230,24 @@ final class Harvester {
     }
 
     private Result send(TrackedFile t, long length, long records) {
-        Batch b = new Batch(t.path, t.input.name(), t.fd, t.stream.read, length, records, buffer.asSlice(0, length),
-                t.sourceId());
+        return send(t, length, records, null);
+    }
+
+    /** Sends {@code [0, length)}; {@code cut} holds its multiline records' ends, when it has them. */
+    private Result send(TrackedFile t, long length, long records, RecordJoiner.Cut cut) {
+        MemorySegment bytes = buffer.asSlice(0, length);
+        io.jfio.ship.sink.RecordView view = null;
+        if (stage.needed(t.input)) {
+            view = stage.view(t, bytes, t.stream.read, records, cut);
+            if (stage.dropped() > 0) counters.add(Counter.RECORDS_FILTERED, stage.dropped());
+            if (view.count() == 0) {
+                // Every record was filtered out: the offset moves on, nothing is sent.
+                window.skip(t, t.stream.read + length, bytes);
+                return Result.MOVED;
+            }
+            records = view.count();
+        }
+        Batch b = new Batch(t.path, t.input.name(), t.fd, t.stream.read, length, records, bytes, t.sourceId(), view);
         try {
             window.send(t, b);
         } catch (IOException | RuntimeException e) {

@@ -530,7 +530,7 @@ public final class Pipeline {
             TrackedFile t = attention.get(i);
             if (t.released || !t.primary()) continue;
             if (t.readable) return false;
-            if (t.stream.partialPending && t.input.partialTimeout() != null) {
+            if (t.stream.partialPending && FileTracker.pendingTimeout(t) != null) {
                 // In a run that ends now, a partial line that may ship on a timeout ships now.
                 if (harvester.harvest(t, true) == Harvester.Result.SINK_FAILED) sinkFailed(harvester.sinkError());
                 return false;

@@ -29,6 +29,8 @@ final class Stream {
     int inFlight;
     /** The unread rest is an unterminated line, waiting for its newline (or the partial timeout). */
     boolean partialPending;
+    /** The unread rest begins with a multiline record that waits for the line that ends it (or its timeout). */
+    boolean recordPending;
     /** Skipping an overlong line up to its newline (on-overlong=drop). */
     boolean skipping;
     /**
@@ -130,6 +132,7 @@ final class Stream {
         read = acked;
         skipping = false;
         partialPending = false;
+        recordPending = false;
     }
 
     @Override

@@ -25,15 +25,38 @@ import java.lang.foreign.MemorySegment;
  * @param bytes   the bytes, {@code length} long, in native memory
  * @param id      the source content's identity, for sinks that commit source positions with the data ({@link
  *                Sink#committed()}); null when the caller has none (the sink then records no position for it)
+ * @param view    the records one by one, their metadata and their encoded form, when the sink needs more than the
+ *                bytes as they are (multiline records, an encoding other than raw, a line filter); null otherwise.
+ *                Sinks deliver {@link #payload()}; {@code offset} and {@code length} stay the source's range, which
+ *                the checkpoints advance over
  */
 public record Batch(String source, String input, int fd, long offset, long length, long records, MemorySegment bytes,
-                    SourceId id) {
+                    SourceId id, RecordView view) {
 
     public Batch {
         if (offset < 0 || length < 0 || bytes.byteSize() != length) {
             throw new IllegalArgumentException("batch " + source + " offset " + offset + " length " + length
                     + " bytes " + bytes.byteSize());
         }
+    }
+
+    /** A batch of records as they are (no view). */
+    public Batch(String source, String input, int fd, long offset, long length, long records, MemorySegment bytes,
+                 SourceId id) {
+        this(source, input, fd, offset, length, records, bytes, id, null);
+    }
+
+    /**
+     * The bytes to deliver: the view's payload when the records were encoded or filtered, else {@link #bytes()}. Only
+     * when this is {@link #bytes()} may a sink move the source's bytes itself (sendfile from {@link #fd()}).
+     */
+    public MemorySegment payload() {
+        return view == null || view.payload() == null ? bytes : view.payload();
+    }
+
+    /** Whether {@link #payload()} is the source's bytes as they are. */
+    public boolean asRead() {
+        return view == null || view.payload() == null;
     }
 
     /** A batch without a source identity (tools and tests that ship bytes of their own). */

@@ -320,11 +320,11 @@ public final class DirSink implements Sink {
     @Override
     public CompletableFuture<Void> send(Batch batch) throws IOException {
         if (closed) throw new IOException("sink closed: sink=" + describe());
-        long length = batch.length();
+        MemorySegment bytes = batch.payload();
+        long length = bytes.byteSize();
         if (current == null || poisoned || (current.size > 0 && current.size + length > segmentSize)) roll();
         Segment seg = current;
         long before = seg.size;
-        MemorySegment bytes = batch.bytes();
         long done = 0;
         while (done < length) {
             long n = LibC.pwrite(seg.fd, bytes.asSlice(done), length - done, before + done);

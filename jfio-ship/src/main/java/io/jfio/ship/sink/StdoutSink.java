@@ -25,8 +25,8 @@ public final class StdoutSink implements Sink {
 
     @Override
     public CompletableFuture<Void> send(Batch batch) throws IOException {
-        MemorySegment bytes = batch.bytes();
-        long length = batch.length();
+        MemorySegment bytes = batch.payload();
+        long length = bytes.byteSize();
         long done = 0;
         while (done < length) {
             long n = LibC.write(STDOUT, bytes.asSlice(done), length - done);

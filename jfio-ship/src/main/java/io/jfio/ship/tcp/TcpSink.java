@@ -196,7 +196,7 @@ public final class TcpSink implements Sink {
         }
         Connection c = connection();
         if (options.ack()) {
-            awaitWindow(c, batch.length());
+            awaitWindow(c, batch.payload().byteSize());
         }
         try {
             transfer(c, batch);
@@ -241,8 +241,9 @@ public final class TcpSink implements Sink {
     /** Sends the whole batch: loops over short transfers, retries EINTR, waits out EAGAIN. */
     private void transfer(Connection c, Batch batch) throws IOException {
         long done = 0;
-        long length = batch.length();
-        boolean useSendfile = options.sendfile();
+        long length = batch.payload().byteSize();
+        // Encoded or filtered records are not the file's bytes: they are sent from the payload.
+        boolean useSendfile = options.sendfile() && batch.asRead();
         lock.lock();
         try {
             // The receiver may acknowledge bytes of this batch before the syscall that sent them has returned.
@@ -269,7 +270,7 @@ public final class TcpSink implements Sink {
                     sendfileBytes.addAndGet(n);
                 }
             } else {
-                n = LibC.send(c.fd, batch.bytes().asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
+                n = LibC.send(c.fd, batch.payload().asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
                 if (n > 0) {
                     copiedBytes.addAndGet(n);
                 }
@@ -296,11 +297,12 @@ public final class TcpSink implements Sink {
         if (tlsChunk == null) {
             tlsChunk = new byte[256 << 10];
         }
-        long length = batch.length();
+        MemorySegment bytes = batch.payload();
+        long length = bytes.byteSize();
         long done = 0;
         while (done < length) {
             int n = (int) Math.min(tlsChunk.length, length - done);
-            MemorySegment.copy(batch.bytes(), JAVA_BYTE, done, tlsChunk, 0, n);
+            MemorySegment.copy(bytes, JAVA_BYTE, done, tlsChunk, 0, n);
             c.tls.out.write(tlsChunk, 0, n);
             copiedBytes.addAndGet(n);
             done += n;

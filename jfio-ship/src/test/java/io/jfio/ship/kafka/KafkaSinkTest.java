@@ -1,5 +1,6 @@
 package io.jfio.ship.kafka;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -286,5 +287,78 @@ class KafkaSinkTest {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Every record of a topic in offset order (one partition). */
+    private static List<ConsumerRecord<byte[], byte[]>> records(String topic, int expected) {
+        Map<String, Object> cfg = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cfg, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (out.size() < expected && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
+        var h = r.headers().lastHeader(key);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldSendAMultilineRecordAsOneKafkaRecordWithItsMetadataInHeaders(@TempDir Path dir) throws Exception {
+        broker.createTopic("multiline-headers", 1);
+        List<String> recs = io.jfio.ship.testing.JavaLog.records(7, 300, 30, 20);
+        byte[] source = io.jfio.ship.testing.JavaLog.bytes(recs);
+        Path file = Files.createDirectories(dir.resolve("logs")).resolve("app.log");
+        Files.write(file, source);
+        var cfg = io.jfio.ship.testing.ShipRun.config(List.of(file.toString()), dir.resolve("out"),
+                dir.resolve("state"), Map.of("to", "kafka:" + broker.bootstrap() + "/multiline-headers",
+                        "multiline.preset", "java", "encoding", "headers", "fields.service", "web",
+                        "buffer-size", "8KiB"));
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        assertTrue(io.jfio.ship.testing.ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+        List<ConsumerRecord<byte[], byte[]>> got = records("multiline-headers", recs.size());
+        assertEquals(recs.size(), got.size());
+        long ino = ((Number) Files.getAttribute(file, "unix:ino")).longValue();
+        for (int i = 0; i < recs.size(); i++) {
+            ConsumerRecord<byte[], byte[]> r = got.get(i);
+            String expected = recs.get(i);
+            assertEquals(expected.substring(0, expected.length() - 1), new String(r.value(), StandardCharsets.UTF_8),
+                    "record " + i + ": the whole multiline record, without its last newline");
+            int offset = Integer.parseInt(header(r, "offset"));
+            byte[] raw = expected.getBytes(StandardCharsets.UTF_8);
+            assertArrayEquals(raw, Arrays.copyOfRange(source, offset, offset + raw.length), "offset of record " + i);
+            assertEquals(file.toString(), header(r, "path"));
+            assertEquals(Long.toString(ino), header(r, "inode"));
+            assertEquals("web", header(r, "fields.service"));
+            assertEquals("main", header(r, "input"));
+            java.time.Instant.parse(header(r, "read_time"));
+        }
+    }
+
+    @Test
+    void shouldSendNdjsonRecordsAsJsonValues(@TempDir Path dir) throws Exception {
+        broker.createTopic("ndjson", 1);
+        Path file = Files.createDirectories(dir.resolve("logs")).resolve("app.log");
+        Files.write(file, "one \"q\"\ntwo\u0000\n".getBytes(StandardCharsets.UTF_8));
+        var cfg = io.jfio.ship.testing.ShipRun.config(List.of(file.toString()), dir.resolve("out"),
+                dir.resolve("state"), Map.of("to", "kafka:" + broker.bootstrap() + "/ndjson", "encoding", "ndjson"));
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        assertTrue(io.jfio.ship.testing.ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+        List<ConsumerRecord<byte[], byte[]>> got = records("ndjson", 2);
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        assertEquals(2, got.size());
+        assertEquals("one \"q\"", json.readTree(got.get(0).value()).get("message").asText());
+        assertEquals(0, json.readTree(got.get(0).value()).get("offset").asLong());
+        assertEquals("two\u0000", json.readTree(got.get(1).value()).get("message").asText());
+        assertEquals(8, json.readTree(got.get(1).value()).get("offset").asLong());
     }
 }

@@ -88,8 +88,29 @@ public final class ShipRun implements AutoCloseable {
                 kafkaProperties(e), null, null,
                 e.containsKey("follow-symlinks") ? Boolean.valueOf(e.get("follow-symlinks")) : null,
                 e.containsKey("owners") ? List.of(e.get("owners").split(",")) : null, e.get("output-mode"), s3(e),
-                e.get("ignore-older"));
+                e.get("ignore-older"), multiline(e), e.get("encoding"), prefixed(e, "encodings."),
+                prefixed(e, "fields."), e.containsKey("include-lines") ? List.of(e.get("include-lines")) : null,
+                e.containsKey("exclude-lines") ? List.of(e.get("exclude-lines")) : null,
+                e.containsKey("read-gz") ? Boolean.valueOf(e.get("read-gz")) : null);
         return ShipConfig.resolve(raw, Path.of("/"));
+    }
+
+    /** The settings of {@code extra} whose keys start with {@code prefix}, without it (in key order), or null. */
+    private static Map<String, String> prefixed(Map<String, String> e, String prefix) {
+        Map<String, String> m = new java.util.TreeMap<>();
+        e.forEach((k, v) -> {
+            if (k.startsWith(prefix)) m.put(k.substring(prefix.length()), v);
+        });
+        return m.isEmpty() ? null : m;
+    }
+
+    /** The {@code multiline.*} settings of {@code extra} (multiline.preset, multiline.start-pattern, ...), or null. */
+    private static RawConfig.RawMultiline multiline(Map<String, String> e) {
+        if (e.keySet().stream().noneMatch(k -> k.startsWith("multiline."))) return null;
+        return new RawConfig.RawMultiline(e.get("multiline.preset"), e.get("multiline.start-pattern"),
+                e.get("multiline.continue-pattern"), e.containsKey("multiline.max-lines")
+                        ? Integer.valueOf(e.get("multiline.max-lines")) : null, e.get("multiline.max-bytes"),
+                e.get("multiline.timeout"));
     }
 
     /** The {@code tcp.*} settings of {@code extra} (tcp.tls, tcp.tls-ca, ...), or null. */
