@@ -306,7 +306,9 @@ public final class Pipeline {
             }
             checkpoint(false);
             publishGauges(false);
-            if (progress) continue;
+            // A round cut short by a full window read nothing, yet files wait: not a reason to drain (a drain cuts
+            // what a sink holds open, an s3 sink's objects short of their size).
+            if (progress || roundCut) continue;
             if (!(mode == Mode.ONCE ? drainSink() : flushSink()) || !takeAcks()) continue;
             checkpoint(false);
             releaseDrained();

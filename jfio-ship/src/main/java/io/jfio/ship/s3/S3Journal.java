@@ -241,9 +241,18 @@ final class S3Journal implements AutoCloseable {
 
     /** Records {@code in} durably, before its upload (again after a crash: nothing new is written then). */
     synchronized void intent(Intent in) throws IOException {
-        if (open.containsKey(in.seq())) return;
-        append(body(in));
-        open.put(in.seq(), in);
+        intents(List.of(in));
+    }
+
+    /** Records {@code ins} durably, in order, with one fdatasync (those already open are not written again). */
+    synchronized void intents(List<Intent> ins) throws IOException {
+        List<String> bodies = new ArrayList<>(ins.size());
+        for (Intent in : ins) {
+            if (!open.containsKey(in.seq())) bodies.add(body(in));
+        }
+        if (bodies.isEmpty()) return;
+        append(bodies);
+        for (Intent in : ins) open.putIfAbsent(in.seq(), in);
     }
 
     /**
@@ -267,9 +276,18 @@ final class S3Journal implements AutoCloseable {
 
     /** Records that object {@code seq} is in the bucket, durably; its end becomes its source's position. */
     synchronized void done(long seq, long millis) throws IOException {
-        append("D " + seq + " " + millis);
-        Intent in = open.remove(seq);
-        if (in != null) position(in, millis);
+        done(List.of(seq), millis);
+    }
+
+    /** Records that the objects {@code seqs} are in the bucket, in order, with one fdatasync. */
+    synchronized void done(List<Long> seqs, long millis) throws IOException {
+        List<String> bodies = new ArrayList<>(seqs.size());
+        for (long seq : seqs) bodies.add("D " + seq + " " + millis);
+        append(bodies);
+        for (long seq : seqs) {
+            Intent in = open.remove(seq);
+            if (in != null) position(in, millis);
+        }
         if (size - snapshotSize > Math.max(compactMin, snapshotSize)) compact();
     }
 
@@ -280,11 +298,18 @@ final class S3Journal implements AutoCloseable {
     }
 
     private void append(String body) throws IOException {
-        byte[] line = line(body);
-        ByteBuffer b = ByteBuffer.wrap(line);
+        append(List.of(body));
+    }
+
+    /** Appends the lines of {@code bodies} in one write, then one fdatasync. */
+    private void append(List<String> bodies) throws IOException {
+        java.io.ByteArrayOutputStream lines = new java.io.ByteArrayOutputStream();
+        for (String body : bodies) lines.writeBytes(line(body));
+        ByteBuffer b = ByteBuffer.wrap(lines.toByteArray());
+        int n = b.remaining();
         while (b.hasRemaining()) out.write(b);
         out.force(false);
-        size += line.length;
+        size += n;
     }
 
     /** Rewrites the journal as one snapshot: positions, open intents, the next number. */

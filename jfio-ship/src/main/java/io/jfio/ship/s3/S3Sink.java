@@ -88,8 +88,8 @@ public final class S3Sink implements Sink {
     private final S3Uploader uploader;
     private final S3Metrics metrics;
     private final long openBudget;
-    /** Unacknowledged bytes above which the oldest open objects are cut: three quarters of max-in-flight. */
-    private final long headroom;
+    /** The pipeline's bound on bytes not acknowledged. */
+    private final long maxInFlight;
     /** Bytes sent whose futures have not completed (completed on the upload threads). */
     private final java.util.concurrent.atomic.AtomicLong unacknowledged = new java.util.concurrent.atomic.AtomicLong();
     /** Batches sent (guarded by this sink's lock). */
@@ -126,7 +126,7 @@ public final class S3Sink implements Sink {
         this.metrics = metrics;
         this.host = hostName();
         this.openBudget = Math.max(1 << 20, maxInFlight / 2);
-        this.headroom = Math.max(2L << 20, maxInFlight / 4 * 3);
+        this.maxInFlight = maxInFlight;
         if (settings.objectSize() > openBudget) {
             log.info("s3-object-size-capped", "object-size", settings.objectSize(), "cap", openBudget,
                     "why", "open objects are cut at half of max-in-flight, where the pipeline pauses reading; "
@@ -233,9 +233,9 @@ public final class S3Sink implements Sink {
     /**
      * The pipeline acknowledges in send order and pauses reading at max-in-flight: an open object holding the oldest
      * batch not acknowledged holds back every later one, uploaded or not, until it is cut. Such an object is cut once
-     * the bytes not acknowledged pass three quarters of max-in-flight (at each send and flush, and after each object
-     * stored: the pipeline, its window full, sends nothing then); and the oldest open objects whenever the open
-     * objects pass half of it.
+     * it could not reach its end (its size, or its planned end) before the bytes not acknowledged reach max-in-flight
+     * (looked at each send and flush, and after each object stored: the pipeline, its window full, sends nothing
+     * then); and the oldest open objects whenever the open objects pass half of max-in-flight.
      */
     private void relieve() throws IOException {
         while (true) {
@@ -243,10 +243,12 @@ public final class S3Sink implements Sink {
             for (OpenObject o : open.values()) {
                 if (o.redo == null && (oldest == null || o.order < oldest.order)) oldest = o;
             }
-            if (oldest == null || openRaw <= openBudget && (unacknowledged.get() <= headroom
-                    || oldest.order > uploader.oldestOrder())) {
-                return;
-            }
+            if (oldest == null) return;
+            long need = (oldest.planned != null ? oldest.planned.end() : oldest.start + cap()) - oldest.end;
+            // The uploader's oldest first, then the bytes not acknowledged: the uploader completes an object's futures
+            // under the lock oldestOrder takes, so the count read after it never still holds an object gone from it.
+            long head = uploader.oldestOrder();
+            if (openRaw <= openBudget && (unacknowledged.get() + need <= maxInFlight || oldest.order > head)) return;
             cut(oldest);
         }
     }

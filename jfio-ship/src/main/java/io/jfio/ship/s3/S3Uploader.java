@@ -44,6 +44,8 @@ final class S3Uploader implements AutoCloseable {
     private static final long BACKOFF_MAX = TimeUnit.SECONDS.toNanos(30);
     /** Requests at once. */
     static final int WORKERS = 4;
+    /** Intents recorded with one fdatasync at most. */
+    private static final int INTENT_BATCH = 64;
 
     /** An object to store: its intent, its progress, its batches' futures. Guarded by the uploader. */
     static final class Job {
@@ -75,6 +77,8 @@ final class S3Uploader implements AutoCloseable {
         int generation;
         /** Multipart: whether its creation was retried (an upload an answer was lost for may be left over). */
         boolean createRetried;
+        /** Whether its intent is in the journal. */
+        boolean recorded;
 
         Job(S3Journal.Intent intent, long firstNanos, long order, boolean redo) {
             this.intent = intent;
@@ -254,7 +258,22 @@ final class S3Uploader implements AutoCloseable {
             if (t.kind() != Kind.PUT && t.kind() != Kind.CREATE) return t;
             if (stuck == null) {
                 try {
-                    journal.intent(j.intent);
+                    if (!j.recorded) {
+                        // With the intents of the objects queued behind it, in order: one fdatasync for them all.
+                        List<Job> batch = new ArrayList<>();
+                        batch.add(j);
+                        for (Task q : queue) {
+                            if (batch.size() >= INTENT_BATCH) break;
+                            if ((q.kind() == Kind.PUT || q.kind() == Kind.CREATE) && q.job().state != 2
+                                    && !q.job().recorded) {
+                                batch.add(q.job());
+                            }
+                        }
+                        List<S3Journal.Intent> ins = new ArrayList<>(batch.size());
+                        for (Job b : batch) ins.add(b.intent);
+                        journal.intents(ins);
+                        for (Job b : batch) b.recorded = true;
+                    }
                     j.started = System.nanoTime();
                     return t;
                 } catch (IOException e) {
@@ -589,25 +608,33 @@ final class S3Uploader implements AutoCloseable {
      * its range). A multipart object given up before its completion was submitted fails its futures then.
      */
     private synchronized void commit() {
+        // The stored objects at the head get their done records in one write and one fdatasync.
+        List<Job> done = new ArrayList<>();
+        List<Job> failed = new ArrayList<>();
         while (!order.isEmpty() && order.peekFirst().state != 0) {
             Job j = order.pollFirst();
             if (stuck == null && j.state == 2) stuck = j.failure;
-            if (stuck == null) {
-                try {
-                    journal.done(j.intent.seq(), System.currentTimeMillis());
-                } catch (IOException e) {
-                    log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
-                            "consequence", "objects in the bucket are not acknowledged; they are uploaded again "
-                                    + "(same keys) at the next start");
-                    stuck = e;
+            (stuck == null ? done : failed).add(j);
+        }
+        if (!done.isEmpty()) {
+            List<Long> seqs = new ArrayList<>(done.size());
+            for (Job j : done) seqs.add(j.intent.seq());
+            try {
+                journal.done(seqs, System.currentTimeMillis());
+                for (Job j : done) {
+                    metrics.uploaded(j.stored, j.raw, j.nanos);
+                    for (CompletableFuture<Void> f : j.futures) f.complete(null);
                 }
+            } catch (IOException e) {
+                log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
+                        "consequence", "objects in the bucket are not acknowledged; they are uploaded again "
+                                + "(same keys) at the next start");
+                if (stuck == null) stuck = e;
+                failed.addAll(0, done);
             }
-            if (stuck == null) {
-                metrics.uploaded(j.stored, j.raw, j.nanos);
-                for (CompletableFuture<Void> f : j.futures) f.complete(null);
-            } else {
-                for (CompletableFuture<Void> f : j.futures) f.completeExceptionally(stuck);
-            }
+        }
+        for (Job j : failed) {
+            for (CompletableFuture<Void> f : j.futures) f.completeExceptionally(stuck);
         }
     }
 
