@@ -82,11 +82,14 @@ public final class DirSink implements Sink {
     static final long STAGE_MAX_BATCH = 64 << 10;
     private static final long STAGE_BYTES = 256 << 10;
     /**
-     * While nobody waits for acknowledgements (no drain or finish), the sync thread lets the flushes of this long
-     * gather behind the first before it syncs: a pipeline that flushes after every round of a few lines would else
-     * cost two fdatasyncs per round. Acknowledgements come that much later; the bytes are in the segment at once.
+     * While nobody waits for acknowledgements (no drain or finish) and a flush brings little (less than {@link
+     * #SYNC_GATHER_MAX_BYTES}), the sync thread lets the flushes of this long gather behind the first before it
+     * syncs: a pipeline that flushes after every round of a few lines would else cost two fdatasyncs per round.
+     * Acknowledgements come that much later; the bytes are in the segment at once.
      */
     private static final long SYNC_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** A flush of this many new bytes or more is synced at once: a fast stream gains nothing by waiting. */
+    private static final long SYNC_GATHER_MAX_BYTES = 1 << 20;
 
     // Pipeline thread only.
     private final Arena stageArena = Arena.ofAuto();
@@ -583,7 +586,9 @@ public final class DirSink implements Sink {
             tasks.clear();
             try {
                 tasks.add(syncQueue.take());
-                if (!promptSync && tasks.get(0) != STOP && !tasks.get(0).closeAfter()) {
+                SyncTask first = tasks.get(0);
+                if (!promptSync && first != STOP && !first.closeAfter()
+                        && first.length() - first.seg().committedLength < SYNC_GATHER_MAX_BYTES) {
                     LockSupport.parkNanos(this, SYNC_GATHER_NANOS); // see SYNC_GATHER_NANOS
                 }
             } catch (InterruptedException e) {

@@ -76,6 +76,8 @@ public final class TcpSink implements Sink {
      * someone waits for them: a receiver that acknowledges every read would else wake it once per batch.
      */
     private static final long ACK_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** An acknowledgement of this much or more says the stream is fast: the next one is read at once. */
+    private static final long ACK_GATHER_MAX_BYTES = 256 << 10;
 
     /**
      * How the sink behaves.
@@ -735,10 +737,11 @@ public final class TcpSink implements Sink {
                     MemorySegment.copy(buf, whole, buf, 0, have - whole);
                     have -= whole;
                     lastProgress = System.nanoTime();
+                    long before = c.acked; // the reader alone moves it
                     if (!acknowledge(c, count)) {
                         return;
                     }
-                    gatherAcks(c);
+                    gatherAcks(c, count - before);
                 }
             }
         }
@@ -746,12 +749,13 @@ public final class TcpSink implements Sink {
 
     /**
      * Lets the next acknowledgements gather for {@link #ACK_GATHER_NANOS} while nobody waits for them (no send
-     * blocked on a full window, no drain, finish or close): one wake-up of the reader then takes many. The pipeline
-     * takes acknowledgements when it turns anyway, so they are not late for anything but the window, which wakes the
-     * reader ({@link #awaitWindow}).
+     * blocked on a full window, no drain, finish or close) and the stream is slow (the last one acknowledged less than
+     * {@link #ACK_GATHER_MAX_BYTES}): one wake-up of the reader then takes many. The pipeline takes acknowledgements
+     * when it turns anyway, so they are not late for anything but the window, which wakes the reader
+     * ({@link #awaitWindow}); a fast stream is acknowledged as it comes, as before.
      */
-    private void gatherAcks(Connection c) {
-        if (promptAcks || c.waiting) {
+    private void gatherAcks(Connection c, long acknowledged) {
+        if (promptAcks || c.waiting || acknowledged >= ACK_GATHER_MAX_BYTES) {
             return;
         }
         LockSupport.parkNanos(this, ACK_GATHER_NANOS);
