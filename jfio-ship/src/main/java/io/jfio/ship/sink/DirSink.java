@@ -87,7 +87,7 @@ public final class DirSink implements Sink {
      * syncs: a pipeline that flushes after every round of a few lines would else cost two fdatasyncs per round.
      * Acknowledgements come that much later; the bytes are in the segment at once.
      */
-    private static final long SYNC_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long SYNC_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** A flush of this many new bytes or more is synced at once: a fast stream gains nothing by waiting. */
     private static final long SYNC_GATHER_MAX_BYTES = 1 << 20;
 

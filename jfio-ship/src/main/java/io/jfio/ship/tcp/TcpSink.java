@@ -75,7 +75,7 @@ public final class TcpSink implements Sink {
      * After taking an acknowledgement, the reader lets the next ones gather this long before it reads again, unless
      * someone waits for them: a receiver that acknowledges every read would else wake it once per batch.
      */
-    private static final long ACK_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long ACK_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** An acknowledgement of this much or more says the stream is fast: the next one is read at once. */
     private static final long ACK_GATHER_MAX_BYTES = 256 << 10;
 
