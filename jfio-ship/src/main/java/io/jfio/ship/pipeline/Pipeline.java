@@ -90,6 +90,8 @@ public final class Pipeline {
     private boolean movedSinceIdle;
     /** Whether waits currently let events gather ({@link #gather}). */
     private boolean gathering;
+    /** Whether the last round left a file readable (its read filled the buffer): more is there now. */
+    private boolean moreToRead;
     private long lastMovedNanos;
     /** The longest a gathered wait delays a line. */
     private final long gatherNanos;
@@ -375,7 +377,9 @@ public final class Pipeline {
             }
             checkpoint(false);
             publishGauges(false);
-            if (progress) continue;
+            // While events gather, a round that emptied every file it read ends the turn: what came meanwhile is
+            // taken after the next gathered wait, with the rest, not by a round of its own.
+            if (progress && (moreToRead || !gathering)) continue;
             if (!(mode == Mode.ONCE ? drainSink() : flushSink()) || !takeAcks()) continue;
             checkpoint(false);
             releaseDrained();
@@ -451,6 +455,7 @@ public final class Pipeline {
     private boolean harvestRound() {
         List<TrackedFile> attention = files.attention();
         boolean progress = false;
+        moreToRead = false;
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
             if (t.released || !t.readable) continue;
@@ -465,6 +470,7 @@ public final class Pipeline {
                 break;
             }
             if (r == Harvester.Result.MOVED) progress = true;
+            if (t.readable) moreToRead = true;
         }
         return progress;
     }
