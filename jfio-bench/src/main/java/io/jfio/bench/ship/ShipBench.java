@@ -49,7 +49,9 @@ import org.HdrHistogram.Histogram;
  *       with imfile and writes it with omfile, done when the output has the input's size.</li>
  *   <li><b>latency</b>: files being appended to, a line at a time, at a fixed total rate; each line carries its
  *       append time, and the receiver ({@link LatencyReceiver} for TCP, {@link SegmentTail} for the dir sink)
- *       records append-to-arrival in an HdrHistogram. rsyslog: imfile on the same glob, omfwd to the listener.</li>
+ *       records append-to-arrival in an HdrHistogram. rsyslog: imfile on the same glob, omfwd to the listener.
+ *       Each process's wake-ups and read/write system calls over the window come from /proc
+ *       ({@code Child.activity}), per 1,000 lines and against rsyslog's.</li>
  *   <li><b>throughput</b>: the same files appended to as fast as one writer thread can, shipped to TCP.</li>
  *   <li><b>idle</b>: a tree of small files, all shipped, then nothing changes: the shipper's CPU share.</li>
  * </ol>
