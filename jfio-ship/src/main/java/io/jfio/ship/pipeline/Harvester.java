@@ -55,6 +55,8 @@ final class Harvester {
     private final long readSize;
     /** The first reads' size, before the sink acknowledged anything: small enough to be acknowledged quickly. */
     static final long RAMP_START = 64 << 10;
+    /** Acknowledged batches after which the ramp is over (the limit reached {@code buffer-size} long before). */
+    static final int RAMP_ACKS = 32;
     private final Framer.Scan scan = new Framer.Scan();
     private IOException sinkError;
     private int readErrors;
@@ -192,7 +194,7 @@ final class Harvester {
     /** {@code buffer-size}, or less while the start-up ramp lasts (see the class comment). */
     long readLimit() {
         long acks = window.acks();
-        return acks >= 32 ? readSize : Math.min(readSize, RAMP_START << acks);
+        return acks >= RAMP_ACKS ? readSize : Math.min(readSize, RAMP_START << acks);
     }
 
     /** What {@link #readAnchored} returns when the bytes before the read offset are not the ones read there. */

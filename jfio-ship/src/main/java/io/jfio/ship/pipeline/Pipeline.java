@@ -125,6 +125,8 @@ public final class Pipeline {
      * acknowledges every batch would else wake the cycle a second time for each one.
      */
     private volatile boolean ackWanted = true;
+    /** What the sink was last told by {@link #hurry}; it starts hurried (the loop tells it so first). */
+    private boolean sinkHurried;
     private volatile boolean woken;
     private volatile boolean rescanRequested;
     private volatile Thread runner;
@@ -303,6 +305,13 @@ public final class Pipeline {
         gatheredWaits++;
     }
 
+    /** Tells the sink whether acknowledgements are waited for now ({@link Sink#acknowledgeSoon}), when that changed. */
+    private void hurry(boolean soon) {
+        if (soon == sinkHurried) return;
+        sinkHurried = soon;
+        sink.acknowledgeSoon(soon);
+    }
+
     /** The idle strategy: sleeps up to {@code nanos} in the watcher's poll (events end it too) or parked. */
     private void idle(long nanos) {
         if (nanos <= 0) return;
@@ -341,6 +350,7 @@ public final class Pipeline {
                     TimeUnit.NANOSECONDS.toSeconds(rescanNanos));
         }
         started = true;
+        hurry(true); // until the start-up ramp is over, and always with --once
         while (!stopping) {
             long now = System.nanoTime();
             if (feed != null) takeChanges(now);
@@ -366,6 +376,7 @@ public final class Pipeline {
                 // Backpressure: reading waits for the sink; the files on disk hold the rest.
                 if (!flushSink()) continue;
                 ackWanted = true;
+                hurry(true);
                 idle(BUSY_WAIT_NANOS);
                 if (!takeAcks()) continue;
             } else if (window.unflushedBytes() >= flushBytes || (window.unflushedBytes() > 0
@@ -386,13 +397,15 @@ public final class Pipeline {
             if (mode == Mode.ONCE && (fatal != null || onceDone())) break;
             long wait = mode == Mode.ONCE ? BUSY_WAIT_NANOS : nextScan - System.nanoTime();
             boolean wantAcks = mode == Mode.ONCE || roundCut || window.inFlightBytes() > config.maxInFlight()
-                    || checkpointedAcks == 0 || config.checkpointInterval().isZero();
+                    || checkpointedAcks == 0 || config.checkpointInterval().isZero()
+                    || window.acks() < Harvester.RAMP_ACKS;
             if (!window.isEmpty()) {
                 // Unacknowledged batches: look again when the acknowledgements matter (a checkpoint is due by then).
                 wait = Math.min(wait, wantAcks ? BUSY_WAIT_NANOS
                         : Math.min(GAUGE_NANOS, config.checkpointInterval().toNanos()));
             }
             ackWanted = wantAcks;
+            hurry(wantAcks);
             if (checkpointedVersion != version()) {
                 wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
             }

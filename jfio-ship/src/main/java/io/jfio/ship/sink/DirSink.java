@@ -100,6 +100,8 @@ public final class DirSink implements Sink {
     private long writeCalls;
     /** Set by drain and finish: the sync thread syncs each flush at once. */
     private volatile boolean promptSync;
+    /** The caller waits for acknowledgements ({@link #acknowledgeSoon}; until it says otherwise): no gathering. */
+    private volatile boolean syncSoon = true;
     private long nextSeq;
     private Segment current;
     private List<CompletableFuture<Void>> unsynced = new ArrayList<>();
@@ -587,7 +589,7 @@ public final class DirSink implements Sink {
             try {
                 tasks.add(syncQueue.take());
                 SyncTask first = tasks.get(0);
-                if (!promptSync && first != STOP && !first.closeAfter()
+                if (!promptSync && !syncSoon && first != STOP && !first.closeAfter()
                         && first.length() - first.seg().committedLength < SYNC_GATHER_MAX_BYTES) {
                     LockSupport.parkNanos(this, SYNC_GATHER_NANOS); // see SYNC_GATHER_NANOS
                 }
@@ -623,6 +625,12 @@ public final class DirSink implements Sink {
                 }
             }
         }
+    }
+
+    @Override
+    public void acknowledgeSoon(boolean soon) {
+        syncSoon = soon;
+        if (soon) LockSupport.unpark(syncer);
     }
 
     /** Nothing is left to read until the acknowledgements come: the sync thread stops letting flushes gather. */

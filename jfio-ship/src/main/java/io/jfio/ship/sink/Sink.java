@@ -41,6 +41,14 @@ public interface Sink extends AutoCloseable {
     void flush() throws IOException;
 
     /**
+     * Whether the caller waits for acknowledgements now (a run with {@code --once}, the start-up ramp, a full window):
+     * a sink that lets acknowledgements or syncs gather while its stream is slow stops doing so while {@code soon}.
+     * Called by the pipeline thread when that changes; by default nothing.
+     */
+    default void acknowledgeSoon(boolean soon) {
+    }
+
+    /**
      * The source positions this sink has durably committed together with the data: for each source content ({@link
      * SourceId}) the offset just past the last byte it holds. A sink that stores them atomically with the data (the
      * directory sink's commit record) makes shipping to it exactly once: the pipeline resumes every file from here, and

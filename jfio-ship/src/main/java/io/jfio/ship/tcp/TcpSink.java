@@ -169,6 +169,8 @@ public final class TcpSink implements Sink {
     private final AtomicLong sendCalls = new AtomicLong();
     /** Set when the caller waits for the last acknowledgements (drain, finish): the reader then takes each at once. */
     private volatile boolean promptAcks;
+    /** The caller waits for acknowledgements ({@link #acknowledgeSoon}; until it says otherwise): none gather. */
+    private volatile boolean waitedFor = true;
 
     private Connection conn;
     private long backoffNanos;
@@ -755,7 +757,7 @@ public final class TcpSink implements Sink {
      * ({@link #awaitWindow}); a fast stream is acknowledged as it comes, as before.
      */
     private void gatherAcks(Connection c, long acknowledged) {
-        if (promptAcks || c.waiting || acknowledged >= ACK_GATHER_MAX_BYTES) {
+        if (promptAcks || waitedFor || c.waiting || acknowledged >= ACK_GATHER_MAX_BYTES) {
             return;
         }
         LockSupport.parkNanos(this, ACK_GATHER_NANOS);
@@ -859,6 +861,15 @@ public final class TcpSink implements Sink {
         } catch (IOException e) {
             lost(c, e);
             throw new IOException("send to " + describe() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void acknowledgeSoon(boolean soon) {
+        waitedFor = soon;
+        Connection c = conn;
+        if (soon && c != null && c.reader != null) {
+            LockSupport.unpark(c.reader);
         }
     }
 
