@@ -133,6 +133,57 @@ public final class Child implements AutoCloseable {
         }
     }
 
+    /**
+     * What the process has done so far that costs it a trip through the kernel, summed over its threads: its
+     * wake-ups (voluntary context switches: each one a sleep that something ended) and its read- and write-like system
+     * calls ({@code syscr + syscw} of {@code /proc/PID/io}: read, pread, readv, write, pwrite, writev, sendfile and
+     * the like; socket sends through send/sendto/sendmsg and waits such as epoll_wait are not in it). Null when it
+     * cannot be read (the process exited, or /proc/PID/io is not readable). Two reads' difference is the activity
+     * of a window; threads that ended in between take their switches with them.
+     */
+    Activity activity() {
+        Path proc = Path.of("/proc", Long.toString(process.pid()));
+        try {
+            Activity a = Activity.parseIo(Files.readString(proc.resolve("io")));
+            if (a == null) return null;
+            long switches = 0;
+            try (var tasks = Files.list(proc.resolve("task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        long v = statusKb(Files.readString(t.resolve("status")), "voluntary_ctxt_switches:");
+                        if (v > 0) switches += v;
+                    } catch (IOException gone) {
+                        // the thread ended between the listing and the read
+                    }
+                }
+            }
+            return new Activity(switches, a.reads(), a.writes());
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Counters of a process's kernel activity ({@link #activity}).
+     *
+     * @param wakeUps voluntary context switches of all its threads
+     * @param reads   read-like system calls (syscr)
+     * @param writes  write-like system calls (syscw)
+     */
+    record Activity(long wakeUps, long reads, long writes) {
+        /** syscr and syscw from the text of /proc/PID/io (wake-ups 0); null when either is missing. */
+        static Activity parseIo(String io) {
+            long r = statusKb(io, "syscr:");
+            long w = statusKb(io, "syscw:");
+            return r < 0 || w < 0 ? null : new Activity(0, r, w);
+        }
+
+        /** This minus an earlier reading: the activity in between. */
+        Activity since(Activity before) {
+            return new Activity(wakeUps - before.wakeUps, reads - before.reads, writes - before.writes);
+        }
+    }
+
     /** Waits for the exit, at most {@code seconds}; returns the exit code or throws when it did not exit. */
     public int waitFor(long seconds) throws IOException {
         try {
@@ -231,7 +282,7 @@ public final class Child implements AutoCloseable {
         return t == null ? -1 : t.childUser() + t.childSystem();
     }
 
-    /** A "Key:   123 kB" value from /proc/PID/status, in kB; -1 when absent. */
+    /** A "Key:   123 kB" value from /proc/PID/status, in kB (or a count, as in /proc/PID/io); -1 when absent. */
     static long statusKb(String status, String key) {
         for (String line : status.split("\n")) {
             if (line.startsWith(key)) {

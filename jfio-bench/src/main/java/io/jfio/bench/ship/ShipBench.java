@@ -49,7 +49,9 @@ import org.HdrHistogram.Histogram;
  *       with imfile and writes it with omfile, done when the output has the input's size.</li>
  *   <li><b>latency</b>: files being appended to, a line at a time, at a fixed total rate; each line carries its
  *       append time, and the receiver ({@link LatencyReceiver} for TCP, {@link SegmentTail} for the dir sink)
- *       records append-to-arrival in an HdrHistogram. rsyslog: imfile on the same glob, omfwd to the listener.</li>
+ *       records append-to-arrival in an HdrHistogram. rsyslog: imfile on the same glob, omfwd to the listener.
+ *       Each process's wake-ups and read/write system calls over the window come from /proc
+ *       ({@code Child.activity}), per 1,000 lines and against rsyslog's.</li>
  *   <li><b>throughput</b>: the same files appended to as fast as one writer thread can, shipped to TCP.</li>
  *   <li><b>idle</b>: a tree of small files, all shipped, then nothing changes: the shipper's CPU share.</li>
  * </ol>
@@ -60,6 +62,8 @@ public final class ShipBench {
     public static final double TARGET_MBPS = 1000;
     /** Append-to-delivered p99 at {@code rate} lines/s, milliseconds. */
     public static final double TARGET_P99_MS = 5;
+    /** The shipper's CPU share in a latency run divided by rsyslog's in the same run, at most. */
+    public static final double TARGET_CPU_VS_RSYSLOG = 0.5;
     /** CPU share of one core while the idle tree is watched, percent. */
     public static final double TARGET_IDLE_PERCENT = 0.5;
     /** Peak resident set size of the shipper, bytes: the target's 128 MB, decimal (122.07 MiB). */
@@ -388,10 +392,12 @@ public final class ShipBench {
             w.runUntil(warmEnd);
             lat.recordFrom(System.nanoTime() - origin);
             double cpu0 = c.cpuNow();
+            Child.Activity act0 = c.activity();
             CpuUsage machine0 = CpuUsage.now();
             long m0 = System.nanoTime();
             w.runUntil(m0 + o.latency().toNanos());
             double cpu1 = c.cpuNow();
+            Child.Activity act1 = c.activity();
             CpuUsage.Delta machine = CpuUsage.now().since(machine0);
             double measured = (System.nanoTime() - m0) / 1e9;
             long deadline = System.nanoTime() + 30_000_000_000L;
@@ -423,6 +429,13 @@ public final class ShipBench {
             if (!none) curves.put(tool + " " + sink, curve(h));
             double share = (cpu1 - cpu0) / measured; // NaN when a CPU time could not be read
             r.put("cpu_percent", share * 100);
+            // The kernel's side of that CPU: how often the process was woken and how many read/write system calls
+            // it made, per 1,000 lines appended while measuring (NaN when /proc could not be read).
+            Child.Activity act = act0 == null || act1 == null ? null : act1.since(act0);
+            double per = w.measuredLines() / 1000.0;
+            r.put("wake_ups_per_1000_lines", act == null || per == 0 ? Double.NaN : act.wakeUps() / per);
+            r.put("reads_per_1000_lines", act == null || per == 0 ? Double.NaN : act.reads() / per);
+            r.put("writes_per_1000_lines", act == null || per == 0 ? Double.NaN : act.writes() / per);
             // What else ran meanwhile: a latency tail on a shared machine is mostly waiting for a CPU.
             r.put("bench_jvm_cpus", machine.ours());
             r.put("other_processes_cpus", Math.max(0, machine.others() - (Double.isNaN(share) ? 0 : share)));
@@ -490,6 +503,11 @@ public final class ShipBench {
 
         double measuredRate() {
             return measuredLines / ((measuredEnd - measuredStart) / 1e9);
+        }
+
+        /** Lines appended during the last {@link #runUntil}. */
+        long measuredLines() {
+            return measuredLines;
         }
     }
 
@@ -733,6 +751,25 @@ public final class ShipBench {
                         m.get("problem") == null ? fmt(rsP99 / (Double) m.get("p99_ms"), "%.2fx") : "-"));
             }
             md.append("\n\"p99 vs rsyslog\": rsyslog's p99 divided by this row's; above 1 is faster.\n\n");
+            md.append("Per 1,000 lines appended while measuring, from `/proc` of each process: *wake-ups* are its "
+                    + "threads' voluntary context switches (each a sleep that something ended), *read calls* and "
+                    + "*write calls* its `syscr` and `syscw` (read, pread, readv, write, pwrite, writev, sendfile; "
+                    + "not socket sends through send/sendmsg, nor epoll_wait). Ratios: this row's value divided by "
+                    + "rsyslog's; below 1 is less work.\n\n");
+            md.append("| tool | sink | CPU % of a core | wake-ups | read calls | write calls | CPU vs rsyslog "
+                    + "| wake-ups vs rsyslog | read+write calls vs rsyslog |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            Map<String, Object> rs = succeeded(latency).stream().filter(m -> m.get("tool").equals("rsyslog"))
+                    .findFirst().orElse(Map.of());
+            for (Map<String, Object> m : latency) {
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                        m.get("tool"), m.get("sink"), fmt(m, "cpu_percent", "%.1f"),
+                        fmt(m, "wake_ups_per_1000_lines", "%.0f"), fmt(m, "reads_per_1000_lines", "%.0f"),
+                        fmt(m, "writes_per_1000_lines", "%.0f"), ratio(m, rs, "cpu_percent"),
+                        ratio(m, rs, "wake_ups_per_1000_lines"), ratio(m, rs, "reads_per_1000_lines",
+                                "writes_per_1000_lines")));
+            }
+            md.append("\n");
             if (latencyPng()) md.append("![latency by percentile](latency.png)\n\n");
         }
         if (!throughput.isEmpty()) {
@@ -856,6 +893,25 @@ public final class ShipBench {
             v.add(m.get("problem") == null ? String.format(Locale.ROOT, "%s: %s: %.2f ms %s",
                     p99 <= TARGET_P99_MS ? "PASS" : "FAIL", what, p99, target)
                     : "FAIL: " + what + ": " + RUN_FAILED + " " + target);
+            // Against the peer in the same run, when it ran: the shipper's CPU and its tail at an everyday rate.
+            Map<String, Object> rs = succeeded(latency).stream().filter(x -> x.get("tool").equals("rsyslog"))
+                    .findFirst().orElse(null);
+            if (rs == null) continue;
+            String cpuWhat = String.format(Locale.ROOT, "CPU at %,d lines/s, %s sink, against rsyslog's",
+                    o.rate(), m.get("sink"));
+            String cpuTarget = String.format(Locale.ROOT, "(target <= %.1fx)", TARGET_CPU_VS_RSYSLOG);
+            double cpu = m.get("cpu_percent") instanceof Double d ? d : Double.NaN;
+            double rsCpu = rs.get("cpu_percent") instanceof Double d ? d : Double.NaN;
+            v.add(m.get("problem") == null && !Double.isNaN(cpu / rsCpu) ? String.format(Locale.ROOT,
+                    "%s: %s: %.1f%% against %.1f%% of a core, %.2fx %s", cpu / rsCpu <= TARGET_CPU_VS_RSYSLOG
+                            ? "PASS" : "FAIL", cpuWhat, cpu, rsCpu, cpu / rsCpu, cpuTarget)
+                    : "FAIL: " + cpuWhat + ": " + RUN_FAILED + " " + cpuTarget);
+            String tailWhat = String.format(Locale.ROOT, "latency p99 at %,d lines/s, %s sink, against rsyslog's",
+                    o.rate(), m.get("sink"));
+            double rsP99 = (Double) rs.get("p99_ms");
+            v.add(m.get("problem") == null ? String.format(Locale.ROOT, "%s: %s: %.2f ms against %.2f ms "
+                    + "(target: no worse)", p99 <= rsP99 ? "PASS" : "FAIL", tailWhat, p99, rsP99)
+                    : "FAIL: " + tailWhat + ": " + RUN_FAILED + " (target: no worse)");
         }
         for (Map<String, Object> m : idle) {
             String what = String.format(Locale.ROOT, "idle CPU with %,d watched files", m.get("files"));
@@ -933,6 +989,22 @@ public final class ShipBench {
     /** A row's number formatted, "-" when it is missing or not measured (NaN). */
     private static String fmt(Map<String, Object> row, String key, String f) {
         return row.get(key) instanceof Number n ? fmt(n.doubleValue(), f) : "-";
+    }
+
+    /**
+     * The sum of {@code keys} in {@code m} divided by the same sum in the peer's row {@code peer}, as "0.42x"; "-" when
+     * either row failed or lacks a value.
+     */
+    static String ratio(Map<String, Object> m, Map<String, Object> peer, String... keys) {
+        if (m.get("problem") != null || peer.isEmpty()) return "-";
+        double a = 0;
+        double b = 0;
+        for (String k : keys) {
+            if (!(m.get(k) instanceof Number x) || !(peer.get(k) instanceof Number y)) return "-";
+            a += x.doubleValue();
+            b += y.doubleValue();
+        }
+        return fmt(a / b, "%.2fx");
     }
 
     /** The rows of runs that succeeded: the only ones a verdict or a median may use. */

@@ -111,6 +111,52 @@ class ShipBenchTest {
     }
 
     @Test
+    void shouldJudgeCpuAndTailAgainstRsyslogOfTheSameRun(@TempDir Path dir) {
+        ShipBench b = judge(dir);
+        b.latency.add(row("jfio", "tcp", "measured_lines", 200_000L, "p99_ms", 0.20, "cpu_percent", 12.0,
+                "wake_ups_per_1000_lines", 40.0, "reads_per_1000_lines", 30.0, "writes_per_1000_lines", 10.0,
+                "peak_rss_bytes", 70L << 20, "problem", null));
+        b.latency.add(row("jfio", "dir", "measured_lines", 200_000L, "p99_ms", 0.90, "cpu_percent", 20.0,
+                "peak_rss_bytes", 70L << 20, "problem", null));
+        b.latency.add(row("rsyslog", "omfwd tcp", "measured_lines", 200_000L, "p99_ms", 0.25, "cpu_percent", 30.0,
+                "wake_ups_per_1000_lines", 200.0, "reads_per_1000_lines", 100.0, "writes_per_1000_lines", 60.0,
+                "peak_rss_bytes", 6L << 20, "problem", null));
+        List<String> v = b.verdicts();
+        assertTrue(v.contains("PASS: CPU at 10,000 lines/s, tcp sink, against rsyslog's: 12.0% against 30.0% of a "
+                + "core, 0.40x (target <= 0.5x)"), v.toString());
+        assertTrue(v.contains("PASS: latency p99 at 10,000 lines/s, tcp sink, against rsyslog's: 0.20 ms against "
+                + "0.25 ms (target: no worse)"), v.toString());
+        assertTrue(v.contains("FAIL: CPU at 10,000 lines/s, dir sink, against rsyslog's: 20.0% against 30.0% of a "
+                + "core, 0.67x (target <= 0.5x)"), v.toString());
+        assertTrue(v.contains("FAIL: latency p99 at 10,000 lines/s, dir sink, against rsyslog's: 0.90 ms against "
+                + "0.25 ms (target: no worse)"), v.toString());
+        // The ratios of the activity table: a sum of columns against the same sum of the peer's.
+        assertEquals("0.25x", ShipBench.ratio(b.latency.get(0), b.latency.get(2), "reads_per_1000_lines",
+                "writes_per_1000_lines"));
+        assertEquals("-", ShipBench.ratio(b.latency.get(1), b.latency.get(2), "wake_ups_per_1000_lines"));
+    }
+
+    @Test
+    void shouldCountAChildsWakeUpsAndReadCalls(@TempDir Path dir) throws Exception {
+        // A shell that reads a file 200 times, sleeping in between: its wake-ups and read calls rise by at least that.
+        Path f = Files.writeString(dir.resolve("f"), "x\n");
+        Path go = dir.resolve("go");
+        try (Child c = Child.start(List.of("/bin/bash", "-c", "while [ ! -e \"$1\" ]; do sleep 0.01; done; "
+                + "for i in $(seq 200); do read -r l < \"$0\"; sleep 0.001; done; sleep 600", f.toString(),
+                go.toString()), dir.resolve("log"))) {
+            Child.Activity before = null;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (before == null && System.nanoTime() < deadline) before = c.activity();
+            assertNotNull(before, "/proc/PID/io was not readable");
+            Files.writeString(go, "");
+            Thread.sleep(3000);
+            Child.Activity d = c.activity().since(before);
+            assertTrue(d.reads() >= 200, "read calls: " + d);
+            assertTrue(d.wakeUps() >= 200, "wake-ups: " + d);
+        }
+    }
+
+    @Test
     void shouldKillWhatAChildStartedWhenClosingIt(@TempDir Path dir) throws Exception {
         // bin/jfio is bash while it builds the jar, with Maven below it: closing the child must not leave those.
         Path pid = dir.resolve("pid");

@@ -903,10 +903,52 @@ final class FileTracker {
         }
         if (t.fd < 0) {
             markReadable(t); // closed to stay under the cap: the read reopens it
+        } else if (growsPlainly(t)) {
+            // The common case, an append to a file that is its content's only reader: no fstat and no separate look
+            // at the anchor; the read checks the anchor in the same system call (Harvester) and comes here through
+            // anchorLost when the file no longer holds it.
+            t.verifyAnchor = true;
+            markReadable(t);
         } else if (stx.ofFd(t.fd) == 0) {
             observeSize(t, stx.size(), now);
         }
         return false;
+    }
+
+    /**
+     * Whether a write event on {@code t} may go straight to a read: the primary of its content, under its name, not
+     * a copy being decided, with a full fingerprint and an anchor to check. For anything else {@link #observeSize}
+     * decides what the new size means (a copy's growth, a first full fingerprint, a rotation to finish).
+     */
+    private static boolean growsPlainly(TrackedFile t) {
+        Stream s = t.stream;
+        return t.primary() && t.state == TrackedFile.State.ACTIVE && t.copyDeadlineNanos == 0
+                && s.fullFingerprint() && s.anchorLength > 0 && s.read >= s.anchorLength && s.fileCount() == 1;
+    }
+
+    /** A read found {@code t} grown to {@code size} (at least): what {@link #observeSize} records for growth. */
+    void grew(TrackedFile t, long size, long now) {
+        if (size == t.lastSize) return;
+        gaugeVersion++;
+        t.lastSize = size;
+        t.lastGrowthNanos = now;
+        t.releaseAtNanos = now + config.rotateWait().toNanos();
+        attend(t);
+    }
+
+    /**
+     * A read checked {@code t}'s anchor and the file no longer holds it before the read offset: shorter than it, or
+     * rewritten. One fstat says which, as {@link #observeSize} would; when the size alone cannot tell (rewritten to
+     * the same size as last seen, or longer), the content is gone all the same and the file starts a new one.
+     */
+    void anchorLost(TrackedFile t, long now) {
+        if (t.fd < 0 || stx.ofFd(t.fd) != 0) return;
+        long size = stx.size();
+        if (size < t.stream.read || size != t.lastSize) {
+            observeSize(t, size, now);
+        } else {
+            truncated(t, size, now);
+        }
     }
 
     private TrackedFile trackedAt(String path) {

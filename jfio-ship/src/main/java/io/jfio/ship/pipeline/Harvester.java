@@ -1,10 +1,12 @@
 package io.jfio.ship.pipeline;
 
 import io.jfio.core.sys.Errno;
+import io.jfio.core.sys.Iovec;
 import io.jfio.core.sys.LibC;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.Overlong;
 import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.harvest.RecordJoiner;
 import io.jfio.ship.log.ShipLog;
@@ -12,7 +14,9 @@ import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.metrics.ShipMetrics.Counter;
 import io.jfio.ship.sink.Batch;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 
 /**
@@ -52,6 +56,8 @@ final class Harvester {
     private final long readSize;
     /** The first reads' size, before the sink acknowledged anything: small enough to be acknowledged quickly. */
     static final long RAMP_START = 64 << 10;
+    /** Acknowledged batches after which the ramp is over (the limit reached {@code buffer-size} long before). */
+    static final int RAMP_ACKS = 32;
     private final Framer.Scan scan = new Framer.Scan();
     private final RecordJoiner.Cut cut = new RecordJoiner.Cut();
     /** The multiline joiner of each input that has one (a joiner's matcher keeps state: one per thread). */
@@ -61,6 +67,10 @@ final class Harvester {
     private final GzipHarvest gzip;
     private IOException sinkError;
     private int readErrors;
+    private long reads;
+    /** The anchor's bytes of a {@link #readAnchored}, and its two-entry iovec array. */
+    private final MemorySegment anchorBytes = Arena.ofAuto().allocate(Stream.ANCHOR);
+    private final MemorySegment iov = Arena.ofAuto().allocate(2 * Iovec.SIZE, 8);
 
     Harvester(String name, ShipConfig config, ShipLog log, ShipMetrics metrics, FileTracker files, BatchWindow window,
               MemorySegment buffer) {
@@ -108,7 +118,21 @@ final class Harvester {
         t.lastUseNanos = now;
         boolean lines = t.input.framing() == Framing.LINES && !s.skipping;
         long want = readLimit(); // at most the buffer's size: bufferCapacity() is never below bufferSize()
-        long n = read(t, 0, want);
+        long n;
+        if (t.verifyAnchor && s.anchorLength > 0 && s.read >= s.anchorLength) {
+            // A write event without a look at the size (FileTracker.modified): the read itself checks that the file
+            // still holds what was read before, by reading the anchor's bytes in the same system call.
+            t.verifyAnchor = false;
+            n = readAnchored(t, want);
+            if (n == ANCHOR_LOST) {
+                t.readable = false;
+                files.anchorLost(t, now);
+                return Result.IDLE;
+            }
+        } else {
+            t.verifyAnchor = false;
+            n = read(t, 0, want);
+        }
         if (lines && n == want && want < buffer.byteSize() && Framer.indexOfNewline(buffer, 0, n) < 0) {
             // A line longer than one read: read on, up to the whole buffer, where a line of max-record bytes fits.
             long rest = read(t, n, buffer.byteSize() - n);
@@ -129,10 +153,11 @@ final class Harvester {
             s.recordPending = false;
             return Result.IDLE;
         }
-        if (s.read + n > t.lastSize) {
-            t.lastSize = s.read + n;
-            t.lastGrowthNanos = now;
-        }
+        if (s.read + n > t.lastSize) files.grew(t, s.read + n, now);
+        // A regular file's read comes back short only at its end: the file is drained as of now, and the next write
+        // brings an event (or, for a file no event reports, the hot poll sees the size change). No second read to
+        // hear "0 bytes" from.
+        boolean atEnd = n < want && t.input.framing() != Framing.RAW;
         if (t.input.framing() == Framing.RAW) return send(t, n, 0);
         if (s.skipping) {
             long nl = Framer.indexOfNewline(buffer, 0, n);
@@ -144,7 +169,21 @@ final class Harvester {
         Framer.scan(buffer, n, config.maxRecord(), scan);
         if (t.input.multiline() != null && scan.end > 0) return records(t, n, want, now, flushPartial);
         s.recordPending = false;
-        if (scan.end > 0) return send(t, scan.end, scan.records);
+        if (scan.end > 0) {
+            Result r = send(t, scan.end, scan.records);
+            if (atEnd && r == Result.MOVED) {
+                t.readable = false;
+                t.atEof = true;
+                // What is left after the last newline is an unterminated line: it waits as a partial one does.
+                if (scan.end < n) {
+                    s.partialPending = true;
+                    files.attend(t);
+                } else {
+                    s.partialPending = false;
+                }
+            }
+            return r;
+        }
         if (scan.overlong == 0) {
             if (config.onOverlong() == Overlong.SPLIT) {
                 counters.add(Counter.RECORDS_SPLIT, 1);
@@ -216,7 +255,36 @@ final class Harvester {
     /** {@code buffer-size}, or less while the start-up ramp lasts (see the class comment). */
     long readLimit() {
         long acks = window.acks();
-        return acks >= 32 ? readSize : Math.min(readSize, RAMP_START << acks);
+        return acks >= RAMP_ACKS ? readSize : Math.min(readSize, RAMP_START << acks);
+    }
+
+    /** What {@link #readAnchored} returns when the bytes before the read offset are not the ones read there. */
+    static final long ANCHOR_LOST = Long.MIN_VALUE;
+
+    /**
+     * One preadv of the stream's anchor (the last bytes read, into {@link #anchorBytes}) and up to {@code want} bytes
+     * after it (into the buffer): the new bytes, or {@link #ANCHOR_LOST} when the file no longer holds the anchor
+     * (shorter than the read offset, or rewritten), or -errno.
+     */
+    private long readAnchored(TrackedFile t, long want) {
+        Stream s = t.stream;
+        int a = s.anchorLength;
+        Iovec.set(iov, 0, anchorBytes.asSlice(0, a));
+        iov.set(ValueLayout.JAVA_LONG, Iovec.SIZE + Iovec.OFF_BASE, buffer.address());
+        iov.set(ValueLayout.JAVA_LONG, Iovec.SIZE + Iovec.OFF_LEN, want);
+        long n;
+        do {
+            n = LibC.preadv(t.fd, iov, 2, s.read - a);
+            reads++;
+        } while (n == -Errno.EINTR);
+        if (n < 0) return n;
+        if (n < a || Fingerprint.hash(anchorBytes, a) != s.anchorHash) return ANCHOR_LOST;
+        return n - a;
+    }
+
+    /** Read system calls made so far (pread and preadv, each counted once). */
+    long reads() {
+        return reads;
     }
 
     /** One pread of up to {@code want} bytes into the buffer at {@code at}, from the read offset plus {@code at}. */
@@ -225,6 +293,7 @@ final class Harvester {
         long n;
         do {
             n = LibC.pread(t.fd, into, want, t.stream.read + at);
+            reads++;
         } while (n == -Errno.EINTR);
         return n;
     }

@@ -46,6 +46,8 @@ public final class Pipeline {
 
     private static final long HOT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Unflushed bytes up to which a round that moved bytes is flushed at once (see the duty cycle). */
+    private static final long SMALL_ROUND_BYTES = 256 << 10;
     /** With a watcher, a full rescan this often catches anything events could not say (it costs little). */
     private static final long SAFETY_RESCAN_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -84,6 +86,18 @@ public final class Pipeline {
     /** Reading waits until then after a sink failure (0: not backing off). */
     private long backoffUntil;
     private long lastAcks;
+    /** Set by each round that moved bytes, cleared at each wait: whether the work since the last wait moved any. */
+    private boolean movedSinceIdle;
+    /** Whether waits currently let events gather ({@link #gather}). */
+    private boolean gathering;
+    /** Whether the last round left a file readable (its read filled the buffer): more is there now. */
+    private boolean moreToRead;
+    private long lastMovedNanos;
+    /** The longest a gathered wait delays a line. */
+    private final long gatherNanos;
+    /** Waits so far, by kind, for tests that count work per wake-up. */
+    private long gatheredWaits;
+    private long eventWaits;
     private int consecutiveFailures;
     /** The sink's last failure while it has not acknowledged anything since (for readiness), or null. */
     private volatile String sinkProblem;
@@ -103,6 +117,16 @@ public final class Pipeline {
     private final boolean gaugesWanted;
 
     private volatile boolean stopping;
+    /**
+     * Whether the cycle waits for acknowledgements now, so that each completed batch must end its wait: in
+     * {@link Mode#ONCE}, while stopping, while reading is held back by a full window, before the first
+     * acknowledged progress is checkpointed, or with a zero checkpoint interval. Otherwise the acknowledgements
+     * that came are taken at the next turn, which a write event or the checkpoint timer brings: a sink that
+     * acknowledges every batch would else wake the cycle a second time for each one.
+     */
+    private volatile boolean ackWanted = true;
+    /** What the sink was last told by {@link #hurry}; it starts hurried (the loop tells it so first). */
+    private boolean sinkHurried;
     private volatile boolean woken;
     private volatile boolean rescanRequested;
     private volatile Thread runner;
@@ -133,6 +157,7 @@ public final class Pipeline {
         this.mode = mode;
         this.pollNanos = (config.poll() != null ? config.poll() : ShipConfigDefaults.POLL).toNanos();
         this.flushBytes = Math.max(1, config.maxInFlight() / 4);
+        this.gatherNanos = Long.getLong("jfio.ship.gatherMicros", 1000) * 1000;
         StatBuffer stx = new StatBuffer(arena);
         this.discovery = new Discovery(inputs, stx, log);
         CheckpointStore.Loaded loaded = store.load(log, true);
@@ -146,7 +171,10 @@ public final class Pipeline {
         }
         this.files = new FileTracker(name, config, log, metrics, mode == Mode.ONCE, stx, arena.allocate(8192),
                 discovery, feed, positions, loaded.corrupt());
-        this.window = new BatchWindow(sink, counters, (v, e) -> wake());
+        // An acknowledgement wakes the cycle only when it is waited for (see ackWanted); a failure always does.
+        this.window = new BatchWindow(sink, counters, (v, e) -> {
+            if (e != null || ackWanted) wake();
+        });
         this.harvester = new Harvester(name, config, log, metrics, files, window,
                 arena.allocate(config.bufferCapacity(), 4096));
         this.checkpointer = new Checkpointer(name, store, log, metrics);
@@ -205,6 +233,16 @@ public final class Pipeline {
         return null;
     }
 
+    /** Read system calls made on source files so far (pread, preadv): for tests that count work per wake-up. */
+    long sourceReads() {
+        return harvester.reads();
+    }
+
+    /** Waits so far (a wake-up ends each): for tests that count work per wake-up. */
+    long waits() {
+        return gatheredWaits + eventWaits;
+    }
+
     /** Why the pipeline gave up, or null. */
     public String fatal() {
         return fatal;
@@ -222,6 +260,7 @@ public final class Pipeline {
     /** Asks the pipeline to finish: stop reading, flush, wait for acknowledgements, checkpoint, close. */
     public void stop() {
         stopping = true;
+        ackWanted = true;
         wake();
     }
 
@@ -238,9 +277,45 @@ public final class Pipeline {
         if (t != null) LockSupport.unpark(t);
     }
 
+    /**
+     * Whether the next wait lets write events gather instead of ending at the first one: while appends come faster
+     * than {@link #gatherNanos} apart, a wait that ends at each event costs a wake-up, a read and a send per line;
+     * one that lasts {@code gatherNanos} takes all the lines of that time with one wake-up, one read per file and one
+     * send. It starts when two rounds of work came less than {@code gatherNanos} apart and lasts while each gathered
+     * wait found work; a wait that found none goes back to waking at the first event, so a line that comes alone is
+     * not delayed. What it costs a line is at most {@code gatherNanos} of latency.
+     */
+    private boolean gather(long now) {
+        boolean moved = movedSinceIdle;
+        movedSinceIdle = false;
+        if (gatherNanos <= 0 || feed == null || mode != Mode.RUN) return false;
+        if (!moved) {
+            gathering = false;
+            return false;
+        }
+        gathering = gathering || now - lastMovedNanos < gatherNanos;
+        lastMovedNanos = now;
+        return gathering;
+    }
+
+    /** Waits {@code nanos} without ending at write events (they are taken by the next turn's poll); a wake ends it. */
+    private void pause(long nanos) {
+        if (nanos > 0 && !woken) LockSupport.parkNanos(this, nanos);
+        woken = false;
+        gatheredWaits++;
+    }
+
+    /** Tells the sink whether acknowledgements are waited for now ({@link Sink#acknowledgeSoon}), when that changed. */
+    private void hurry(boolean soon) {
+        if (soon == sinkHurried) return;
+        sinkHurried = soon;
+        sink.acknowledgeSoon(soon);
+    }
+
     /** The idle strategy: sleeps up to {@code nanos} in the watcher's poll (events end it too) or parked. */
     private void idle(long nanos) {
         if (nanos <= 0) return;
+        eventWaits++;
         if (!woken) {
             if (feed != null && feed.usable()) {
                 feed.poll(nanos);
@@ -275,6 +350,7 @@ public final class Pipeline {
                     TimeUnit.NANOSECONDS.toSeconds(rescanNanos));
         }
         started = true;
+        hurry(true); // until the start-up ramp is over, and always with --once
         while (!stopping) {
             long now = System.nanoTime();
             if (feed != null) takeChanges(now);
@@ -294,27 +370,44 @@ public final class Pipeline {
             boolean backingOff = backingOff();
             roundCut = false;
             boolean progress = !backingOff && harvestRound();
+            movedSinceIdle |= progress;
             if (!takeAcks()) continue;
             if (window.inFlightBytes() > config.maxInFlight()) {
                 // Backpressure: reading waits for the sink; the files on disk hold the rest.
                 if (!flushSink()) continue;
+                ackWanted = true;
+                hurry(true);
                 idle(BUSY_WAIT_NANOS);
                 if (!takeAcks()) continue;
             } else if (window.unflushedBytes() >= flushBytes || (window.unflushedBytes() > 0
-                    && System.nanoTime() - window.firstUnflushedNanos() >= FLUSH_NANOS)) {
+                    && System.nanoTime() - window.firstUnflushedNanos() >= FLUSH_NANOS)
+                    || (progress && window.unflushedBytes() <= SMALL_ROUND_BYTES)) {
+                // A round that moved little is flushed at once: the sinks hold its small batches until then to send
+                // them together, and at such rates the latency is what matters, not the flushes.
                 if (!flushSink()) continue;
             }
             checkpoint(false);
             publishGauges(false);
-            // A round cut short by a full window read nothing, yet files wait: not a reason to drain (a drain cuts
-            // what a sink holds open, an s3 sink's objects short of their size).
-            if (progress || roundCut) continue;
+            // While events gather, a round that emptied every file it read ends the turn: what came meanwhile is
+            // taken after the next gathered wait, with the rest, not by a round of its own. A round cut short by a
+            // full window read nothing, yet files wait: not a reason to drain (a drain cuts what a sink holds open,
+            // an s3 sink's objects short of their size).
+            if (roundCut || progress && (moreToRead || !gathering)) continue;
             if (!(mode == Mode.ONCE ? drainSink() : flushSink()) || !takeAcks()) continue;
             checkpoint(false);
             releaseDrained();
             if (mode == Mode.ONCE && (fatal != null || onceDone())) break;
             long wait = mode == Mode.ONCE ? BUSY_WAIT_NANOS : nextScan - System.nanoTime();
-            if (!window.isEmpty()) wait = Math.min(wait, BUSY_WAIT_NANOS);
+            boolean wantAcks = mode == Mode.ONCE || roundCut || window.inFlightBytes() > config.maxInFlight()
+                    || checkpointedAcks == 0 || config.checkpointInterval().isZero()
+                    || window.acks() < Harvester.RAMP_ACKS;
+            if (!window.isEmpty()) {
+                // Unacknowledged batches: look again when the acknowledgements matter (a checkpoint is due by then).
+                wait = Math.min(wait, wantAcks ? BUSY_WAIT_NANOS
+                        : Math.min(GAUGE_NANOS, config.checkpointInterval().toNanos()));
+            }
+            ackWanted = wantAcks;
+            hurry(wantAcks);
             if (checkpointedVersion != version()) {
                 wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
             }
@@ -334,7 +427,13 @@ public final class Pipeline {
             // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
             // would wake the wait below for it, and the safety rescan is a minute away.
             if (rescanRequested && mode == Mode.RUN) wait = 0;
-            idle(wait);
+            // Acknowledgements that complete between the look above and the wait below still end it when wanted: the
+            // flag is set before the wait, and a completion that saw it false is taken at the next turn.
+            if (gather(System.nanoTime())) {
+                pause(Math.min(wait, gatherNanos));
+            } else {
+                idle(wait);
+            }
             now = System.nanoTime();
             files.pollHot(now);
             files.checkPartialTimeouts(now);
@@ -371,6 +470,7 @@ public final class Pipeline {
     private boolean harvestRound() {
         List<TrackedFile> attention = files.attention();
         boolean progress = false;
+        moreToRead = false;
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
             if (t.released || !t.readable) continue;
@@ -385,6 +485,7 @@ public final class Pipeline {
                 break;
             }
             if (r == Harvester.Result.MOVED) progress = true;
+            if (t.readable) moreToRead = true;
         }
         return progress;
     }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -77,7 +78,30 @@ public final class DirSink implements Sink {
     private final LinkedBlockingQueue<SyncTask> syncQueue = new LinkedBlockingQueue<>();
     private final Thread syncer;
 
+    /** Batches up to this size are staged and written with the others of their round in one pwrite. */
+    static final long STAGE_MAX_BATCH = 64 << 10;
+    private static final long STAGE_BYTES = 256 << 10;
+    /**
+     * While nobody waits for acknowledgements (no drain or finish) and a flush brings little (less than {@link
+     * #SYNC_GATHER_MAX_BYTES}), the sync thread lets the flushes of this long gather behind the first before it
+     * syncs: a pipeline that flushes after every round of a few lines would else cost two fdatasyncs per round.
+     * Acknowledgements come that much later; the bytes are in the segment at once.
+     */
+    private static final long SYNC_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** A flush of this many new bytes or more is synced at once: a fast stream gains nothing by waiting. */
+    private static final long SYNC_GATHER_MAX_BYTES = 1 << 20;
+
     // Pipeline thread only.
+    private final Arena stageArena = Arena.ofAuto();
+    private MemorySegment stageBuffer;
+    private long staged;
+    private final Changes stagedBatches = new Changes(true);
+    private final List<CompletableFuture<Void>> stagedFutures = new ArrayList<>();
+    private long writeCalls;
+    /** Set by drain and finish: the sync thread syncs each flush at once. */
+    private volatile boolean promptSync;
+    /** The caller waits for acknowledgements ({@link #acknowledgeSoon}; until it says otherwise): no gathering. */
+    private volatile boolean syncSoon = true;
     private long nextSeq;
     private Segment current;
     private List<CompletableFuture<Void>> unsynced = new ArrayList<>();
@@ -110,9 +134,19 @@ public final class DirSink implements Sink {
         SourceId[] ids = new SourceId[8];
         long[] ends = new long[8];
         int n;
+        /** Whether every batch keeps its own slot, null ids too (the staged batches, replayed in order). */
+        private final boolean each;
+
+        Changes() {
+            this(false);
+        }
+
+        Changes(boolean each) {
+            this.each = each;
+        }
 
         void add(SourceId id, long end) {
-            if (n > 0 && ids[n - 1] == id) {
+            if (!each && n > 0 && ids[n - 1] == id) {
                 ends[n - 1] = end;
                 return;
             }
@@ -322,12 +356,15 @@ public final class DirSink implements Sink {
         if (closed) throw new IOException("sink closed: sink=" + describe());
         MemorySegment bytes = batch.payload();
         long length = bytes.byteSize();
+        if (length <= STAGE_MAX_BATCH) return stage(batch);
+        writeStaged();
         if (current == null || poisoned || (current.size > 0 && current.size + length > segmentSize)) roll();
         Segment seg = current;
         long before = seg.size;
         long done = 0;
         while (done < length) {
             long n = LibC.pwrite(seg.fd, bytes.asSlice(done), length - done, before + done);
+            writeCalls++;
             if (n == -Errno.EINTR) continue;
             if (n < 0) {
                 // Leave no partial batch behind: the pipeline sends the whole batch again.
@@ -342,6 +379,69 @@ public final class DirSink implements Sink {
         CompletableFuture<Void> f = new CompletableFuture<>();
         unsynced.add(f);
         return f;
+    }
+
+    /**
+     * Copies a small batch into the staging buffer; {@link #writeStaged} writes it with the others of its round (at
+     * {@link #flush}, or when the buffer is full). Its position
+     * and its future join the sync task only once its bytes are written.
+     */
+    private CompletableFuture<Void> stage(Batch batch) throws IOException {
+        MemorySegment bytes = batch.payload();
+        long length = bytes.byteSize();
+        if (staged + length > STAGE_BYTES) writeStaged();
+        long size = current == null ? 0 : current.size + staged;
+        if (current == null || poisoned || (size > 0 && size + length > segmentSize)) {
+            writeStaged();
+            roll();
+        }
+        if (stageBuffer == null) stageBuffer = stageArena.allocate(STAGE_BYTES, 64);
+        MemorySegment.copy(bytes, 0, stageBuffer, staged, length);
+        staged += length;
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        stagedBatches.add(batch.id(), batch.end());
+        stagedFutures.add(f);
+        return f;
+    }
+
+    /**
+     * Writes the staged batches to the current segment with one pwrite (more only when it writes short). On a
+     * failure their bytes are cut off again and their futures fail: the pipeline sends them again.
+     */
+    private void writeStaged() throws IOException {
+        if (stagedFutures.isEmpty()) return; // empty batches are staged too: they carry a position
+        Segment seg = current;
+        long before = seg.size;
+        long length = staged;
+        staged = 0;
+        long done = 0;
+        while (done < length) {
+            long n = LibC.pwrite(seg.fd, stageBuffer.asSlice(done), length - done, before + done);
+            writeCalls++;
+            if (n == -Errno.EINTR) continue;
+            if (n < 0) {
+                LibC.ftruncate(seg.fd, before);
+                ErrnoException e = new ErrnoException("pwrite", (int) -n, seg.fd,
+                        dir.resolve(segmentName(seg.seq)).toString(), before + done, length - done);
+                for (CompletableFuture<Void> f : stagedFutures) f.completeExceptionally(e);
+                stagedFutures.clear();
+                stagedBatches.n = 0;
+                throw e;
+            }
+            done += n;
+        }
+        seg.size = before + length;
+        for (int i = 0; i < stagedBatches.n; i++) {
+            if (stagedBatches.ids[i] != null) changes.add(stagedBatches.ids[i], stagedBatches.ends[i]);
+        }
+        stagedBatches.n = 0;
+        unsynced.addAll(stagedFutures);
+        stagedFutures.clear();
+    }
+
+    /** pwrite system calls that wrote batch bytes so far (pipeline thread; for tests that count them). */
+    public long writeCalls() {
+        return writeCalls;
     }
 
     /** Starts the next segment; the previous one is synced and closed by the sync thread. */
@@ -373,7 +473,9 @@ public final class DirSink implements Sink {
 
     @Override
     public void flush() throws IOException {
-        if (closed || current == null || unsynced.isEmpty()) return;
+        if (closed || current == null) return;
+        writeStaged();
+        if (unsynced.isEmpty()) return;
         Segment seg = current;
         List<CompletableFuture<Void>> waiting = unsynced;
         long length = seg.size;
@@ -487,6 +589,11 @@ public final class DirSink implements Sink {
             tasks.clear();
             try {
                 tasks.add(syncQueue.take());
+                SyncTask first = tasks.get(0);
+                if (!promptSync && !syncSoon && first != STOP && !first.closeAfter()
+                        && first.length() - first.seg().committedLength < SYNC_GATHER_MAX_BYTES) {
+                    LockSupport.parkNanos(this, SYNC_GATHER_NANOS); // see SYNC_GATHER_NANOS
+                }
             } catch (InterruptedException e) {
                 return;
             }
@@ -522,8 +629,29 @@ public final class DirSink implements Sink {
     }
 
     @Override
+    public void acknowledgeSoon(boolean soon) {
+        syncSoon = soon;
+        if (soon) LockSupport.unpark(syncer);
+    }
+
+    /** Nothing is left to read until the acknowledgements come: the sync thread stops letting flushes gather. */
+    @Override
+    public void drain() throws IOException {
+        promptSync = true;
+        LockSupport.unpark(syncer);
+        flush();
+    }
+
+    @Override
+    public void finish() throws IOException {
+        drain();
+    }
+
+    @Override
     public void close() throws IOException {
         if (closed) return;
+        promptSync = true;
+        LockSupport.unpark(syncer);
         flush();
         closed = true;
         if (current != null) {

@@ -33,9 +33,20 @@ public interface Sink extends AutoCloseable {
 
     /**
      * Makes everything sent so far durable soon (fsync for a directory, flush for Kafka) without waiting for it;
-     * called when the pipeline has no more data for now, on a timer and before shutdown.
+     * called when the pipeline has no more data for now, on a timer and before shutdown. A sink may hold the small
+     * batches of one round until then, to write them with one system call (the directory and TCP sinks do; TCP only
+     * once its caller has flushed, so that a flush is sure to follow); the pipeline flushes after every round that
+     * moved little.
      */
     void flush() throws IOException;
+
+    /**
+     * Whether the caller waits for acknowledgements now (a run with {@code --once}, the start-up ramp, a full window):
+     * a sink that lets acknowledgements or syncs gather while its stream is slow stops doing so while {@code soon}.
+     * Called by the pipeline thread when that changes; by default nothing.
+     */
+    default void acknowledgeSoon(boolean soon) {
+    }
 
     /**
      * The source positions this sink has durably committed together with the data: for each source content ({@link

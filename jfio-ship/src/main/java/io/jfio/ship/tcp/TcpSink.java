@@ -33,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
@@ -66,6 +67,17 @@ public final class TcpSink implements Sink {
     private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How often the acknowledgement reader wakes to check {@link Options#ackTimeout()}. */
     private static final long ACK_POLL_MILLIS = 500;
+    /** Batches up to this size are copied into the staging buffer and sent together at {@link #flush}. */
+    static final long STAGE_MAX_BATCH = 64 << 10;
+    /** The staging buffer: what one flush sends with one system call at most. */
+    private static final long STAGE_BYTES = 256 << 10;
+    /**
+     * After taking an acknowledgement, the reader lets the next ones gather this long before it reads again, unless
+     * someone waits for them: a receiver that acknowledges every read would else wake it once per batch.
+     */
+    private static final long ACK_GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** An acknowledgement of this much or more says the stream is fast: the next one is read at once. */
+    private static final long ACK_GATHER_MAX_BYTES = 256 << 10;
 
     /**
      * How the sink behaves.
@@ -141,6 +153,24 @@ public final class TcpSink implements Sink {
     private final MemorySegment offsetBox = arena.allocate(JAVA_LONG);
     /** Scratch for copying a batch into a TLS connection; owned by the pipeline thread, made on first use. */
     private byte[] tlsChunk;
+    /**
+     * Small batches of one round, copied here and sent with one send(2) at {@link #flush} (or when a batch does not
+     * fit, or a large one must go after them): a round that read ten files makes one system call, not ten. Owned by
+     * the pipeline thread; made on first use. Only with acknowledgements, where a batch is delivered when the
+     * receiver says so: without them a batch counts as delivered when {@code send} returns.
+     */
+    private MemorySegment stage;
+    /**
+     * Whether the caller flushes (it called {@link #flush} once): only then are batches staged, since only then is
+     * a flush sure to follow them. A caller that never flushes gets each batch sent at once.
+     */
+    private boolean flushes;
+    private long staged;
+    private final AtomicLong sendCalls = new AtomicLong();
+    /** Set when the caller waits for the last acknowledgements (drain, finish): the reader then takes each at once. */
+    private volatile boolean promptAcks;
+    /** The caller waits for acknowledgements ({@link #acknowledgeSoon}; until it says otherwise): none gather. */
+    private volatile boolean waitedFor = true;
 
     private Connection conn;
     private long backoffNanos;
@@ -179,6 +209,11 @@ public final class TcpSink implements Sink {
         return connects.get();
     }
 
+    /** System calls that moved batch bytes (send, sendfile) so far: a measure of how well small batches are joined. */
+    public long sendCalls() {
+        return sendCalls.get();
+    }
+
     /** Bytes sent and not yet acknowledged on the current connection (0 without acknowledgements). */
     public long unacknowledged() {
         lock.lock();
@@ -198,8 +233,25 @@ public final class TcpSink implements Sink {
         if (options.ack()) {
             awaitWindow(c, batch.payload().byteSize());
         }
+        long end;
         try {
-            transfer(c, batch);
+            MemorySegment payload = batch.payload();
+            long plen = payload.byteSize();
+            if (flushes && options.ack() && c.tls == null && plen <= STAGE_MAX_BATCH) {
+                if (stage == null) {
+                    stage = arena.allocate(STAGE_BYTES, 64);
+                }
+                if (staged + plen > STAGE_BYTES) {
+                    sendStaged(c);
+                }
+                MemorySegment.copy(payload, 0, stage, staged, plen);
+                staged += plen;
+                end = c.sent + staged; // the pipeline thread alone moves sent
+            } else {
+                sendStaged(c);
+                transfer(c, batch);
+                end = c.sent;
+            }
         } catch (IOException e) {
             lost(c, e);
             throw new IOException("send to " + describe() + " failed: " + e.getMessage(), e);
@@ -212,10 +264,10 @@ public final class TcpSink implements Sink {
         try {
             if (c.dead) {
                 f.completeExceptionally(c.cause);
-            } else if (c.acked >= c.sent) {
+            } else if (c.acked >= end) {
                 f.complete(null);
             } else {
-                c.pending.add(new Pending(c.sent, f));
+                c.pending.add(new Pending(end, f));
             }
         } finally {
             lock.unlock();
@@ -223,13 +275,60 @@ public final class TcpSink implements Sink {
         return f;
     }
 
+    /**
+     * Sends the staged batches (one send(2) unless the socket takes them in parts). Pipeline thread only.
+     *
+     * @throws IOException when the connection fails; the caller marks it lost, which fails the staged futures too
+     */
+    private void sendStaged(Connection c) throws IOException {
+        if (staged == 0) {
+            return;
+        }
+        long length = staged;
+        staged = 0;
+        lock.lock();
+        try {
+            c.limit = c.sent + length;
+        } finally {
+            lock.unlock();
+        }
+        long done = 0;
+        while (done < length) {
+            long n = LibC.send(c.fd, stage.asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
+            sendCalls.incrementAndGet();
+            if (n == -Errno.EINTR || n == -Errno.EAGAIN) {
+                continue;
+            }
+            if (n < 0) {
+                throw new ErrnoException("send", (int) -n, c.fd, describe(), c.sent, length - done);
+            }
+            copiedBytes.addAndGet(n);
+            done += n;
+            lock.lock();
+            try {
+                c.sent += n;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
     /** Blocks while the window is full; an empty window always takes a batch, however large. */
     private void awaitWindow(Connection c, long length) throws IOException {
         lock.lock();
         try {
+            boolean waited = false;
             while (!c.dead && c.sent - c.acked > 0 && c.sent - c.acked + length > options.window()) {
+                if (!waited) {
+                    waited = true;
+                    c.waiting = true;
+                    if (c.reader != null) {
+                        LockSupport.unpark(c.reader); // it may be letting acknowledgements gather
+                    }
+                }
                 changed.awaitUninterruptibly();
             }
+            c.waiting = false;
             if (c.dead) {
                 throw new IOException("connection to " + describe() + " lost: " + c.cause.getMessage(), c.cause);
             }
@@ -260,6 +359,7 @@ public final class TcpSink implements Sink {
             if (useSendfile) {
                 offsetBox.set(JAVA_LONG, 0, batch.offset() + done);
                 n = LibC.sendfile(c.fd, batch.fd(), offsetBox, length - done);
+                sendCalls.incrementAndGet();
                 if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.ESPIPE || n == 0) {
                     // EINVAL/ENOSYS/ESPIPE: this source cannot be sendfile'd (a pipe, a special file). 0: the file is
                     // now shorter than the batch (truncated under us); the batch's bytes still hold the records.
@@ -271,6 +371,7 @@ public final class TcpSink implements Sink {
                 }
             } else {
                 n = LibC.send(c.fd, batch.payload().asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
+                sendCalls.incrementAndGet();
                 if (n > 0) {
                     copiedBytes.addAndGet(n);
                 }
@@ -323,6 +424,7 @@ public final class TcpSink implements Sink {
         if (conn != null) {
             release(conn);
             conn = null;
+            staged = 0; // their futures failed with the connection
         }
         long wait = nextAttemptNanos - System.nanoTime();
         if (wait > 0) {
@@ -641,12 +743,28 @@ public final class TcpSink implements Sink {
                     MemorySegment.copy(buf, whole, buf, 0, have - whole);
                     have -= whole;
                     lastProgress = System.nanoTime();
+                    long before = c.acked; // the reader alone moves it
                     if (!acknowledge(c, count)) {
                         return;
                     }
+                    gatherAcks(c, count - before);
                 }
             }
         }
+    }
+
+    /**
+     * Lets the next acknowledgements gather for {@link #ACK_GATHER_NANOS} while nobody waits for them (no send
+     * blocked on a full window, no drain, finish or close) and the stream is slow (the last one acknowledged less than
+     * {@link #ACK_GATHER_MAX_BYTES}): one wake-up of the reader then takes many. The pipeline takes acknowledgements
+     * when it turns anyway, so they are not late for anything but the window, which wakes the reader
+     * ({@link #awaitWindow}); a fast stream is acknowledged as it comes, as before.
+     */
+    private void gatherAcks(Connection c, long acknowledged) {
+        if (promptAcks || waitedFor || c.waiting || acknowledged >= ACK_GATHER_MAX_BYTES) {
+            return;
+        }
+        LockSupport.parkNanos(this, ACK_GATHER_NANOS);
     }
 
     /** Applies a cumulative count; completes covered futures in order. False when the connection is done. */
@@ -727,9 +845,49 @@ public final class TcpSink implements Sink {
         }
     }
 
-    /** Nothing to do: the receiver syncs on its own timer, and every byte is already in the kernel's hands. */
+    /**
+     * Sends the staged batches; nothing else to do: the receiver syncs on its own timer, and every other byte is
+     * already in the kernel's hands.
+     */
     @Override
-    public void flush() {
+    public void flush() throws IOException {
+        flushes = true;
+        Connection c = conn;
+        if (staged == 0 || c == null) {
+            return;
+        }
+        if (c.dead) {
+            staged = 0; // their futures failed with the connection
+            return;
+        }
+        try {
+            sendStaged(c);
+        } catch (IOException e) {
+            lost(c, e);
+            throw new IOException("send to " + describe() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void acknowledgeSoon(boolean soon) {
+        waitedFor = soon;
+        Connection c = conn;
+        if (soon && c != null && c.reader != null) {
+            LockSupport.unpark(c.reader);
+        }
+    }
+
+    /** The caller waits for every acknowledgement now: the staged batches go, and the reader stops gathering. */
+    @Override
+    public void drain() throws IOException {
+        promptAcks = true;
+        flush();
+    }
+
+    @Override
+    public void finish() throws IOException {
+        promptAcks = true;
+        flush();
     }
 
     @Override
@@ -743,6 +901,14 @@ public final class TcpSink implements Sink {
             conn = null;
             if (c == null) {
                 return;
+            }
+            promptAcks = true;
+            if (!c.dead && staged > 0) {
+                try {
+                    sendStaged(c);
+                } catch (IOException e) {
+                    lost(c, e);
+                }
             }
             if (!c.dead && options.ack()) {
                 // FIN first: the receiver sees the end, syncs what is left and sends its last acknowledgement.
@@ -797,6 +963,8 @@ public final class TcpSink implements Sink {
         long acked;
         boolean dead;
         boolean closing;
+        /** The pipeline waits in {@link #awaitWindow}: the reader takes acknowledgements at once. */
+        volatile boolean waiting;
         IOException cause;
         final ArrayDeque<Pending> pending = new ArrayDeque<>();
 

@@ -185,6 +185,80 @@ class HarvesterTest {
         assertEquals(b.toString(), String.join("", r.sink().batches), "shipped once, from the original");
     }
 
+    /** 2 KiB of lines that start alike: a full fingerprint, and a header every rewrite keeps. */
+    private static String header() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; b.length() < 2048; i++) b.append("header line ").append(i).append('\n');
+        return b.toString();
+    }
+
+    @Test
+    void shouldReadAWriteEventsNewLinesWithOneReadThatChecksTheAnchor() throws Exception {
+        Rig r = rig(Map.of());
+        String head = header();
+        Path p = file("app.log", head);
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            assertTrue(r.window().collect() == null);
+        }
+        file("app.log", "one more\n");
+        long reads = r.harvester().reads();
+        assertFalse(r.files().modified(p.toString(), System.nanoTime()));
+        assertTrue(t.readable && t.verifyAnchor, "a write event marks the file for an anchored read, no fstat");
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        assertEquals("one more\n", r.sink().batches.get(r.sink().batches.size() - 1));
+        assertEquals(reads + 1, r.harvester().reads(), "one read: the anchor and the new line together");
+        assertFalse(t.readable, "a short read is the end: no read to hear 0 bytes");
+        assertTrue(t.atEof);
+    }
+
+    @Test
+    void shouldStartANewContentWhenTheAnchoredReadFindsTheFileRewrittenUnderTheSameHeader() throws Exception {
+        Rig r = rig(Map.of());
+        String head = header();
+        Path p = file("app.log", head + "first content, line a\nfirst content, line b\n");
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            assertTrue(r.window().collect() == null);
+        }
+        int shipped = r.sink().batches.size();
+        long offset = t.stream.read;
+        // Truncated and written again past the old offset between two looks, with the same first KiB: only the
+        // bytes before the read offset can tell.
+        String second = head + "SECOND content, line A\nSECOND content, line B\nand one more line after it\n";
+        Files.writeString(p, second, StandardCharsets.ISO_8859_1, StandardOpenOption.TRUNCATE_EXISTING);
+        assertTrue(Files.size(p) > offset);
+        assertFalse(r.files().modified(p.toString(), System.nanoTime()));
+        assertTrue(t.verifyAnchor);
+        assertEquals(Harvester.Result.IDLE, r.harvester().harvest(t, false), "the anchor is not there: nothing sent");
+        assertEquals(shipped, r.sink().batches.size());
+        assertEquals(0, t.stream.read, "a new content, read from its beginning");
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            assertTrue(r.window().collect() == null);
+        }
+        assertEquals(second, String.join("", r.sink().batches.subList(shipped, r.sink().batches.size())));
+    }
+
+    @Test
+    void shouldNoticeATruncationThroughTheAnchoredRead() throws Exception {
+        Rig r = rig(Map.of());
+        Path p = file("app.log", header() + "a line that will be cut away\n");
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            assertTrue(r.window().collect() == null);
+        }
+        int shipped = r.sink().batches.size();
+        Files.writeString(p, "short\n", StandardCharsets.ISO_8859_1, StandardOpenOption.TRUNCATE_EXISTING);
+        assertFalse(r.files().modified(p.toString(), System.nanoTime()));
+        assertEquals(Harvester.Result.IDLE, r.harvester().harvest(t, false));
+        assertEquals(0, t.stream.read);
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        assertEquals("short\n", r.sink().batches.get(shipped));
+    }
+
     @Test
     void shouldReadSmallUntilTheSinkAcknowledgesThenRampUpToTheBufferSize() throws Exception {
         Rig r = rig(Map.of("buffer-size", "1MiB"));
