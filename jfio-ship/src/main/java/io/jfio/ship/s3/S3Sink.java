@@ -26,9 +26,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * <p>The sink {@code s3://BUCKET/PREFIX}: every source content's bytes go into objects of their own, one object per
  * contiguous range {@code [start, end)} of one source, compressed as they arrive ({@link ObjectBuffer}, native
  * memory). An object is cut when its source bytes reach the object size, when its first byte is older than the
- * object age, when the open objects together pass half of {@code max-in-flight} (the oldest is cut), when the
- * bytes not acknowledged pass three quarters of it and an open object holds the oldest of them (the pipeline
- * acknowledges in send order and pauses reading at {@code max-in-flight}: only a cut can free it), and at a stop. A
+ * object age, when the open objects together pass half of {@code max-in-flight} (the oldest is cut), when an open
+ * object holds the oldest bytes not acknowledged and could not reach its end before they reach {@code
+ * max-in-flight} (the pipeline acknowledges in send order and pauses reading there: only a cut can free it;
+ * {@link #relieve}), and at a stop. Objects whose stored bytes pass the part size are multipart uploads, their end
+ * and key planned when they become one ({@link #begin}). A
  * cut object gets its number and key and goes to the upload thread, which records its intent in the {@link
  * S3Journal} before the upload and its done after, and only then completes the futures of its batches. A batch
  * that straddles an object's end (a redone object, below) completes when both objects are done; the futures
