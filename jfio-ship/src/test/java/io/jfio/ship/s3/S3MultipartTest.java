@@ -145,6 +145,59 @@ class S3MultipartTest {
     }
 
     /**
+     * An upload aborted behind the shipper's back while its object fills (a lifecycle rule, an operator): the next
+     * request on it is answered NoSuchUpload, and the object is uploaded again in a new upload from the parts' bytes
+     * it kept, under the same keys; every byte once.
+     */
+    @Test
+    void shouldMakeAnUploadAgainWhenTheServerNoLongerKnowsIt() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path state = tmp.resolve("state");
+        Path err = tmp.resolve("ship.err");
+        try (Minio minio = Minio.start(tmp.resolve("server"), BUCKET)) {
+            Map<String, String> more = new LinkedHashMap<>(Map.of("s3.object-age", "1h", "s3.object-size", "100MiB",
+                    "max-in-flight", "256MiB", "s3.part-size", "5MiB", "s3.compression", "none"));
+            Process p = S3CrashTest.shipper(tmp, minio, logs, state, err, "gone", List.of("-Djfio.test.graceful=true"),
+                    more);
+            byte[] all;
+            try (S3Client c = minio.client()) {
+                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
+                    out.write(noise(5, 11L << 20));
+                }
+                List<List<String>> ups = List.of();
+                int parts = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < deadline && parts < 2) {
+                    ups = minio.uploads(BUCKET, "gone/");
+                    if (ups.size() == 1) {
+                        List<String> u = ups.get(0);
+                        parts = c.listParts(r -> r.bucket(BUCKET).key(u.get(0)).uploadId(u.get(1))).parts().size();
+                    }
+                    Thread.sleep(50);
+                }
+                assertEquals(2, parts, ShipRun.tail(err, 30));
+                List<String> u = ups.get(0);
+                c.abortMultipartUpload(r -> r.bucket(BUCKET).key(u.get(0)).uploadId(u.get(1)));
+                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
+                    out.write(noise(6, 6L << 20));
+                }
+                all = Files.readAllBytes(logs.resolve("a.log"));
+                Thread.sleep(1000);
+                p.destroy(); // SIGTERM: the object is completed, which finds its upload gone
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
+                assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
+            } finally {
+                p.destroyForcibly().waitFor();
+            }
+            String log = Files.readString(err);
+            assertTrue(log.contains("event=s3-upload-restarted"), ShipRun.tail(err, 40));
+            List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, "gone/"));
+            assertEquals(new S3Objects.Tally(1, all.length, 0, 0), S3Objects.tally(pieces, Map.of("a.log", all)));
+            assertEquals(List.of(), minio.uploads(BUCKET, "gone/"), "no incomplete upload left");
+        }
+    }
+
+    /**
      * A crash after a cut-short object was completed under its planned key and before its copy to its own key: the
      * journal holds its intent and its new end and key (R), the bucket holds the bytes under the planned key. The next
      * start copies them to their key, deletes the planned key and records the object done; the source resumes after it.
