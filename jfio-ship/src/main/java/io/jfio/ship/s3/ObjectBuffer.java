@@ -34,8 +34,6 @@ final class ObjectBuffer implements AutoCloseable {
     private List<MemorySegment> chunks = new ArrayList<>();
     /** Stored (compressed) bytes not yet taken. */
     private long pending;
-    /** Stored bytes in all. */
-    private long size;
     /** Bytes used of the last chunk. */
     private long lastUsed;
     /** Source bytes taken. */
@@ -115,11 +113,6 @@ final class ObjectBuffer implements AutoCloseable {
         return pending;
     }
 
-    /** Stored bytes in all (compressed, once {@link #finish finished}). */
-    long size() {
-        return size;
-    }
-
     /** Source bytes taken. */
     long raw() {
         return raw;
@@ -134,7 +127,6 @@ final class ObjectBuffer implements AutoCloseable {
             done += n;
             lastUsed += n;
             pending += n;
-            size += n;
         }
     }
 
@@ -147,7 +139,6 @@ final class ObjectBuffer implements AutoCloseable {
             done += n;
             lastUsed += n;
             pending += n;
-            size += n;
         }
     }
 
@@ -197,11 +188,6 @@ final class ObjectBuffer implements AutoCloseable {
         /** Its bytes. */
         long size() {
             return size;
-        }
-
-        /** Its segments, in order. */
-        List<MemorySegment> chunks() {
-            return chunks;
         }
 
         /**
@@ -270,7 +256,7 @@ final class ObjectBuffer implements AutoCloseable {
         }
 
         /** The CRC32C of its bytes. */
-        synchronized int crc32c() {
+        private synchronized int crc32c() {
             if (!crcDone) {
                 java.util.zip.CRC32C c = new java.util.zip.CRC32C();
                 for (MemorySegment s : chunks) c.update(s.asByteBuffer());
