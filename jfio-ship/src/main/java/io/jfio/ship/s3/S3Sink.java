@@ -97,7 +97,8 @@ public final class S3Sink implements Sink {
     /** Batches sent (guarded by this sink's lock). */
     private long batches;
     private final ScheduledExecutorService timer;
-    private final Map<Object, OpenObject> open = new HashMap<>();
+    /** The open objects, oldest first (objects are only ever added at the end). */
+    private final Map<Object, OpenObject> open = new java.util.LinkedHashMap<>();
     /** Intents to redo, by source (device, inode) and by full fingerprint. */
     private final Map<Object, List<S3Journal.Intent>> redo = new HashMap<>();
     private long openRaw;
@@ -243,7 +244,10 @@ public final class S3Sink implements Sink {
         while (true) {
             OpenObject oldest = null;
             for (OpenObject o : open.values()) {
-                if (o.redo == null && (oldest == null || o.order < oldest.order)) oldest = o;
+                if (o.redo == null) {
+                    oldest = o;
+                    break;
+                }
             }
             if (oldest == null) return;
             long need = (oldest.planned != null ? oldest.planned.end() : oldest.start + cap()) - oldest.end;
