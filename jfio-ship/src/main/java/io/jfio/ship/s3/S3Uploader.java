@@ -46,10 +46,22 @@ final class S3Uploader implements AutoCloseable {
     static final int WORKERS = 4;
     /** Intents recorded with one fdatasync at most. */
     private static final int INTENT_BATCH = 64;
+    /**
+     * How many times one object's multipart upload is made again after the server lost it: once is an upload
+     * aborted by a lifecycle rule or another tool; again and again is a server that does not keep uploads, where
+     * each new one would be left behind with its parts.
+     */
+    private static final int MAX_RENEWALS = 3;
 
     /** An object to store: its intent, its progress, its batches' futures. Guarded by the uploader. */
     static final class Job {
         S3Journal.Intent intent;
+        /**
+         * The key the object is uploaded under: its intent's key when the job was made. A multipart object cut
+         * short gets a new intent (its real range's key) before its completion, but its upload, parts and
+         * completion stay under this one, which the server knows the upload by; it is copied afterwards.
+         */
+        final String uploadKey;
         final long firstNanos;
         /** The sink's count of batches when its first came. */
         final long order;
@@ -75,6 +87,8 @@ final class S3Uploader implements AutoCloseable {
         final List<ObjectBuffer.Body> bodies = new ArrayList<>();
         /** Multipart: which upload the parts go to; a new upload of the same object takes the next. */
         int generation;
+        /** Multipart: how many times the upload was made again because the server no longer knew it. */
+        int renewals;
         /** Multipart: whether its creation was retried (an upload an answer was lost for may be left over). */
         boolean createRetried;
         /** Whether its intent is in the journal. */
@@ -82,6 +96,7 @@ final class S3Uploader implements AutoCloseable {
 
         Job(S3Journal.Intent intent, long firstNanos, long order, boolean redo) {
             this.intent = intent;
+            this.uploadKey = intent.key();
             this.firstNanos = firstNanos;
             this.order = order;
             this.redo = redo;
@@ -312,7 +327,7 @@ final class S3Uploader implements AutoCloseable {
 
     private void perform(Task t) throws GiveUp, InterruptedException {
         Job j = t.job();
-        String key = j.intent.key();
+        String key = j.uploadKey;
         switch (t.kind()) {
             case PUT -> {
                 retry(j, "PutObject", key, () -> {
@@ -365,7 +380,7 @@ final class S3Uploader implements AutoCloseable {
 
     /** Completes a multipart object; cut before its planned end, records its new end and key, then copies it there. */
     private void complete(Job j, Task t) throws GiveUp, InterruptedException {
-        String planned = j.intent.key();
+        String planned = j.uploadKey;
         boolean moved = !t.key().equals(planned);
         if (moved) {
             try {
@@ -439,8 +454,21 @@ final class S3Uploader implements AutoCloseable {
      * it again from the bytes kept.
      */
     private void renew(Job j, int gen, String key, String why) throws GiveUp, InterruptedException {
+        int renewals;
         synchronized (this) {
             if (j.generation != gen || j.state == 2) return;
+            renewals = j.renewals;
+        }
+        if (renewals >= MAX_RENEWALS) {
+            log.error("s3-upload-failed", "bucket", bucket, "key", key, "error", why, "renewals", renewals,
+                    "consequence", "the object is given up in this run; its bytes are read again at the next start");
+            fail(j, new IOException("s3 multipart upload lost by the server " + renewals + " times: bucket="
+                    + bucket + " key=" + key + " error=" + why));
+            throw new GiveUp();
+        }
+        synchronized (this) {
+            if (j.generation != gen || j.state == 2) return;
+            j.renewals++;
             j.generation++;
             j.uploadId = null;
             j.parts.clear();

@@ -198,6 +198,51 @@ class S3MultipartTest {
     }
 
     /**
+     * An upload aborted behind the shipper's back after its last part and before its completion, of an object the
+     * stop cuts short: the completion is answered NoSuchUpload after the object already has the key of its real
+     * range. The new upload, its parts and its completion must all be under the key the upload was made under (the
+     * planned one), then copied: parts sent under the new key with the planned key's upload id would be refused,
+     * each refusal would make another upload, and so on without end.
+     */
+    @Test
+    void shouldMakeAnUploadAgainUnderItsPlannedKeyWhenACutShortObjectsUploadIsGoneAtItsCompletion() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path state = tmp.resolve("state");
+        Path err = tmp.resolve("ship.err");
+        try (Minio minio = Minio.start(tmp.resolve("server"), BUCKET)) {
+            Map<String, String> more = new LinkedHashMap<>(Map.of("s3.object-age", "1h", "s3.object-size", "100MiB",
+                    "max-in-flight", "256MiB", "s3.part-size", "5MiB", "s3.compression", "none"));
+            Process p = S3CrashTest.shipper(tmp, minio, logs, state, err, "short", List.of("-Djfio.test.graceful=true"),
+                    more);
+            byte[] all;
+            try (S3Client c = minio.client()) {
+                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
+                    out.write(noise(7, 11L << 20));
+                }
+                List<String> u = twoParts(minio, "short/", err);
+                // 12 MiB read, short of a third part: no request meets the aborted upload before the stop.
+                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
+                    out.write(noise(8, 1L << 20));
+                }
+                all = Files.readAllBytes(logs.resolve("a.log"));
+                Thread.sleep(1000);
+                c.abortMultipartUpload(r -> r.bucket(BUCKET).key(u.get(0)).uploadId(u.get(1)));
+                p.destroy(); // SIGTERM: the object is cut short, re-keyed, and its completion finds the upload gone
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
+                assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
+            } finally {
+                p.destroyForcibly().waitFor();
+            }
+            String log = Files.readString(err);
+            assertEquals(1, S3CrashTest.count(log, "s3-upload-restarted"), ShipRun.tail(err, 40));
+            List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, "short/"));
+            assertEquals(new S3Objects.Tally(1, all.length, 0, 0), S3Objects.tally(pieces, Map.of("a.log", all)));
+            assertEquals(all.length, pieces.get(0).end(), "the object's key names the range it holds");
+            assertEquals(List.of(), minio.uploads(BUCKET, "short/"), "no incomplete upload left");
+        }
+    }
+
+    /**
      * A crash after a cut-short object was completed under its planned key and before its copy to its own key: the
      * journal holds its intent and its new end and key (R), the bucket holds the bytes under the planned key. The next
      * start copies them to their key, deletes the planned key and records the object done; the source resumes after it.
