@@ -17,6 +17,9 @@ module io.jfio.ship {
     requires software.amazon.awssdk.core;
     requires software.amazon.awssdk.awscore;
     requires software.amazon.awssdk.http;
+    requires software.amazon.awssdk.http.auth.aws;
+    requires software.amazon.awssdk.http.auth.spi;
+    requires software.amazon.awssdk.utils;
     requires software.amazon.awssdk.identity.spi;
     requires software.amazon.awssdk.retries.api;
     requires com.github.luben.zstd_jni;

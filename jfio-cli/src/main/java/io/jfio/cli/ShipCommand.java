@@ -248,7 +248,7 @@ public final class ShipCommand implements Callable<Integer> {
     private String s3ObjectSize;
 
     @Option(names = "--s3-part-size", paramLabel = "SIZE", description = "s3 sinks: an object whose stored bytes "
-            + "pass this is uploaded in parts of this size while it fills (default 8MiB; 5MiB to 5GiB).")
+            + "pass this is uploaded in parts of this size while it fills (default 16MiB; 5MiB to 5GiB).")
     private String s3PartSize;
 
     @Option(names = "--s3-object-age", paramLabel = "DURATION", description = "s3 sinks: cut an object this long "

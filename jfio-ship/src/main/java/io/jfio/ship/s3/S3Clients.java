@@ -78,6 +78,11 @@ final class S3Clients {
         }
     }
 
+    /** The signing region: the settings', else the SDK's region chain, else us-east-1 for a custom endpoint. */
+    static String region(S3Settings s) throws IOException {
+        return region(s, endpoint(s)).id();
+    }
+
     private static Region region(S3Settings s, String endpoint) throws IOException {
         if (s.region() != null) return Region.of(s.region());
         try {
@@ -90,7 +95,8 @@ final class S3Clients {
         }
     }
 
-    private static AwsCredentialsProvider credentials(S3Settings s) {
+    /** A credentials provider: the settings' keys, else the profile named, else the SDK's default chain. */
+    static AwsCredentialsProvider credentials(S3Settings s) {
         if (s.accessKey() != null) {
             return StaticCredentialsProvider.create(s.sessionToken() != null
                     ? AwsSessionCredentials.create(s.accessKey(), s.secretKey(), s.sessionToken())

@@ -41,8 +41,12 @@ public record S3Settings(String endpoint, String region, Boolean pathStyle, Stri
      * planned end is copied to its key).
      */
     public static final long OBJECT_SIZE_MAX = 5L << 30;
-    /** The default part size of multipart uploads. */
-    public static final long PART_SIZE_DEFAULT = 8L << 20;
+    /**
+     * The default part size of multipart uploads: the default object size, so that an object of that size goes up
+     * in one PutObject (one request, where a multipart upload takes a create, its parts and a complete); only
+     * larger objects, configured with a larger {@code max-in-flight}, are uploaded in parts while they fill.
+     */
+    public static final long PART_SIZE_DEFAULT = 16L << 20;
     /** The smallest part S3 takes (but for an upload's last). */
     public static final long PART_SIZE_MIN = 5L << 20;
     /** The largest part S3 takes. */

@@ -89,7 +89,7 @@ public final class S3SinkFactory implements SinkFactory {
         S3Transfer transfer = null;
         try {
             client = S3Clients.open(c);
-            transfer = new S3Transfer(S3Clients.presigner(c), bucket, c);
+            transfer = new S3Transfer(S3Clients.presigner(c), S3Clients.credentials(c), S3Clients.region(c), bucket, c);
             S3Check.bucket(client, bucket, endpoint, options.log());
             S3Metrics metrics = new S3Metrics(s.sink());
             s.metrics().registerFamilies(metrics::render);

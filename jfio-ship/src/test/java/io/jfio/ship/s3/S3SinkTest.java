@@ -165,6 +165,25 @@ class S3SinkTest {
         assertEquals(old.length, oldBytes, "the old content's bytes are in the bucket exactly once: " + second);
     }
 
+    /**
+     * A prefix with characters that keys must carry percent-encoded (space, '+', '%', a non-ASCII letter): the
+     * signature covers the encoded path, so one wrongly encoded character is a refused request.
+     */
+    @Test
+    void shouldStoreObjectsUnderAPrefixThatNeedsEncoding() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Map<String, byte[]> sources = Map.of("a.log", lines(3, 500));
+        Files.write(logs.resolve("a.log"), sources.get("a.log"));
+        String prefix = "odd prefix+100%/\u00e9t\u00e9 ~(1)";
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), null, tmp.resolve("state"),
+                settings(prefix, Map.of("s3.compression", "none")));
+        assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+        List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, prefix + "/"));
+        assertEquals(new S3Objects.Tally(1, sources.get("a.log").length, 0, 0), S3Objects.tally(pieces, sources));
+        assertTrue(pieces.get(0).key().startsWith(prefix + "/"), pieces.get(0).key());
+    }
+
     @Test
     void shouldRefuseToStartWithWrongCredentialsAndLoseNothing() throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs"));
