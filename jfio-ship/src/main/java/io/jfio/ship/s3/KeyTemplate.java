@@ -101,22 +101,32 @@ public final class KeyTemplate {
             switch (p) {
                 case "prefix" -> b.append(prefix);
                 case "host" -> b.append(safe(host, false));
-                case "yyyy" -> b.append(String.format("%04d", t.getYear()));
-                case "MM" -> b.append(String.format("%02d", t.getMonthValue()));
-                case "dd" -> b.append(String.format("%02d", t.getDayOfMonth()));
-                case "HH" -> b.append(String.format("%02d", t.getHour()));
-                case "mm" -> b.append(String.format("%02d", t.getMinute()));
-                case "ss" -> b.append(String.format("%02d", t.getSecond()));
+                case "yyyy" -> padded(b, t.getYear(), 4);
+                case "MM" -> padded(b, t.getMonthValue(), 2);
+                case "dd" -> padded(b, t.getDayOfMonth(), 2);
+                case "HH" -> padded(b, t.getHour(), 2);
+                case "mm" -> padded(b, t.getMinute(), 2);
+                case "ss" -> padded(b, t.getSecond(), 2);
                 case "file" -> b.append(safe(source.substring(source.lastIndexOf('/') + 1), false));
                 case "path" -> b.append(safe(source.startsWith("/") ? source.substring(1) : source, true));
-                case "start" -> b.append(String.format("%016d", start));
-                case "end" -> b.append(String.format("%016d", end));
-                case "seq" -> b.append(String.format("%016d", seq));
+                case "start" -> padded(b, start, 16);
+                case "end" -> padded(b, end, 16);
+                case "seq" -> padded(b, seq, 16);
                 case "ext" -> b.append(ext);
                 default -> throw new IllegalStateException("field " + p);
             }
         }
         return b.toString();
+    }
+
+    /**
+     * Appends {@code v} (not negative) in decimal, zeros in front up to {@code width} digits, as {@code %0<width>d}
+     * would without a formatter per field (keys are made for every object).
+     */
+    static void padded(StringBuilder b, long v, int width) {
+        String d = Long.toString(v);
+        for (int i = d.length(); i < width; i++) b.append('0');
+        b.append(d);
     }
 
     /** {@code name} with every character but ASCII letters, digits and {@code . _ -} (and '/') replaced by '_'. */
