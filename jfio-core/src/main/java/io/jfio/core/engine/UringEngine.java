@@ -271,6 +271,17 @@ public final class UringEngine extends AbstractEngine {
     }
 
     /**
+     * Requests each ring handed to the kernel so far, by ring: shows how evenly the engine spreads its work.
+     *
+     * @return one count per ring, in ring order
+     */
+    public long[] requestsPerRing() {
+        long[] n = new long[rings.length];
+        for (int i = 0; i < n.length; i++) n[i] = rings[i].placed();
+        return n;
+    }
+
+    /**
      * True when blocking calls from platform threads run their system calls on the calling thread.
      *
      * @return whether platform threads' blocking calls bypass the rings

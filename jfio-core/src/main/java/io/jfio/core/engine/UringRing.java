@@ -91,6 +91,8 @@ final class UringRing {
     private volatile boolean terminated;
     /** Requests in the kernel as of the ring thread's last loop: what the engine balances new requests by. */
     private volatile int load;
+    /** Requests this ring handed to the kernel; written by the ring thread only. */
+    private volatile long placed;
 
     // ---- state owned by the ring thread ----
     private final Arena arena = Arena.ofShared();
@@ -166,6 +168,11 @@ final class UringRing {
     /** Requests this ring had in the kernel at its last look; a hint for spreading new requests. */
     int load() {
         return load;
+    }
+
+    /** Requests this ring handed to the kernel so far. */
+    long placed() {
+        return placed;
     }
 
     boolean closing() {
@@ -487,6 +494,7 @@ final class UringRing {
             sq.prepare(op.opcode, flags, op.fd, off, addr, len, op.opFlags, ud, op.bufIndex, op.spliceFdIn,
                     op.opcode == IORING_OP_TIMEOUT ? 0 : op.addr3);
             inKernel++;
+            placed++;
             if (hasTimeout) {
                 sq.prepare(IORING_OP_LINK_TIMEOUT, op.next != null ? IOSQE_IO_LINK : 0, -1, 0,
                         timespecs.address() + 16L * slot, 1, 0, INTERNAL_UD, 0, 0, 0);
