@@ -22,7 +22,8 @@ import java.util.Locale;
  * may use (one ring per CPU).
  *
  * <p>Not thread-safe; a process entry point. Arguments: {@code FILE BLOCKS SEED METHOD DEPTH DURATION_MS WARMUP_MS
- * REPS}, METHOD one of {@link Scaling.Kind}'s names. Exit status 0, or 1 with the reason on stderr.
+ * REPS [direct]}, METHOD one of {@link Scaling.Kind}'s names; {@code direct} reads with O_DIRECT instead (for
+ * profiling the engine by hand). Exit status 0, or 1 with the reason on stderr.
  */
 public final class ScalingChild {
     private ScalingChild() {
@@ -46,7 +47,10 @@ public final class ScalingChild {
     }
 
     private static void run(String[] args, PrintStream out) throws Exception {
-        if (args.length != 8) throw new IllegalArgumentException("expected 8 arguments, got " + args.length);
+        if (args.length != 8 && args.length != 9) {
+            throw new IllegalArgumentException("expected 8 or 9 arguments, got " + args.length);
+        }
+        boolean direct = args.length == 9 && args[8].equals("direct");
         Path file = Path.of(args[0]);
         long blocks = Long.parseLong(args[1]);
         long seed = Long.parseLong(args[2]);
@@ -55,9 +59,10 @@ public final class ScalingChild {
         long nanos = Long.parseLong(args[5]) * 1_000_000L;
         long warmup = Long.parseLong(args[6]) * 1_000_000L;
         int reps = Integer.parseInt(args[7]);
-        PageCache.warm(file);
+        if (!direct) PageCache.warm(file);
         Offsets offsets = new Offsets(blocks, BenchFile.BLOCK, seed);
-        int fd = LibC.openat(Fcntl.AT_FDCWD, file.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
+        int fd = LibC.openat(Fcntl.AT_FDCWD, file.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC
+                | (direct ? Fcntl.O_DIRECT : 0), 0);
         ErrnoException.check(fd, "open", -1, file.toString());
         UringEngine engine = null;
         BufferPool pool = null;
