@@ -346,7 +346,7 @@ public final class UringEngine extends AbstractEngine {
         if (closing) throw new EngineClosedException(name());
         UringRing own = ownRing();
         if (own != null) {
-            head.ring = own;
+            for (IoOp op = head; op != null; op = op.next) op.ring = own;
             own.addLocal(head);
             return;
         }
