@@ -426,10 +426,11 @@ public final class UringEngine extends AbstractEngine {
                 registered = held;
                 return;
             }
-            // A ring refused: the rings before it registered the new buffers; take them off again.
+            // A ring refused (and holds none now): the rings before it registered the new buffers and the rings after
+            // it still hold the old ones; take them all off.
             boolean clean = true;
             for (UringRing ring : rings) {
-                if (ring.index >= failedRing) break;
+                if (ring.index == failedRing) continue;
                 try {
                     ring.register(null, abandoned);
                 } catch (IOException | RuntimeException e) {
@@ -437,10 +438,11 @@ public final class UringEngine extends AbstractEngine {
                     if (thrown == null && e instanceof IOException io) thrown = io;
                 }
             }
-            if (old != null) old.release(); // unregistered by every ring's attempt
             if (clean) {
+                if (old != null) old.release();
                 held.release();
             } else {
+                if (old != null) releaseAtEnd.add(old);
                 releaseAtEnd.add(held);
                 releaseIfEnded();
             }

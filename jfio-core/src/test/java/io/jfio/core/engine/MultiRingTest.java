@@ -208,6 +208,33 @@ class MultiRingTest {
     }
 
     @Test
+    void shouldLeaveNoRingWithBuffersWhenTheKernelRefusesARegistration() throws Exception {
+        int fd = stampedFile();
+        try (UringEngine e = engine(3, false); IoArena arena = IoArena.ofShared()) {
+            MemorySegment buf = arena.allocate(BLOCK, BLOCK);
+            e.registerBuffers(buf);
+            // More buffers than io_uring takes (IORING_MAX_REG_BUFFERS = 16384): every ring refuses with EINVAL.
+            MemorySegment[] tooMany = new MemorySegment[16385];
+            Arrays.fill(tooMany, buf);
+            ErrnoException x = assertThrows(ErrnoException.class, () -> e.registerBuffers(tooMany));
+            assertEquals(Errno.EINVAL, x.errno(), x.getMessage());
+            for (int i = 0; i < 3; i++) {
+                ExecutionException f = assertThrows(ExecutionException.class,
+                        () -> e.submit(IoOp.readFixed(fd, buf, 0, 0)).get());
+                assertTrue(f.getCause() instanceof ErrnoException ee && ee.errno() == Errno.EFAULT, f.toString());
+            }
+            e.registerBuffers(buf);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(BLOCK, e.submit(IoOp.readFixed(fd, buf, (long) i * BLOCK, 0)).get());
+                check(buf, i);
+            }
+            for (long n : e.requestsPerRing()) assertEquals(2, n);
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    @Test
     void shouldCancelRequestsOnWhicheverRingTheyWent() throws Exception {
         try (UringEngine e = engine(4, false); Pipe pipe = Pipe.open(); Arena a = Arena.ofShared()) {
             List<IoOp> reads = new ArrayList<>();
