@@ -185,6 +185,24 @@ class CliTest {
     }
 
     @Test
+    void invalidRingCountExitsWithUsage() {
+        String old = System.getProperty(io.jfio.core.engine.UringEngine.RINGS_PROP);
+        System.setProperty(io.jfio.core.engine.UringEngine.RINGS_PROP, "lots");
+        try {
+            Run r = runWithEngine(null, "info");
+            assertEquals(ExitCodes.USAGE, r.exit());
+            assertEquals("", r.out());
+            assertTrue(r.err().contains("invalid -Djfio.uring.rings=lots"), r.err());
+        } finally {
+            if (old == null) {
+                System.clearProperty(io.jfio.core.engine.UringEngine.RINGS_PROP);
+            } else {
+                System.setProperty(io.jfio.core.engine.UringEngine.RINGS_PROP, old);
+            }
+        }
+    }
+
+    @Test
     void helpWorksEvenWithAnInvalidEngineProperty() {
         Run r = runWithEngine("bogus", "info", "--help");
         assertEquals(ExitCodes.OK, r.exit(), r.err());
