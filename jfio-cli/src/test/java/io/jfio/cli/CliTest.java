@@ -33,7 +33,7 @@ class CliTest {
             "system", List.of("kernel_release", "arch", "cpu_model", "cpu_count", "memory_total_bytes",
                     "memory_available_bytes", "page_size"),
             "jdk", List.of("version", "vendor", "vm", "java_home"),
-            "io_uring", List.of("available", "setup_flags", "features", "sq_entries", "cq_entries",
+            "io_uring", List.of("available", "setup_flags", "features", "rings", "sq_entries", "cq_entries",
                     "registered_ring_fd", "supported_ops", "unavailable_reason", "unavailable_hint",
                     "kernel_io_uring_disabled"),
             "engine", List.of("configured", "selected", "reason", "error"),
