@@ -81,6 +81,10 @@ public final class UringBenchCommand implements Callable<Integer> {
     @Option(names = "--no-install", description = "Do not install fio when it is missing.")
     private boolean noInstall;
 
+    @Option(names = "--no-scaling", description = "Do not run the scaling table (hot reads by the io_uring engine "
+            + "and by plain threads, each in a JVM confined with taskset to 1 CPU and to all CPUs).")
+    private boolean noScaling;
+
     @Option(names = "--json", paramLabel = "PATH", description = "Also write the results as JSON to PATH.")
     private Path json;
 
@@ -110,7 +114,7 @@ public final class UringBenchCommand implements Callable<Integer> {
     UringBenchOptions options() {
         try {
             UringBenchOptions.Builder b = UringBenchOptions.builder().quick(quick).fio(!noFio)
-                    .installFio(!noInstall);
+                    .installFio(!noInstall).scaling(!noScaling);
             if (dir != null) b.dir(dir);
             if (size != null) b.fileSize(UnitOptions.size("--size", size));
             if (duration != null) b.duration(UnitOptions.duration("--duration", duration));

@@ -33,7 +33,7 @@ class CliTest {
             "system", List.of("kernel_release", "arch", "cpu_model", "cpu_count", "memory_total_bytes",
                     "memory_available_bytes", "page_size"),
             "jdk", List.of("version", "vendor", "vm", "java_home"),
-            "io_uring", List.of("available", "setup_flags", "features", "sq_entries", "cq_entries",
+            "io_uring", List.of("available", "setup_flags", "features", "rings", "sq_entries", "cq_entries",
                     "registered_ring_fd", "supported_ops", "unavailable_reason", "unavailable_hint",
                     "kernel_io_uring_disabled"),
             "engine", List.of("configured", "selected", "reason", "error"),
@@ -182,6 +182,24 @@ class CliTest {
         assertEquals("", r.out());
         assertTrue(r.err().contains("invalid -Djfio.engine=bogus") && r.err().contains("auto, uring or threads"),
                 r.err());
+    }
+
+    @Test
+    void invalidRingCountExitsWithUsage() {
+        String old = System.getProperty(io.jfio.core.engine.UringEngine.RINGS_PROP);
+        System.setProperty(io.jfio.core.engine.UringEngine.RINGS_PROP, "lots");
+        try {
+            Run r = runWithEngine(null, "info");
+            assertEquals(ExitCodes.USAGE, r.exit());
+            assertEquals("", r.out());
+            assertTrue(r.err().contains("invalid -Djfio.uring.rings=lots"), r.err());
+        } finally {
+            if (old == null) {
+                System.clearProperty(io.jfio.core.engine.UringEngine.RINGS_PROP);
+            } else {
+                System.setProperty(io.jfio.core.engine.UringEngine.RINGS_PROP, old);
+            }
+        }
     }
 
     @Test

@@ -25,9 +25,16 @@ import java.util.List;
  * @param registeredRingFd true when io_uring_enter uses a registered ring descriptor
  * @param ops              the opcodes the kernel's probe reported
  * @param failure          why the engine could not be created, or null
+ * @param rings            the rings (each with its own thread) the default engine runs, 0 when it does not work
  */
 public record UringProbe(boolean works, int setupFlags, int features, int sqEntries, int cqEntries,
-                  boolean registeredRingFd, BitSet ops, Exception failure) {
+                  boolean registeredRingFd, BitSet ops, Exception failure, int rings) {
+
+    /** A probe without a ring count (tests). */
+    public UringProbe(boolean works, int setupFlags, int features, int sqEntries, int cqEntries,
+                      boolean registeredRingFd, BitSet ops, Exception failure) {
+        this(works, setupFlags, features, sqEntries, cqEntries, registeredRingFd, ops, failure, works ? 1 : 0);
+    }
 
     /** The sysctl that disables io_uring (Linux 6.6): 0 all may use it, 1 only a group and admins, 2 none. */
     static final Path IO_URING_DISABLED = Path.of("/proc/sys/kernel/io_uring_disabled");
@@ -36,7 +43,7 @@ public record UringProbe(boolean works, int setupFlags, int features, int sqEntr
     public static UringProbe run() {
         try (UringEngine engine = new UringEngine()) {
             return new UringProbe(true, engine.setupFlags(), engine.features(), engine.sqEntries(),
-                    engine.cqEntries(), engine.registeredRingFd(), engine.supportedOps(), null);
+                    engine.cqEntries(), engine.registeredRingFd(), engine.supportedOps(), null, engine.rings());
         } catch (IOException | RuntimeException e) {
             return failed(e);
         }
@@ -64,6 +71,7 @@ public record UringProbe(boolean works, int setupFlags, int features, int sqEntr
         for (int op = ops.nextSetBit(0); op >= 0; op = ops.nextSetBit(op + 1)) opNames.add(UringConstants.opName(op));
         s.put("setup_flags", "setup flags", flags, works ? Report.defaultText(flags) : null);
         s.put("features", "features", feats, works ? Report.defaultText(feats) : null);
+        s.put("rings", "rings (one thread each)", works ? rings : null, works ? String.valueOf(rings) : null);
         s.put("sq_entries", "sq entries", works ? sqEntries : null, works ? String.valueOf(sqEntries) : null);
         s.put("cq_entries", "cq entries", works ? cqEntries : null, works ? String.valueOf(cqEntries) : null);
         s.put("registered_ring_fd", "registered ring fd", works ? registeredRingFd : null,

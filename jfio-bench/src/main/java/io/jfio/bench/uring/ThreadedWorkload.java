@@ -3,6 +3,8 @@ package io.jfio.bench.uring;
 import io.jfio.bench.BenchFile;
 import io.jfio.bench.Offsets;
 import io.jfio.bench.Stats;
+import io.jfio.core.engine.IoEngine;
+import io.jfio.core.engine.IoOp;
 import io.jfio.core.file.Mapping;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.Fcntl;
@@ -57,11 +59,18 @@ final class ThreadedWorkload implements Workload {
     private final int threads;
     private final ReaderSource source;
     private final String name;
+    private final boolean virtual;
 
     ThreadedWorkload(String name, int threads, ReaderSource source) {
+        this(name, threads, source, false);
+    }
+
+    /** With {@code virtual}, the readers run on virtual threads instead of platform threads. */
+    ThreadedWorkload(String name, int threads, ReaderSource source, boolean virtual) {
         this.name = name;
         this.threads = threads;
         this.source = source;
+        this.virtual = virtual;
     }
 
     @Override
@@ -82,8 +91,9 @@ final class ThreadedWorkload implements Workload {
         for (int i = 0; i < threads; i++) {
             Worker w = new Worker(source.newReader(), cursor, ready, go, startHolder, nanos);
             workers.add(w);
-            Thread t = new Thread(w, "jfio-bench-" + name + "-" + i);
-            t.setDaemon(true);
+            Thread t = virtual ? Thread.ofVirtual().name("jfio-bench-" + name + "-" + i).unstarted(w)
+                    : new Thread(w, "jfio-bench-" + name + "-" + i);
+            if (!virtual) t.setDaemon(true);
             w.thread = t;
             t.start();
         }
@@ -170,6 +180,28 @@ final class ThreadedWorkload implements Workload {
     }
 
     // ------------------------------------------------------------------ the sources
+
+    /**
+     * A blocking {@code IoOp.read} through {@code engine} per block, into a 4 KiB buffer of each reader's own; the
+     * engine and the descriptor stay the caller's.
+     */
+    static ReaderSource engineReads(IoEngine engine, int fd) {
+        return new ReaderSource() {
+            @Override
+            public BlockReader newReader() {
+                MemorySegment buf = Arena.ofAuto().allocate(BenchFile.BLOCK, BenchFile.BLOCK);
+                return offset -> {
+                    long n = engine.execute(IoOp.read(fd, buf, offset));
+                    if (n != BenchFile.BLOCK) throw new IOException("short read: offset=" + offset + " n=" + n);
+                    return buf.get(EngineWorkload.STAMP, 0);
+                };
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
 
     /** FileChannel.read(direct ByteBuffer, position), optionally opened with O_DIRECT (buffers 4 KiB-aligned). */
     static ReaderSource fileChannel(Path file, boolean direct) throws IOException {

@@ -165,6 +165,13 @@ public final class UringBench {
                 if (uring != null) uring.close();
                 pool.close();
             }
+            List<Scaling.Row> scaling = List.of();
+            if (options.scaling() && options.modes().contains(CacheMode.HOT)) {
+                int depth = options.depths().contains(UringBenchResult.TARGET_DEPTH) ? UringBenchResult.TARGET_DEPTH
+                        : options.depths().get(options.depths().size() - 1);
+                scaling = new Scaling(f.path(), f.blocks(), options.seed(), depth, options.duration(),
+                        options.warmup(), options.reps(), err).run(warnings);
+            }
             List<String> setup = setupLines();
             if (cpu != null) {
                 setup.add("cpu use while measuring: " + cpu.describe());
@@ -175,7 +182,7 @@ public final class UringBench {
                 }
             }
             return new UringBenchResult(options, sys, setup, cells, warnings,
-                    (System.nanoTime() - t0) / 1e9);
+                    (System.nanoTime() - t0) / 1e9, scaling);
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(fioKiller);
@@ -681,7 +688,8 @@ public final class UringBench {
         return """
                 usage: UringBench [--dir DIR] [--size SIZE] [--duration D] [--warmup D] [--reps N]
                                   [--depths 1,32,128] [--modes hot,cold,direct] [--fc-threads N]
-                                  [--methods LIST] [--seed N] [--no-fio] [--no-install] [--json PATH] [--quick]
+                                  [--methods LIST] [--seed N] [--no-fio] [--no-install] [--no-scaling]
+                                  [--json PATH] [--quick]
                   --dir DIR       where to create the jfio-bench-* data directory (default: .); not tmpfs
                   --size SIZE     data file size (default 1g; --quick: 256m)
                   --duration D    one repetition (default 1s; --quick: 250ms)
@@ -695,6 +703,7 @@ public final class UringBench {
                   --seed N        offset sequence seed (default: random, printed)
                   --no-fio        do not run fio
                   --no-install    do not install fio when it is missing
+                  --no-scaling    do not run the scaling table (hot reads under taskset on 1 CPU and on all)
                   --json PATH     also write the results as JSON
                   --quick         shorter defaults for a first look""";
     }
@@ -715,6 +724,7 @@ public final class UringBench {
                     return null;
                 }
                 case "--no-fio" -> b.fio(false);
+                case "--no-scaling" -> b.scaling(false);
                 case "--no-install" -> b.installFio(false);
                 case "--quick" -> b.quick(true);
                 case "--dir", "--size", "--duration", "--warmup", "--reps", "--depths", "--modes", "--fc-threads",

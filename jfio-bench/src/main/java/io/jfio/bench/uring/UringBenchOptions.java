@@ -34,11 +34,13 @@ import java.util.TreeSet;
  * @param quick              shorter defaults (for a first look, not for numbers to quote)
  * @param methods            methods to run (fio's rows need {@code fio} as well)
  * @param allowMemoryFs      run on tmpfs/ramfs too (the suite's --allow-tmpfs); refused otherwise
+ * @param scaling            run the scaling table (hot reads on one CPU and on all, under taskset) when hot is
+ *                           among the modes
  */
 public record UringBenchOptions(Path dir, long fileSize, Duration duration, Duration warmup, int reps,
                                 List<Integer> depths, Set<CacheMode> modes, boolean fio, boolean installFio,
                                 Path json, long seed, int fileChannelThreads, boolean quick, Set<Method> methods,
-                                boolean allowMemoryFs) {
+                                boolean allowMemoryFs, boolean scaling) {
     /** Default data file size. */
     public static final long SIZE_DEFAULT = 1L << 30;
     /** Default data file size with --quick. */
@@ -110,6 +112,7 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
         m.put("seed", seed);
         m.put("filechannel_threads", fileChannelThreads);
         m.put("quick", quick);
+        m.put("scaling", scaling);
         List<Object> me = new ArrayList<>();
         for (Method x : EnumSet.copyOf(methods)) me.add(x.name().toLowerCase(java.util.Locale.ROOT));
         m.put("methods", me);
@@ -138,6 +141,7 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
         private boolean allowMemoryFs;
         private boolean quick;
         private Set<Method> methods = EnumSet.allOf(Method.class);
+        private boolean scaling = true;
 
         private Builder() {
         }
@@ -218,6 +222,12 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
             return this;
         }
 
+        /** Whether to run the scaling table (default true; it runs only with the hot mode). */
+        public Builder scaling(boolean v) {
+            scaling = v;
+            return this;
+        }
+
         /** The options; throws {@link IllegalArgumentException} naming the first invalid value. */
         public UringBenchOptions build() {
             Duration d = duration != null ? duration : quick ? DURATION_QUICK : DURATION_DEFAULT;
@@ -225,7 +235,7 @@ public record UringBenchOptions(Path dir, long fileSize, Duration duration, Dura
             long s = seed != null ? seed : new SplittableRandom().nextLong() & 0x7fff_ffff_ffffL;
             return new UringBenchOptions(dir, fileSize != null ? fileSize : quick ? SIZE_QUICK : SIZE_DEFAULT, d, w,
                     reps != null ? reps : quick ? REPS_QUICK : REPS_DEFAULT, depths, modes, fio, installFio, json,
-                    s, fileChannelThreads, quick, methods, allowMemoryFs);
+                    s, fileChannelThreads, quick, methods, allowMemoryFs, scaling);
         }
     }
 

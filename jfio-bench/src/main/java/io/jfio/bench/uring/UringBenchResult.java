@@ -23,9 +23,14 @@ import java.util.Optional;
  * @param cells    every cell, in run order
  * @param warnings things that went wrong or look suspect, for the reader
  * @param elapsedSeconds wall time of the whole run
+ * @param scaling  the scaling table's rows (empty when it did not run)
  */
 public record UringBenchResult(UringBenchOptions options, SystemInfo system, List<String> setup,
-                               List<CellResult> cells, List<String> warnings, double elapsedSeconds) {
+                               List<CellResult> cells, List<String> warnings, double elapsedSeconds,
+                               List<Scaling.Row> scaling) {
+    /** The smallest scaling factor per CPU the engine's target asks for: 1.8x from 1 to 2 CPUs. */
+    public static final double SCALING_PER_CPU = 0.9;
+
     /** The depth the targets are stated at. */
     public static final int TARGET_DEPTH = 32;
     /** A Java path and its fio equivalent are flagged when their IOPS differ by more than this fraction. */
@@ -35,6 +40,13 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
         setup = List.copyOf(setup);
         cells = List.copyOf(cells);
         warnings = List.copyOf(warnings);
+        scaling = List.copyOf(scaling);
+    }
+
+    /** A result without a scaling table. */
+    public UringBenchResult(UringBenchOptions options, SystemInfo system, List<String> setup, List<CellResult> cells,
+                            List<String> warnings, double elapsedSeconds) {
+        this(options, system, setup, cells, warnings, elapsedSeconds, List.of());
     }
 
     /** Status of a target check. */
@@ -125,7 +137,39 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
                     TARGET_DEPTH, fd.get().medianIops() / f1.get().medianIops()));
         }
         out.add(fc);
+        // What the machine allowed in the same run: plain threads' scaling, for the reader of a FAIL on a busy machine.
+        String threads = scaling.stream().filter(r -> r.kind() == Scaling.Kind.FILECHANNEL).findFirst()
+                .map(r -> String.format(Locale.ROOT, "; FileChannel threads scaled %.2fx in the same run",
+                        r.factor())).orElse("");
+        for (Scaling.Row r : scaling) {
+            if (r.kind() != Scaling.Kind.ENGINE) continue;
+            double needed = SCALING_PER_CPU * r.cpus();
+            double f = r.factor();
+            out.add(new Check("scaling, hot, depth " + r.depth() + ": " + r.kind().label + " on " + r.cpus()
+                    + " CPUs >= " + String.format(Locale.ROOT, "%.1f", needed) + " x on 1 CPU",
+                    f >= needed ? Status.PASS : Status.FAIL, f, needed, String.format(Locale.ROOT,
+                    "%s IOPS vs %s IOPS = %.2fx (needs %.2fx)", Units.formatCount(r.allMedian()),
+                    Units.formatCount(r.oneMedian()), f, needed) + threads));
+        }
         return out;
+    }
+
+    /** The scaling table as Markdown, or an empty string when it did not run. */
+    public String scalingTable() {
+        if (scaling.isEmpty()) return "";
+        int cpus = scaling.get(0).cpus();
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "Scaling, hot page cache, depth %d: each method in a JVM of its own "
+                + "under taskset, on 1 CPU and on %d CPUs (median of %d):%n%n", scaling.get(0).depth(), cpus,
+                scaling.get(0).oneCpu().length));
+        sb.append(String.format(Locale.ROOT, "| method | 1 CPU IOPS | %d CPUs IOPS | scaling |%n", cpus));
+        sb.append("|:--|--:|--:|--:|\n");
+        for (Scaling.Row r : scaling) {
+            String label = r.kind().label + (r.rings() > 0 ? " (rings " + r.rings() + " / " + r.ringsAll() + ")" : "");
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %.2fx |%n", label,
+                    Units.formatCount(r.oneMedian()), Units.formatCount(r.allMedian()), r.factor()));
+        }
+        return sb.toString();
     }
 
     private Check ratioCheck(String name, CacheMode mode, Method jfio, Method ref, int refDepth, double needed) {
@@ -165,6 +209,7 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
         for (String l : setup) sb.append("- ").append(l).append('\n');
         sb.append('\n');
         sb.append(table());
+        if (!scaling.isEmpty()) sb.append('\n').append(scalingTable());
         boolean first = true;
         for (CellResult c : sortedCells()) {
             for (String n : c.notes()) {
@@ -273,6 +318,9 @@ public record UringBenchResult(UringBenchOptions options, SystemInfo system, Lis
         List<Object> ch = new ArrayList<>();
         for (Check c : checks()) ch.add(c.toMap());
         m.put("checks", ch);
+        List<Object> sc = new ArrayList<>();
+        for (Scaling.Row r : scaling) sc.add(r.toMap());
+        m.put("scaling", sc);
         m.put("warnings", warnings);
         m.put("elapsed_s", elapsedSeconds);
         return JsonText.write(m) + "\n";

@@ -77,4 +77,37 @@ class UringBenchResultTest {
         assertTrue(JsonText.at(j, "system", "kernel") instanceof String);
         assertEquals(Set.of(), Set.copyOf((List<?>) JsonText.at(j, "warnings")));
     }
+
+    @Test
+    void scalingTableStatesEachFactorAndChecksTheEngineAgainstNinetyPercentPerCpu() {
+        UringBenchOptions o = UringBenchOptions.builder().dir(Path.of(".")).seed(1).reps(3).build();
+        SystemInfo sys = new SystemInfo("6.18", "ext4 (/dev/vda)", "vda", "1", "mq-deadline", "8192", "24 GiB",
+                "cpu", 2, "25", "0.00 0.00 0.00");
+        List<Scaling.Row> rows = List.of(
+                new Scaling.Row(Scaling.Kind.ENGINE, 32, 2, new double[] {100, 90, 110}, new double[] {170, 190, 185},
+                        1, 2),
+                new Scaling.Row(Scaling.Kind.FILECHANNEL, 32, 2, new double[] {100, 100, 100},
+                        new double[] {150, 150, 150}, 0, 0));
+        UringBenchResult r = new UringBenchResult(o, sys, List.of("setup"), List.of(), List.of(), 1.0, rows);
+        UringBenchResult.Check c = r.checks().get(r.checks().size() - 1);
+        assertEquals(UringBenchResult.Status.PASS, c.status(), c.line());
+        assertEquals(1.85, c.ratio(), 1e-9);
+        assertTrue(c.detail().contains("FileChannel threads scaled 1.50x"), c.line());
+        String md = r.markdown();
+        assertTrue(md.contains("| jfio io_uring readFixed, callbacks (rings 1 / 2) | 100 | 185 | 1.85x |"), md);
+        assertTrue(md.contains("| FileChannel, platform threads | 100 | 150 | 1.50x |"), md);
+        assertTrue(r.toJson().contains("\"scaling\""), r.toJson());
+
+        List<Scaling.Row> slow = List.of(new Scaling.Row(Scaling.Kind.ENGINE, 32, 2, new double[] {100},
+                new double[] {170}, 1, 2));
+        UringBenchResult f = new UringBenchResult(o, sys, List.of("setup"), List.of(), List.of(), 1.0, slow);
+        assertEquals(UringBenchResult.Status.FAIL, f.checks().get(f.checks().size() - 1).status());
+    }
+
+    @Test
+    void scalingPinsToTheFirstAllowedCpu() {
+        assertEquals("0", Scaling.firstCpu("0-1"));
+        assertEquals("4", Scaling.firstCpu("4,6-7"));
+        assertEquals("12", Scaling.firstCpu("12"));
+    }
 }

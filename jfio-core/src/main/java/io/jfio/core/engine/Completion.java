@@ -3,9 +3,10 @@ package io.jfio.core.engine;
 /**
  * A callback for an asynchronous request.
  *
- * <p>Runs on the engine's completion thread (the ring thread for io_uring, a pool thread for the thread engine): it
- * must be short and must not block. It may submit further requests; on the io_uring engine those go straight into
- * the ring without a wake-up, which is how a single thread keeps a deep queue full cheaply.
+ * <p>Runs on a completion thread of the engine (for io_uring, the thread of the ring the request went to; for the
+ * thread engine, a pool thread): it must be short and must not block. It may submit further requests; on the
+ * io_uring engine those go straight into the same ring without a wake-up, which is how one ring thread keeps a deep
+ * queue full cheaply.
  */
 @FunctionalInterface
 public interface Completion {

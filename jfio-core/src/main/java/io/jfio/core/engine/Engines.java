@@ -23,11 +23,19 @@ public final class Engines {
     }
 
     /**
-     * The configured choice, validated: {@code auto}, {@code uring} or {@code threads}.
+     * The configured choice, validated: {@code auto}, {@code uring} or {@code threads}. Unless it is {@code threads},
+     * the io_uring engine's ring count ({@link UringEngine#RINGS_PROP}) is validated too.
      *
      * @return the choice
+     * @throws IllegalArgumentException naming the property and its value when either is invalid
      */
     public static String configured() {
+        String choice = choice();
+        if (!choice.equals("threads")) UringEngine.configuredRings();
+        return choice;
+    }
+
+    private static String choice() {
         String raw = System.getProperty(ENGINE_PROP, ENGINE_DEFAULT);
         String v = raw.trim().toLowerCase(Locale.ROOT);
         return switch (v) {

@@ -16,7 +16,8 @@ import java.util.concurrent.CompletableFuture;
  *       for the kernel to let go, then throws {@link java.io.InterruptedIOException} (interrupt status kept) if the
  *       request was in fact cancelled, or returns its result if it completed anyway.</li>
  *   <li>{@link #submit(IoOp)}: returns a future.</li>
- *   <li>{@link #submit(IoOp, Completion)}: calls back on the engine's completion thread.</li>
+ *   <li>{@link #submit(IoOp, Completion)}: calls back on a completion thread of the engine (with io_uring, the
+ *       thread of the ring the request went to).</li>
  * </ul>
  * Chains built with {@link IoOp#link} are submitted by submitting the head.
  *

@@ -90,6 +90,8 @@ public final class IoOp {
     Completion callback;
     OpFuture future;
     IoEngine engine;
+    /** The io_uring engine's ring this request was handed to; volatile for cancel's flag-then-look. */
+    volatile UringRing ring;
     long userData = -1;
     volatile boolean cancelRequested;
     Runnable whenDone;

@@ -1,62 +1,49 @@
 package io.jfio.core.engine;
 
-import static io.jfio.core.uring.UringConstants.IORING_ASYNC_CANCEL_ANY;
-import static io.jfio.core.uring.UringConstants.IORING_ENTER_GETEVENTS;
-import static io.jfio.core.uring.UringConstants.IORING_OP_ASYNC_CANCEL;
-import static io.jfio.core.uring.UringConstants.IORING_OP_LINK_TIMEOUT;
-import static io.jfio.core.uring.UringConstants.IORING_OP_READ;
 import static io.jfio.core.uring.UringConstants.IORING_OP_TIMEOUT;
-import static io.jfio.core.uring.UringConstants.IORING_REGISTER_BUFFERS;
-import static io.jfio.core.uring.UringConstants.IORING_UNREGISTER_BUFFERS;
-import static io.jfio.core.uring.UringConstants.IOSQE_IO_LINK;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
-import io.jfio.core.sys.Fcntl;
-import io.jfio.core.sys.Iovec;
-import io.jfio.core.sys.LibC;
 import io.jfio.core.uring.UringConstants;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The io_uring engine: one ring owned by one platform thread, the ring thread.
+ * The io_uring engine: several rings, by default one per available CPU, each owned by its own platform thread.
  *
- * <p>Thread-safe; any thread may submit. Other threads never touch ring memory: they put requests on a lock-free
- * queue and, if the ring thread is asleep in io_uring_enter, wake it by writing to an eventfd on which the ring
- * keeps a read outstanding. The ring thread moves everything queued into SQEs and submits the lot with one
- * io_uring_enter, so the more threads submit, the bigger each batch (implicit batching). Requests submitted from the
- * ring thread itself (from a {@link Completion}) skip the queue and the wake-up.
+ * <p>Thread-safe; any thread may submit. A request goes to one ring and stays there until it completes:
+ * <ul>
+ *   <li>submitted from a ring thread (a {@link Completion} submitting the next request): to that thread's own ring,
+ *       without a queue or a wake-up;</li>
+ *   <li>from any other thread: to the rings in turn (round-robin), so a burst of submissions from one thread spreads
+ *       evenly and no ring becomes the hot spot;</li>
+ *   <li>a blocking call from a platform thread runs its system calls on the calling thread (see
+ *       {@link #INLINE_PLATFORM_PROP}); a blocking read from a virtual thread first tries the page cache without
+ *       waiting (see {@link #INLINE_NOWAIT_PROP}) and goes to a ring only when that would wait.</li>
+ * </ul>
+ * A chain goes whole to one ring. Each ring is set up with SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN where the
+ * kernel has them (flags it rejects are dropped one at a time), see {@link UringRing} for one ring's threading.
  *
- * <p>Bounds: at most {@code cqEntries - RESERVED} requests are in the kernel at once, so the CQ can never overflow;
- * more wait in the queue, in order. A full SQ is submitted and refilled; nothing is dropped or blocks forever.
+ * <p>Registered buffers are registered with every ring under the same indexes, so a fixed request works on whichever
+ * ring it lands. The engine registers no files: requests name plain descriptors, valid on every ring.
  *
- * <p>Lifecycle: the ring is created on the ring thread (IORING_SETUP_SINGLE_ISSUER makes the creating thread the
- * only one allowed to submit). {@link #close()} fails queued requests, cancels those in flight, waits for every
- * completion, then unmaps the ring and closes its descriptors.
+ * <p>Lifecycle: {@link #close()} makes every ring fail its queued requests and cancel those in flight, waits for
+ * every ring thread to end (each waits for its completions, then unmaps its ring and closes its descriptors), then
+ * lets go of the registered buffers and the bounce buffers. Closed from a ring thread (a callback), it returns at
+ * once and the last ring to end does the rest.
  */
 public final class UringEngine extends AbstractEngine {
-    /** Default SQ entries. */
+    /** Default SQ entries of each ring. */
     public static final int DEFAULT_ENTRIES = 256;
     /**
      * The io_uring setup flags jfio asks for by default ({@code DEFER_TASKRUN}, {@code SINGLE_ISSUER} and others);
      * one the kernel rejects is dropped and the ring is set up without it.
      */
     public static final int DEFAULT_FLAGS = Ring.DEFAULT_FLAGS;
-    /** CQEs kept free for cancellations, linked timeouts and the wake-up read. */
-    private static final int RESERVED = 16;
     /**
      * System property: how many requests submitted by completion callbacks may wait while the ring thread goes on
      * running the callbacks of the same batch of completions, before it pushes them into the kernel with an
@@ -70,73 +57,53 @@ public final class UringEngine extends AbstractEngine {
 
     /**
      * System property: whether a blocking call from a platform thread runs its system calls on the calling thread
-     * ({@code true}, the default) or goes through the ring like every other request ({@code false}, to measure the
-     * ring's round trip). Virtual threads and asynchronous requests always use the ring.
+     * ({@code true}, the default) or goes through a ring like every other request ({@code false}, to measure the
+     * ring's round trip). Virtual threads and asynchronous requests use the rings.
      */
     public static final String INLINE_PLATFORM_PROP = "jfio.uring.inlinePlatform";
 
-    private static final long WAKE_UD = -1L;
-    private static final long INTERNAL_UD = -2L;
-    private static final AtomicInteger RING_IDS = new AtomicInteger();
-    private static final System.Logger LOG = System.getLogger("io.jfio.core.engine");
+    /**
+     * System property: whether a blocking read from a virtual thread is first tried on the calling thread with
+     * preadv2(RWF_NOWAIT) ({@code true}, the default), which the kernel serves from the page cache or refuses without
+     * waiting; a refused read goes to a ring. {@code false} sends every such read to a ring.
+     */
+    public static final String INLINE_NOWAIT_PROP = "jfio.uring.inlineNowait";
 
-    private static final VarHandle SLEEPING;
+    /**
+     * System property: how many rings (each with its own thread) the engine runs. A positive number, or
+     * {@code auto} (the default): one per CPU this process may run on ({@link Runtime#availableProcessors()}), at most
+     * {@link #MAX_RINGS}.
+     */
+    public static final String RINGS_PROP = "jfio.uring.rings";
+    /** The most rings an engine runs. */
+    public static final int MAX_RINGS = 256;
 
-    static {
-        try {
-            SLEEPING = MethodHandles.lookup().findVarHandle(UringEngine.class, "sleeping", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final AtomicInteger ENGINE_IDS = new AtomicInteger();
 
-    private final Thread thread;
-    private final ConcurrentLinkedQueue<IoOp> queue = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<IoOp> cancels = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final int eventFd;
-    private final MemorySegment wakeValue;
-    private volatile int sleeping;
-    /** Threads inside {@link #wake()}; the eventfd and wakeValue stay alive until none is. */
-    private final AtomicInteger wakers = new AtomicInteger();
+    private final UringRing[] rings;
+    private final AtomicInteger next = new AtomicInteger();
+    private final AtomicInteger live = new AtomicInteger();
     private volatile boolean closing;
-    private volatile boolean terminated;
-
-    // ---- state owned by the ring thread ----
-    private final Arena arena = Arena.ofShared();
-    private Ring ring;
-    private SubmissionQueue sq;
-    private CompletionQueue cq;
-    private BitSet supportedOps;
-    private IoOp[] slots;
-    private int[] generations;
-    private int[] freeSlots;
-    private int freeCount;
-    private int inKernel;       // CQEs still expected from the kernel, internal ones included
-    private int limit;          // at most this many CQEs outstanding
-    private MemorySegment timespecs;
-    private MemorySegment wakeBuffer;
-    private boolean wakeArmed;
-    private final ArrayDeque<IoOp> local = new ArrayDeque<>();
-    private IoOp backlog;       // a chain taken from a queue that did not fit yet; placed first next time
-    private long[] cqeUserData;
-    private int[] cqeRes;
-    private Throwable fatal;
-    /** The buffers registered with the ring, held until unregistered or the ring is closed. */
-    private RegisteredBuffers registered;
-
-    private final int submitBatch = submitBatch();
     private final boolean inlinePlatform;
+    private final boolean inlineNowait;
     private final int setupFlags;
     private final int features;
     private final int sqEntries;
     private final int cqEntries;
     private final boolean registeredRing;
+    private final BitSet supportedOps;
+
+    /** Guards the registration of buffers; the fields below are the engine's, released when the last ring ends. */
+    private final Object registration = new Object();
+    private RegisteredBuffers registered;
+    private final List<RegisteredBuffers> releaseAtEnd = new ArrayList<>();
+    private boolean ended;
 
     /**
-     * An engine with {@link #DEFAULT_ENTRIES} SQ entries and the default setup flags.
+     * An engine with {@link #DEFAULT_ENTRIES} SQ entries per ring, the default setup flags and as many rings as
+     * {@link #RINGS_PROP} says.
      *
-     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or the ring cannot be set
+     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or a ring cannot be set
      *     up (the message names the call and the errno)
      */
     public UringEngine() throws IOException {
@@ -144,12 +111,12 @@ public final class UringEngine extends AbstractEngine {
     }
 
     /**
-     * An engine with a ring of {@code entries} SQ entries (CQ four times that), asking for {@code setupFlags};
-     * flags the kernel rejects are dropped.
+     * An engine whose rings have {@code entries} SQ entries (CQ four times that), asking for {@code setupFlags};
+     * flags the kernel rejects are dropped. As many rings as {@link #RINGS_PROP} says.
      *
-     * @param entries the SQ entries, a power of two in 2..32768
+     * @param entries the SQ entries of each ring, a power of two in 2..32768
      * @param setupFlags the {@code IORING_SETUP_*} flags to ask for, e.g. {@link #DEFAULT_FLAGS}
-     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or the ring cannot be
+     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or a ring cannot be
      *     set up (the message names the call and the errno)
      */
     public UringEngine(int entries, int setupFlags) throws IOException {
@@ -158,46 +125,84 @@ public final class UringEngine extends AbstractEngine {
 
     /**
      * Like {@link #UringEngine(int, int)}, choosing explicitly whether a blocking call from a platform thread runs
-     * its system calls on the calling thread ({@code inlinePlatform}) or goes through the ring.
+     * its system calls on the calling thread ({@code inlinePlatform}) or goes through a ring.
      *
-     * @param entries the SQ entries, a power of two in 2..32768
+     * @param entries the SQ entries of each ring, a power of two in 2..32768
      * @param setupFlags the {@code IORING_SETUP_*} flags to ask for, e.g. {@link #DEFAULT_FLAGS}
      * @param inlinePlatform true to run a platform thread's blocking calls on that thread, false to send them through
-     *     the ring
-     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or the ring cannot be set
+     *     a ring
+     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or a ring cannot be set
      *     up (the message names the call and the errno)
      */
     public UringEngine(int entries, int setupFlags, boolean inlinePlatform) throws IOException {
-        this.inlinePlatform = inlinePlatform;
+        this(entries, setupFlags, inlinePlatform, configuredRings());
+    }
+
+    /**
+     * Like {@link #UringEngine(int, int, boolean)}, with {@code rings} rings. When {@code inlinePlatform} is false
+     * the virtual threads' inline attempt ({@link #INLINE_NOWAIT_PROP}) is off too: every request goes through a
+     * ring.
+     *
+     * @param entries the SQ entries of each ring, a power of two in 2..32768
+     * @param setupFlags the {@code IORING_SETUP_*} flags to ask for, e.g. {@link #DEFAULT_FLAGS}
+     * @param inlinePlatform true to run a platform thread's blocking calls on that thread, false to send every
+     *     request through a ring
+     * @param rings how many rings, each with its own thread, in 1..{@link #MAX_RINGS}
+     * @throws IllegalArgumentException for {@code entries} or {@code rings} out of range
+     * @throws IOException if io_uring cannot be used here ({@link UringUnavailableException}) or a ring cannot be set
+     *     up (the message names the call and the errno)
+     */
+    public UringEngine(int entries, int setupFlags, boolean inlinePlatform, int rings) throws IOException {
         if (entries < 2 || Integer.bitCount(entries) != 1 || entries > 32768) {
             throw new IllegalArgumentException("entries must be a power of two in 2..32768: entries=" + entries);
         }
-        int efd = LibC.eventfd(0, Fcntl.EFD_CLOEXEC);
-        ErrnoException.check(efd, "eventfd", -1, null);
-        this.eventFd = efd;
-        this.wakeValue = arena.allocateFrom(JAVA_LONG, 1L);
-        CompletableFuture<Ring> started = new CompletableFuture<>();
-        this.thread = new Thread(() -> run(entries, setupFlags, started), "jfio-ring-" + RING_IDS.incrementAndGet());
-        thread.setDaemon(true);
-        thread.start();
-        Ring r;
-        try {
-            r = started.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            close();
-            throw new ErrnoException("io_uring_setup (interrupted)", Errno.EINTR, null);
-        } catch (ExecutionException e) {
-            LibC.close(efd);
-            arena.close();
-            if (e.getCause() instanceof IOException ioe) throw ioe;
-            throw new IllegalStateException("ring thread failed to start", e.getCause());
+        if (rings < 1 || rings > MAX_RINGS) {
+            throw new IllegalArgumentException("rings must be in 1.." + MAX_RINGS + ": rings=" + rings);
         }
+        this.inlinePlatform = inlinePlatform;
+        this.inlineNowait = inlinePlatform
+                && !"false".equalsIgnoreCase(System.getProperty(INLINE_NOWAIT_PROP, "true").trim());
+        int batch = submitBatch();
+        int id = ENGINE_IDS.incrementAndGet();
+        this.rings = new UringRing[rings];
+        try {
+            for (int i = 0; i < rings; i++) {
+                this.rings[i] = new UringRing(this, i, "jfio-ring-" + id + (rings > 1 ? "." + i : ""), entries,
+                        setupFlags, batch);
+            }
+        } catch (IOException | RuntimeException e) {
+            closing = true;
+            closeRings(true);
+            throw e;
+        }
+        Ring r = this.rings[0].setup;
         this.setupFlags = r.setupFlags();
         this.features = r.features();
         this.sqEntries = r.sq().entries();
         this.cqEntries = r.cq().entries();
         this.registeredRing = r.registeredRingFd();
+        this.supportedOps = this.rings[0].supportedOps();
+    }
+
+    /**
+     * The ring count {@link #RINGS_PROP} asks for: its number, or one per available CPU.
+     *
+     * @return the ring count, in 1..{@link #MAX_RINGS}
+     * @throws IllegalArgumentException if the property is neither {@code auto} nor a number in 1..{@link #MAX_RINGS}
+     */
+    public static int configuredRings() {
+        String v = System.getProperty(RINGS_PROP, "auto").trim();
+        if (v.isEmpty() || v.equalsIgnoreCase("auto")) {
+            return Math.min(MAX_RINGS, Math.max(1, Runtime.getRuntime().availableProcessors()));
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 1 && n <= MAX_RINGS) return n;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("invalid -D" + RINGS_PROP + "=" + v + ": expected auto or a number in 1.."
+                + MAX_RINGS);
     }
 
     private static int submitBatch() {
@@ -221,7 +226,7 @@ public final class UringEngine extends AbstractEngine {
     }
 
     /**
-     * The setup flags the kernel accepted.
+     * The setup flags the kernel accepted (the same for every ring).
      *
      * @return the {@code IORING_SETUP_*} bits in effect
      */
@@ -239,7 +244,7 @@ public final class UringEngine extends AbstractEngine {
     }
 
     /**
-     * SQ entries of the ring.
+     * SQ entries of each ring.
      *
      * @return the submission queue's size
      */
@@ -248,7 +253,7 @@ public final class UringEngine extends AbstractEngine {
     }
 
     /**
-     * CQ entries of the ring.
+     * CQ entries of each ring.
      *
      * @return the completion queue's size
      */
@@ -257,12 +262,41 @@ public final class UringEngine extends AbstractEngine {
     }
 
     /**
+     * How many rings (and ring threads) the engine runs.
+     *
+     * @return the ring count, at least 1
+     */
+    public int rings() {
+        return rings.length;
+    }
+
+    /**
+     * Requests each ring handed to the kernel so far, by ring: shows how evenly the engine spreads its work.
+     *
+     * @return one count per ring, in ring order
+     */
+    public long[] requestsPerRing() {
+        long[] n = new long[rings.length];
+        for (int i = 0; i < n.length; i++) n[i] = rings[i].placed();
+        return n;
+    }
+
+    /**
      * True when blocking calls from platform threads run their system calls on the calling thread.
      *
-     * @return whether platform threads' blocking calls bypass the ring
+     * @return whether platform threads' blocking calls bypass the rings
      */
     public boolean inlinePlatform() {
         return inlinePlatform;
+    }
+
+    /**
+     * True when a blocking read from a virtual thread is first tried with preadv2(RWF_NOWAIT) on that thread.
+     *
+     * @return whether virtual threads' blocking reads try the page cache inline first
+     */
+    public boolean inlineNowait() {
+        return inlineNowait;
     }
 
     /**
@@ -288,9 +322,14 @@ public final class UringEngine extends AbstractEngine {
         return (BitSet) supportedOps.clone();
     }
 
+    /** The ring whose thread is the calling thread, or null. */
+    private UringRing ownRing() {
+        return Thread.currentThread() instanceof UringRing.RingThread t && t.ring.engine == this ? t.ring : null;
+    }
+
     @Override
     boolean onCompletionThread() {
-        return Thread.currentThread() == thread;
+        return ownRing() != null;
     }
 
     @Override
@@ -304,122 +343,111 @@ public final class UringEngine extends AbstractEngine {
                 throw new IllegalArgumentException("a timeout cannot have a linked timeout");
             }
         }
-        Thread me = Thread.currentThread();
-        if (me == thread) {
-            if (closing) throw new EngineClosedException(name());
-            local.add(head);
-            return;
-        }
-        if (inlinePlatform && head.waiter == me && !me.isVirtual() && InlineRunner.canRun(head)) {
-            // A blocking call from a platform thread: one request at a time gains nothing from a ring, and the
-            // hand-off to the ring thread and back costs two context switches, several times the cost of a cached
-            // read (docs/measurements/uring-engine.md). The caller makes the system call itself.
-            if (closing) throw new EngineClosedException(name());
-            InlineRunner.runOps(head);
-            return;
-        }
         if (closing) throw new EngineClosedException(name());
-        queue.offer(head);
-        wake();
-        if (terminated && queue.remove(head)) {
-            // The ring thread drained the queue for the last time before our offer landed.
-            throw new EngineClosedException(name());
+        UringRing own = ownRing();
+        if (own != null) {
+            for (IoOp op = head; op != null; op = op.next) op.ring = own;
+            own.addLocal(head);
+            return;
         }
-    }
-
-    /** Wakes the ring thread if it sleeps in io_uring_enter; at most one eventfd write per sleep. */
-    private void wake() {
-        if (sleeping != 1) return;
-        // Counted before the CAS: shutdown waits for the count to drop to 0 before it closes the eventfd and frees
-        // wakeValue, so a waker that won the CAS never writes to a closed (possibly reused) descriptor, and never
-        // holds wakeValue's arena in its downcall while the ring thread closes that arena.
-        wakers.incrementAndGet();
-        try {
-            if (SLEEPING.compareAndSet(this, 1, 0)) {
-                long w = LibC.write(eventFd, wakeValue, 8);
-                if (w < 0 && w != -Errno.EAGAIN) {
-                    LOG.log(System.Logger.Level.ERROR, "eventfd write failed: errno=" + Errno.name((int) -w));
+        Thread me = Thread.currentThread();
+        if (head.waiter == me && inlinePlatform) {
+            if (!me.isVirtual()) {
+                if (InlineRunner.canRun(head)) {
+                    // A blocking call from a platform thread: one request at a time gains nothing from a ring, and
+                    // the hand-off to a ring thread and back costs two context switches, several times the cost of
+                    // a cached read (docs/measurements/uring-engine.md). The caller makes the system call itself.
+                    InlineRunner.runOps(head);
+                    return;
+                }
+            } else if (inlineNowait && NowaitRead.eligible(head)) {
+                // A blocking read from a virtual thread: served from the page cache here when it can be without
+                // waiting, which saves the round trip through a ring thread (docs/measurements/uring-engine.md).
+                long r = NowaitRead.attempt(head);
+                if (r != NowaitRead.NOT_DONE) {
+                    InlineRunner.finish(head, r);
+                    return;
                 }
             }
-        } finally {
-            wakers.decrementAndGet();
         }
+        UringRing ring = rings.length == 1 ? rings[0] : rings[Math.floorMod(next.getAndIncrement(), rings.length)];
+        for (IoOp op = head; op != null; op = op.next) op.ring = ring;
+        ring.offer(head);
     }
 
     @Override
     public void cancel(IoOp op) {
         if (op.state == IoOp.DONE) return;
+        // Flag first, then look for the ring: a request not yet handed to a ring sees the flag when it is placed.
         op.cancelRequested = true;
-        cancels.add(op);
-        if (Thread.currentThread() != thread) wake();
+        UringRing ring = op.ring;
+        if (ring != null) ring.cancel(op);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The buffers are registered with every ring under the same indexes. If a ring refuses them, none keeps them
+     * (nor the buffers registered before) and the error is thrown.
+     */
     @Override
     public void registerBuffers(MemorySegment... buffers) throws IOException {
         RegisteredBuffers held = RegisteredBuffers.hold(buffers);
-        // Whoever sets this owns {@code held}: the ring thread registering it, or this thread giving up.
-        java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
-        long r;
-        try {
-            r = onRingThread(() -> {
-                if (!taken.compareAndSet(false, true)) return -Errno.ECANCELED;
-                LibC.ioUringRegister(ring.fd(), IORING_UNREGISTER_BUFFERS, 0, 0); // ENXIO when none: fine
-                if (registered != null) registered.release(); // the kernel no longer uses them
-                registered = null;
-                if (held.count() == 0) return 0L;
-                long res;
-                try (Arena a = Arena.ofConfined()) { // the kernel copies the iovecs during the call
-                    MemorySegment[] bufs = held.buffers();
-                    MemorySegment iov = a.allocate(Iovec.SIZE * bufs.length, 8);
-                    for (int i = 0; i < bufs.length; i++) Iovec.set(iov, i, bufs[i]);
-                    res = ring.register(IORING_REGISTER_BUFFERS, iov.address(), bufs.length);
-                }
-                if (res >= 0) {
-                    registered = held;
-                } else {
-                    held.release();
-                }
-                return res;
-            });
-        } catch (IOException | RuntimeException e) {
-            if (taken.compareAndSet(false, true)) held.release();
-            throw e;
-        }
-        ErrnoException.check(r, "io_uring_register(IORING_REGISTER_BUFFERS)", ring.fd(), null);
-    }
-
-    private interface RingTask {
-        long run();
-    }
-
-    /** Runs {@code task} on the ring thread (registration calls must come from the single issuer) and waits. */
-    private long onRingThread(RingTask task) throws IOException {
-        if (Thread.currentThread() == thread) return task.run();
-        if (closing) throw new EngineClosedException(name());
-        CompletableFuture<Long> f = new CompletableFuture<>();
-        tasks.add(() -> {
-            try {
-                f.complete(task.run());
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
+        synchronized (registration) {
+            if (closing) {
+                held.release();
+                throw new EngineClosedException(name());
             }
-        });
-        wake();
-        try {
-            while (true) {
+            AtomicBoolean abandoned = new AtomicBoolean();
+            RegisteredBuffers old = registered;
+            registered = null;
+            long failed = 0;
+            int failedRing = -1;
+            IOException thrown = null;
+            for (UringRing ring : rings) {
                 try {
-                    return f.get(100, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // The ring thread runs its last tasks while shutting down; one queued after that never runs.
-                    if (terminated && !f.isDone()) throw new EngineClosedException(name());
+                    long r = ring.register(held, abandoned);
+                    if (r < 0) {
+                        failed = r;
+                        failedRing = ring.index;
+                        break;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // Interrupted or closed: a ring may still register them later, so they are held to the end.
+                    abandoned.set(true);
+                    if (old != null) releaseAtEnd.add(old);
+                    releaseAtEnd.add(held);
+                    releaseIfEnded();
+                    throw e;
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted waiting for the ring thread");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) throw io;
-            throw new IllegalStateException(e.getCause());
+            if (failed == 0) {
+                if (old != null) old.release(); // every ring has let go of them
+                registered = held;
+                return;
+            }
+            // A ring refused (and holds none now): the rings before it registered the new buffers and the rings after
+            // it still hold the old ones; take them all off.
+            boolean clean = true;
+            for (UringRing ring : rings) {
+                if (ring.index == failedRing) continue;
+                try {
+                    ring.register(null, abandoned);
+                } catch (IOException | RuntimeException e) {
+                    clean = false;
+                    if (thrown == null && e instanceof IOException io) thrown = io;
+                }
+            }
+            if (clean) {
+                if (old != null) old.release();
+                held.release();
+            } else {
+                if (old != null) releaseAtEnd.add(old);
+                releaseAtEnd.add(held);
+                releaseIfEnded();
+            }
+            ErrnoException.check(failed, "io_uring_register(IORING_REGISTER_BUFFERS)", rings[failedRing].fd(), null);
+            if (thrown != null) throw thrown;
         }
     }
 
@@ -430,345 +458,60 @@ public final class UringEngine extends AbstractEngine {
 
     @Override
     public void close() {
-        if (closing) {
-            awaitTermination();
-            return;
-        }
         closing = true;
-        wake();
-        awaitTermination();
+        // On a ring thread (a callback closing the engine) nobody waits: each ring notices closing and ends after
+        // this callback, and the last one cleans up.
+        closeRings(ownRing() == null);
     }
 
-    private void awaitTermination() {
-        if (Thread.currentThread() == thread) return; // the loop notices closing and ends after this callback
-        boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
+    /** Tells every ring to end, then waits for them when {@code wait}. */
+    private void closeRings(boolean wait) {
+        for (UringRing r : rings) {
+            if (r != null) r.beginClose();
         }
-        if (interrupted) Thread.currentThread().interrupt();
+        if (!wait) return;
+        for (UringRing r : rings) {
+            if (r != null) r.awaitTermination();
+        }
     }
 
     @Override
     public String toString() {
-        return "UringEngine[sq=" + sqEntries + " cq=" + cqEntries + " flags="
+        return "UringEngine[rings=" + rings.length + " sq=" + sqEntries + " cq=" + cqEntries + " flags="
                 + UringConstants.setupFlagNames(setupFlags) + (closing ? " closed" : "") + "]";
     }
 
-    // ------------------------------------------------------------------ ring thread
+    // ------------------------------------------------------------------ called by the rings
 
-    private void run(int entries, int flags, CompletableFuture<Ring> started) {
-        try {
-            ring = Ring.create(entries, entries * 4, flags);
-            sq = ring.sq();
-            cq = ring.cq();
-            supportedOps = ring.probeOps();
-            if (supportedOps.isEmpty()) {
-                // IORING_REGISTER_PROBE arrived in 5.6 with the opcodes jfio uses; a kernel without it is too old.
-                ring.close();
-                throw new UringUnavailableException("io_uring_register(PROBE)", Errno.EINVAL);
-            }
-            int n = cq.entries();
-            limit = n - RESERVED;
-            slots = new IoOp[n];
-            generations = new int[n];
-            freeSlots = new int[n];
-            for (int i = 0; i < n; i++) freeSlots[i] = n - 1 - i;
-            freeCount = n;
-            timespecs = arena.allocate(16L * n, 8);
-            wakeBuffer = arena.allocate(8, 8);
-            cqeUserData = new long[n];
-            cqeRes = new int[n];
-        } catch (Throwable t) {
-            started.completeExceptionally(t);
-            return;
-        }
-        started.complete(ring);
-        try {
-            loop();
-        } catch (Throwable t) {
-            fatal = t;
-            LOG.log(System.Logger.Level.ERROR, "io_uring engine failed; failing all requests", t);
-        } finally {
-            shutdown();
-        }
+    /** A ring thread is about to start. */
+    void ringStarted() {
+        live.incrementAndGet();
     }
 
-    private void loop() {
-        while (true) {
-            runTasks();
-            processCancels();
-            boolean blocked = place();
-            if (closing) return;
-            boolean busy = cq.ready() > 0 || !local.isEmpty() || !cancels.isEmpty() || !tasks.isEmpty()
-                    || (!blocked && !queue.isEmpty());
-            int wait = 0;
-            if (!busy) {
-                if (!wakeArmed) armWake();
-                // Announce the sleep, then look once more: a submitter that enqueued before seeing sleeping == 1 is
-                // caught by this check; one that enqueues after sees 1 and writes the eventfd, completing our read.
-                SLEEPING.setVolatile(this, 1);
-                boolean newWork = (!blocked && !queue.isEmpty()) || !cancels.isEmpty() || !tasks.isEmpty();
-                // Blocked on capacity, the completions of requests in flight will wake us.
-                wait = newWork || closing ? 0 : 1;
-            }
-            int toSubmit = sq.publish();
-            // Enter only to submit, to wait, or to let the kernel post completions of requests in flight (with
-            // DEFER_TASKRUN it posts them only inside io_uring_enter); CQEs already waiting are reaped without one.
-            boolean flush = cq.ready() == 0 && inKernel > (wakeArmed ? 1 : 0);
-            if (toSubmit > 0 || wait > 0 || flush) enter(toSubmit, wait);
-            sleeping = 0;
-            reap();
-        }
-    }
-
-    /**
-     * Submits and optionally waits. Always with GETEVENTS: with DEFER_TASKRUN completions are only posted while we
-     * are in the kernel asking for them.
-     */
-    private void enter(int toSubmit, int wait) {
-        while (true) {
-            int r = ring.enter(toSubmit, wait, IORING_ENTER_GETEVENTS);
-            if (r >= 0) return;
-            if (r == -Errno.EINTR) {
-                if (cq.ready() > 0) return;
-                continue;
-            }
-            if (r == -Errno.EAGAIN || r == -Errno.EBUSY) {
-                // The kernel is short of memory or has overflowed completions to flush: reap and try again.
-                if (cq.ready() > 0) return;
-                Thread.onSpinWait();
-                continue;
-            }
-            throw new IllegalStateException("io_uring_enter failed: errno=" + Errno.name(-r) + " toSubmit="
-                    + toSubmit + " ring=" + ring);
-        }
-    }
-
-    private void armWake() {
-        if (sq.space() == 0) return;
-        sq.prepare(IORING_OP_READ, 0, eventFd, 0, wakeBuffer.address(), 8, 0, WAKE_UD, 0, 0, 0);
-        inKernel++;
-        wakeArmed = true;
-    }
-
-    private void runTasks() {
-        Runnable t;
-        while ((t = tasks.poll()) != null) t.run();
-    }
-
-    private void processCancels() {
-        IoOp op;
-        while ((op = cancels.peek()) != null) {
-            if (op.state == IoOp.DONE || op.userData < 0) {
-                // Done, or not placed yet: place() completes it with -ECANCELED when its turn comes.
-                cancels.poll();
-                continue;
-            }
-            if (sq.space() == 0 || inKernel >= cq.entries() - 1) return;
-            cancels.poll();
-            sq.prepare(IORING_OP_ASYNC_CANCEL, 0, -1, 0, op.userData, 0, 0, INTERNAL_UD, 0, 0, 0);
-            inKernel++;
-        }
-    }
-
-    /** Moves queued chains into SQEs; returns true if work remains that did not fit. */
-    private boolean place() {
-        while (true) {
-            IoOp head = backlog;
-            if (head == null) head = local.poll();
-            if (head == null) head = queue.poll();
-            if (head == null) return false;
-            backlog = null;
-            if (closing) {
-                failClosed(head);
-                continue;
-            }
-            int ops = 0;
-            int sqes = 0;
-            for (IoOp op = head; op != null; op = op.next) {
-                ops++;
-                sqes += op.linkTimeoutNanos >= 0 ? 2 : 1;
-            }
-            if (ops > freeCount || inKernel + sqes > limit || sqes > sq.space()) {
-                if (sqes > sq.entries()) {
-                    failChain(head, -Errno.EINVAL);
-                    continue;
-                }
-                if (sqes > sq.space() && inKernel + sqes <= limit && ops <= freeCount) {
-                    // The SQ is full of SQEs the kernel has not consumed: submit them and retry this chain.
-                    enter(sq.publish(), 0);
-                    if (sqes <= sq.space()) {
-                        backlog = head;
-                        continue;
-                    }
-                }
-                backlog = head;
-                return true;
-            }
-            prepareChain(head);
-        }
-    }
-
-    private void prepareChain(IoOp head) {
-        for (IoOp op = head; op != null; op = op.next) {
-            if (op.cancelRequested) {
-                // Cancelled before reaching the kernel: it and the rest of its chain end here.
-                failChain(op, -Errno.ECANCELED);
-                return;
-            }
-        }
-        for (IoOp op = head; op != null; op = op.next) {
-            int slot = freeSlots[--freeCount];
-            int gen = (generations[slot] + 1) & 0x7fffffff;
-            generations[slot] = gen;
-            slots[slot] = op;
-            long ud = ((long) gen << 32) | slot;
-            op.userData = ud;
-            boolean hasTimeout = op.linkTimeoutNanos >= 0;
-            int flags = op.sqeFlags | (hasTimeout || op.next != null ? IOSQE_IO_LINK : 0);
-            long addr = op.addr;
-            int len = op.len;
-            long off = op.sqeOff();
-            if (op.opcode == IORING_OP_TIMEOUT || hasTimeout) {
-                long nanos = op.opcode == IORING_OP_TIMEOUT ? op.timeoutNanos() : op.linkTimeoutNanos;
-                long ts = 16L * slot;
-                timespecs.set(JAVA_LONG, ts, nanos / 1_000_000_000L);
-                timespecs.set(JAVA_LONG, ts + 8, nanos % 1_000_000_000L);
-                if (op.opcode == IORING_OP_TIMEOUT) {
-                    addr = timespecs.address() + ts;
-                    len = 1;
-                    off = 0; // pure timer: do not complete on a count of other completions
-                }
-            }
-            sq.prepare(op.opcode, flags, op.fd, off, addr, len, op.opFlags, ud, op.bufIndex, op.spliceFdIn,
-                    op.opcode == IORING_OP_TIMEOUT ? 0 : op.addr3);
-            inKernel++;
-            if (hasTimeout) {
-                sq.prepare(IORING_OP_LINK_TIMEOUT, op.next != null ? IOSQE_IO_LINK : 0, -1, 0,
-                        timespecs.address() + 16L * slot, 1, 0, INTERNAL_UD, 0, 0, 0);
-                inKernel++;
-            }
-        }
-    }
-
-    private void reap() {
-        while (true) {
-            int n = cq.ready();
-            if (n == 0) return;
-            for (int i = 0; i < n; i++) {
-                cqeUserData[i] = cq.userData(i);
-                cqeRes[i] = cq.res(i);
-            }
-            // Release the CQ slots before running callbacks: they may submit and the kernel may post more.
-            cq.advance(n);
-            inKernel -= n;
-            for (int i = 0; i < n; i++) {
-                long ud = cqeUserData[i];
-                if (ud == WAKE_UD) {
-                    wakeArmed = false;
-                    continue;
-                }
-                if (ud == INTERNAL_UD) continue;
-                int slot = (int) ud;
-                IoOp op = slots[slot];
-                if (op == null || op.userData != ud) {
-                    LOG.log(System.Logger.Level.ERROR, "completion for unknown request: user_data=" + ud);
-                    continue;
-                }
-                slots[slot] = null;
-                freeSlots[freeCount++] = slot;
-                finish(op, cqeRes[i]);
-                if (local.size() >= submitBatch && !closing) submitEarly();
-            }
-        }
-    }
-
-    /**
-     * Pushes requests that callbacks submitted into the kernel now, instead of after the remaining completions of
-     * this batch ran their callbacks: the device gets them sooner.
-     */
-    private void submitEarly() {
-        place();
-        int n = sq.publish();
-        if (n > 0) enter(n, 0);
-    }
-
-    private void finish(IoOp op, long res) {
-        try {
-            op.complete(res);
-        } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "completion callback threw for " + op, t);
-        }
-    }
-
-    private void failChain(IoOp head, long res) {
-        for (IoOp op = head; op != null; op = op.next) finish(op, res);
-    }
-
-    private void failClosed(IoOp head) {
-        for (IoOp op = head; op != null; op = op.next) {
-            op.closedByEngine = true;
-            finish(op, -Errno.ECANCELED);
-        }
-    }
-
-    /** Ends the engine: fail what never reached the kernel, cancel what did, wait for all of it, free the ring. */
-    private void shutdown() {
+    /** A ring failed beyond repair: the engine closes, so no request waits on a ring that is gone. */
+    void ringFailed() {
         closing = true;
-        IoOp head;
-        try {
-            if (backlog != null) failClosed(backlog);
-            backlog = null;
-            while ((head = local.poll()) != null) failClosed(head);
-            while ((head = queue.poll()) != null) failClosed(head);
-            runTasks();
-            if (fatal == null) {
-                // Cancel everything in flight (ANY: 5.19), then wait for every CQE, the wake-up read's included.
-                if (inKernel > 0 && sq.space() > 0) {
-                    sq.prepare(IORING_OP_ASYNC_CANCEL, 0, -1, 0, 0, 0, IORING_ASYNC_CANCEL_ANY, INTERNAL_UD, 0,
-                            0, 0);
-                    inKernel++;
-                }
-                long deadline = System.nanoTime() + 30_000_000_000L;
-                while (inKernel > 0 && System.nanoTime() < deadline) {
-                    int r = ring.enter(sq.publish(), 1, IORING_ENTER_GETEVENTS);
-                    if (r < 0 && r != -Errno.EINTR && r != -Errno.EAGAIN && r != -Errno.EBUSY) break;
-                    reap();
-                    if (inKernel == 1 && wakeArmed) {
-                        // Only our eventfd read is left: complete it ourselves.
-                        LibC.write(eventFd, wakeValue, 8);
-                    }
-                }
-            }
-            for (int i = 0; i < slots.length; i++) {
-                IoOp op = slots[i];
-                if (op != null) {
-                    slots[i] = null;
-                    op.closedByEngine = true;
-                    finish(op, -Errno.ECANCELED);
-                }
-            }
-        } finally {
-            terminated = true;
-            while ((head = pollAny()) != null) failClosed(head);
-            ring.close(); // the kernel cancels whatever is left and releases registered buffers
+        closeRings(false);
+    }
+
+    /**
+     * A ring thread ended (its ring unmapped, so the kernel no longer uses any buffer through it); the last one lets
+     * go of the registered buffers and the bounce buffers.
+     */
+    void ringTerminated() {
+        if (live.decrementAndGet() != 0) return;
+        synchronized (registration) {
+            ended = true;
             if (registered != null) registered.release();
             registered = null;
-            bounces().close();
-            // The ring thread no longer sets sleeping = 1, so no new waker can win the CAS; wait out the ones that
-            // did, which are at most one write(2) away from done.
-            while (wakers.get() != 0) Thread.onSpinWait();
-            LibC.close(eventFd);
-            arena.close();
+            releaseIfEnded();
         }
+        bounces().close();
     }
 
-    private IoOp pollAny() {
-        IoOp h = local.poll();
-        return h != null ? h : queue.poll();
+    private void releaseIfEnded() {
+        if (!ended) return;
+        for (RegisteredBuffers b : releaseAtEnd) b.release();
+        releaseAtEnd.clear();
     }
 }

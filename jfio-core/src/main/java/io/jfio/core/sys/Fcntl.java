@@ -20,6 +20,8 @@ public final class Fcntl {
     public static final int O_NONBLOCK = 04000;                            // O_NONBLOCK
     public static final int O_DSYNC = 010000;                              // O_DSYNC
     public static final int O_DIRECT = Platform.isX86() ? 040000 : 0200000;      // O_DIRECT (arm64: asm/fcntl.h)
+    public static final int F_GETFL = 3;                                   // F_GETFL in asm-generic/fcntl.h
+    public static final int RWF_NOWAIT = 0x8;                              // RWF_NOWAIT in linux/fs.h (4.14)
     public static final int O_LARGEFILE = Platform.isX86() ? 0100000 : 0400000;  // O_LARGEFILE
     public static final int O_DIRECTORY = Platform.isX86() ? 0200000 : 040000;   // O_DIRECTORY
     public static final int O_NOFOLLOW = Platform.isX86() ? 0400000 : 0100000;   // O_NOFOLLOW

@@ -185,6 +185,9 @@ public final class LibC {
     private static final boolean X86 = Platform.isX86();
     private static final long NR_WRITE = X86 ? 1 : 64;               // ssize_t write(int, const void *, size_t)
     private static final long NR_CLOSE = X86 ? 3 : 57;               // int close(int)
+    private static final long NR_FCNTL = X86 ? 72 : 25;              // int fcntl(int, int cmd, unsigned long arg)
+    private static final long NR_PREADV2 = X86 ? 327 : 286;          // ssize_t preadv2(int, iov *, int iovcnt,
+                                                                     //     unsigned long pos_l, pos_h, rwf_t)
     private static final long NR_IOCTL = X86 ? 16 : 29;              // int ioctl(int, unsigned long, unsigned long)
     private static final long NR_FCHMOD = X86 ? 91 : 52;             // int fchmod(int, mode_t)
     private static final long NR_FCHOWN = X86 ? 93 : 55;             // int fchown(int, uid_t, gid_t)
@@ -390,6 +393,19 @@ public final class LibC {
         } catch (Throwable t) {
             throw linkFailure(t);
         }
+    }
+
+    /**
+     * preadv2(2) with an array of {@link Iovec} and {@code RWF_*} flags (e.g. {@link Fcntl#RWF_NOWAIT}); returns bytes
+     * read or -errno. A raw system call: 64-bit offsets travel whole in pos_l, pos_h is 0.
+     */
+    public static long preadv2(int fd, MemorySegment iov, int iovcnt, long offset, int flags) {
+        return sys(NR_PREADV2, n(fd), iov, n(iovcnt), n(offset), NO_ARG, u(flags));
+    }
+
+    /** fcntl(2) with an integer argument (F_GETFL and the like); returns the result or -errno. */
+    public static int fcntl(int fd, int cmd, long arg) {
+        return (int) sys(NR_FCNTL, n(fd), n(cmd), n(arg), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** pwritev(2) with an array of {@link Iovec}; returns bytes written or -errno. */

@@ -534,6 +534,7 @@ class EngineTest {
         IoEngine e = closeLater(switch (kind) {
             case URING -> EngineKind.uring(8);
             case URING_RING -> EngineKind.ringOnly(8);
+            case URING_ONE_RING -> EngineKind.uring(8, 1);
             case THREADS -> new ThreadEngine(2);
         });
         if (e instanceof UringEngine u) {

@@ -64,4 +64,23 @@ class EnginesTest {
             assertEquals(0, e.execute(IoOp.nop()));
         }
     }
+
+    @Test
+    void shouldRefuseAnInvalidRingCountUnlessTheThreadEngineIsChosen() {
+        String rings = System.getProperty(UringEngine.RINGS_PROP);
+        System.setProperty(UringEngine.RINGS_PROP, "0");
+        try {
+            System.setProperty(Engines.ENGINE_PROP, "auto");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, Engines::configured);
+            assertTrue(e.getMessage().contains(UringEngine.RINGS_PROP + "=0"), e.getMessage());
+            System.setProperty(Engines.ENGINE_PROP, "threads");
+            assertEquals("threads", Engines.configured());
+        } finally {
+            if (rings == null) {
+                System.clearProperty(UringEngine.RINGS_PROP);
+            } else {
+                System.setProperty(UringEngine.RINGS_PROP, rings);
+            }
+        }
+    }
 }

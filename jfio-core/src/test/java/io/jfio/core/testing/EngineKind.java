@@ -22,6 +22,8 @@ public enum EngineKind {
     URING,
     /** io_uring with every request, blocking calls from platform threads included, going through the ring. */
     URING_RING,
+    /** io_uring with a single ring (and ring thread), whatever the CPU count. */
+    URING_ONE_RING,
     THREADS;
 
     /** System property restricting the parameterized tests to one engine. */
@@ -32,6 +34,7 @@ public enum EngineKind {
         return switch (this) {
             case URING -> uring(UringEngine.DEFAULT_ENTRIES);
             case URING_RING -> ringOnly(UringEngine.DEFAULT_ENTRIES);
+            case URING_ONE_RING -> uring(UringEngine.DEFAULT_ENTRIES, 1);
             case THREADS -> new ThreadEngine();
         };
     }
@@ -49,6 +52,15 @@ public enum EngineKind {
     public static UringEngine uring(int entries) throws IOException {
         try {
             return new UringEngine(entries, UringEngine.DEFAULT_FLAGS);
+        } catch (UringUnavailableException e) {
+            return abort("io_uring unavailable on this system: " + e.getMessage());
+        }
+    }
+
+    /** A new io_uring engine with {@code rings} rings of {@code entries} SQ entries; skips without io_uring. */
+    public static UringEngine uring(int entries, int rings) throws IOException {
+        try {
+            return new UringEngine(entries, UringEngine.DEFAULT_FLAGS, true, rings);
         } catch (UringUnavailableException e) {
             return abort("io_uring unavailable on this system: " + e.getMessage());
         }

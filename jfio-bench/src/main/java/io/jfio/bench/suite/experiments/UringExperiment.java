@@ -99,7 +99,9 @@ public final class UringExperiment implements Experiment {
         SuiteOptions.Scale s = ctx.scale();
         UringBenchOptions.Builder b = UringBenchOptions.builder().dir(ctx.scratch()).fileSize(fileSize(s))
                 .reps(SuiteOptions.REPS).seed(ctx.options().seed()).fio(ctx.fio().isPresent()).installFio(false)
-                .allowMemoryFs(ctx.options().allowTmpfs());
+                .allowMemoryFs(ctx.options().allowTmpfs())
+                // The scaling table starts JVMs of its own under taskset: bench uring's, not the suite's.
+                .scaling(false);
         switch (s) {
             // TINY runs O_DIRECT too (where the file system takes it), so the tests cover that path.
             case TINY -> b.duration(Duration.ofMillis(40)).warmup(Duration.ofMillis(20)).depths(List.of(1, 4))
