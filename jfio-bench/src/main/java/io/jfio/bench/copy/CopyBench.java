@@ -35,9 +35,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       dropped ({@code echo 3 > /proc/sys/vm/drop_caches} as root, which also drops inodes and directories, else
  *       {@link PageCache#evict} per file), then each tool is run once on a tiny tree so that its own binary (the
  *       JVM for jfio) is not what is cold; hot: every source file is read first (the large file only when less
- *       than 98% of it is cached). On a VM that reports freed memory to its host ({@link FreePageReporting}),
- *       every cold run and every large-file run first waits {@link #SETTLE_MILLIS}, so that no tool gets the
- *       memory the previous run freed just because it starts its copy sooner. Residency of a sample of source
+ *       than 98% of it is cached, so that a tool starts right after the previous copy was freed: see the
+ *       comment at the warm-up). Residency of a sample of source
  *       files is checked with {@link PageCache#residency} before every run.</li>
  *   <li>Every copy goes to a fresh destination. Large-file copies are removed between runs. Tree copies are moved
  *       aside and removed when the tree runs are over: on ext4 without a journal the inode allocator skips inodes
@@ -54,13 +53,6 @@ public final class CopyBench {
     private static final int SAMPLE = 64;
     private static final double COLD_MAX = 0.02;
     private static final double HOT_MIN = 0.98;
-    /**
-     * The wait before a run that follows a large free, on a VM with free page reporting ({@link FreePageReporting}):
-     * long enough for the guest to have reported what was freed (a 4 GiB copy slowed on until 8-12 s after the
-     * free), so that every tool writes into memory the host has taken back, as a copy on such a machine usually
-     * does, instead of the first to start getting the memory just freed.
-     */
-    static final long SETTLE_MILLIS = 12_000;
 
     private final CopyBenchOptions o;
     private final PrintWriter out;
@@ -254,13 +246,6 @@ public final class CopyBench {
         for (Contender c : contenders) warmTool(c, tiny);
         CopyBenchResult result = new CopyBenchResult(o, contenders, tree == null ? 0 : tree.bytes(),
                 tree == null ? 0 : tree.files().size(), o.bigSize(), canDropCaches());
-        long settle = FreePageReporting.active() ? SETTLE_MILLIS : 0;
-        if (settle > 0) {
-            result.note(String.format(Locale.ROOT, "this VM reports freed memory to its host (virtio-balloon free "
-                    + "page reporting), which makes memory freed more than 2 s ago several times slower to write: "
-                    + "every cold run and every large-file run waited %d s after the previous run's memory was "
-                    + "freed, so that all tools met the same state", settle / 1000));
-        }
         for (String workload : o.workloads()) {
             boolean isTree = workload.equals("tree");
             Path source = isTree ? src : big;
@@ -277,11 +262,13 @@ public final class CopyBench {
                             dropCaches(all);
                             warmTool(c, tiny);
                         } else if (isTree || residency(all) < HOT_MIN) {
-                            // The large file is read again only when it is not already cached (4 GiB take a
-                            // second to read even from the cache).
+                            // The large file is read again only when it is not already cached: the tool then
+                            // starts at once after the previous copy was deleted, not a second later. Where the
+                            // VM hands freed memory back to its host (virtio-balloon free page reporting, about
+                            // 2 s after the free), memory the host must give again is written several times
+                            // slower, so a pause here would favour whichever tool starts its copy first.
                             for (Path f : all) PageCache.warm(f);
                         }
-                        if (settle > 0 && (cold || !isTree)) settle(settle);
                         double resident = residency(sample);
                         if (cold ? resident > COLD_MAX : resident < HOT_MIN) {
                             result.note(String.format(Locale.ROOT, "%s %s rep %d %s: source %.1f%% resident, "
@@ -373,15 +360,6 @@ public final class CopyBench {
         if (before == null || after == null) return new double[] {(t1 - t0) / 1e9, Double.NaN, Double.NaN};
         return new double[] {(t1 - t0) / 1e9, (after.childUser() - before.childUser()) / CpuUsage.TICKS_PER_SECOND,
             (after.childSystem() - before.childSystem()) / CpuUsage.TICKS_PER_SECOND};
-    }
-
-    private static void settle(long millis) throws IOException {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
     }
 
     /** Runs a tool once on a tiny tree, so that what a cold run reads from disk is the source, not the tool. */
