@@ -34,7 +34,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *       repetition) as a process, timing it from start to exit. Before each run: sync; cold: the page cache is
  *       dropped ({@code echo 3 > /proc/sys/vm/drop_caches} as root, which also drops inodes and directories, else
  *       {@link PageCache#evict} per file), then each tool is run once on a tiny tree so that its own binary (the
- *       JVM for jfio) is not what is cold; hot: every source file is read first. Residency of a sample of source
+ *       JVM for jfio) is not what is cold; hot: every source file is read first (the large file only when less
+ *       than 98% of it is cached, so that a tool starts right after the previous copy was freed: see the
+ *       comment at the warm-up). Residency of a sample of source
  *       files is checked with {@link PageCache#residency} before every run.</li>
  *   <li>Every copy goes to a fresh destination. Large-file copies are removed between runs. Tree copies are moved
  *       aside and removed when the tree runs are over: on ext4 without a journal the inode allocator skips inodes
@@ -259,7 +261,12 @@ public final class CopyBench {
                         if (cold) {
                             dropCaches(all);
                             warmTool(c, tiny);
-                        } else {
+                        } else if (isTree || residency(all) < HOT_MIN) {
+                            // The large file is read again only when it is not already cached: the tool then
+                            // starts at once after the previous copy was deleted, not a second later. Where the
+                            // VM hands freed memory back to its host (virtio-balloon free page reporting, about
+                            // 2 s after the free), memory the host must give again is written several times
+                            // slower, so a pause here would favour whichever tool starts its copy first.
                             for (Path f : all) PageCache.warm(f);
                         }
                         double resident = residency(sample);

@@ -16,8 +16,8 @@ import java.util.Map;
  * <p>Not thread-safe; filled by the benchmark, then read.
  */
 public final class CopyBenchResult {
-    /** Tree at least this many times faster than cp -a. */
-    public static final double TREE_VS_CP = 2.0;
+    /** Tree never slower than cp -a (and, checked separately, not slower than xcp where it ran). */
+    public static final double TREE_VS_CP = 1.0;
     /** Large file at least this fraction of cp -a's throughput. */
     public static final double BIG_VS_CP = 0.95;
 

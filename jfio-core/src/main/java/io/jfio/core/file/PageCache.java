@@ -110,9 +110,25 @@ public final class PageCache {
      * @return the cached pages, or -1 when the kernel cannot say (no cachestat, or it refused this file)
      */
     public static long cachedPages(int fd, MemorySegment range, MemorySegment out) {
+        return cachedPages(fd, 0, 0, range, out); // offset 0, length 0: the whole file
+    }
+
+    /**
+     * How many pages of a byte range of an open file are in the page cache, by cachestat(2), as
+     * {@link #cachedPages(int, MemorySegment, MemorySegment)} does for the whole file. The kernel's cost grows with
+     * the range (about 55 ms for a cached 4 GiB file), so a caller that needs only an estimate asks for samples.
+     *
+     * @param fd an open descriptor of the file
+     * @param offset the first byte of the range
+     * @param length the range's length; 0 means to the end of the file
+     * @param range scratch for the kernel's {@code struct cachestat_range}
+     * @param out scratch the kernel fills with its {@code struct cachestat}
+     * @return the cached pages of the range, or -1 when the kernel cannot say
+     */
+    public static long cachedPages(int fd, long offset, long length, MemorySegment range, MemorySegment out) {
         if (noCachestat) return -1;
-        range.set(JAVA_LONG, 0, 0); // offset 0, length 0: the whole file
-        range.set(JAVA_LONG, 8, 0);
+        range.set(JAVA_LONG, 0, offset);
+        range.set(JAVA_LONG, 8, length);
         int r = LibC.cachestat(fd, range, out);
         if (r == 0) return out.get(JAVA_LONG, 0);
         if (r == -Errno.ENOSYS) noCachestat = true;

@@ -265,15 +265,24 @@ public final class LibC {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     }
 
-    /** The page size, asked once on first use. */
+    /**
+     * The page size, asked once on first use: the kernel's {@code AT_PAGESZ} from {@code /proc/self/auxv}, read as a
+     * file, so that a copy does not link a downcall of a new shape (tens of milliseconds at start) for one number;
+     * {@code getpagesize(3)} where that file cannot be read.
+     */
     private static final class PageSize {
         static final int VALUE;
 
         static {
-            try {
-                VALUE = (int) Getpagesize.H.invokeExact();
-            } catch (Throwable t) {
-                throw new ExceptionInInitializerError(t);
+            int fromAux = AuxVector.pageSize();
+            if (fromAux > 0) {
+                VALUE = fromAux;
+            } else {
+                try {
+                    VALUE = (int) Getpagesize.H.invokeExact();
+                } catch (Throwable t) {
+                    throw new ExceptionInInitializerError(t);
+                }
             }
         }
     }

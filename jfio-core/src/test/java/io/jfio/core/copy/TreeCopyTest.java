@@ -255,6 +255,32 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldJudgeALargeSourceCachedBySamplesSpreadOverIt(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        byte[] data = new byte[(40 << 20) + 999]; // above the 16 samples of 1 MiB: judged by samples
+        new SplittableRandom(13).nextBytes(data);
+        Path big = src.resolve("big");
+        Files.write(big, data);
+        assertTrue(PageCache.warm(big).fraction() > 0.99);
+        CopyOptions o = CopyOptions.archive().jobs(4).sequential(false).splitThreshold(1 << 20).chunkSize(1 << 20)
+                .build();
+        Run cached = copy(List.of(src), dir.resolve("cached"), o);
+        assertOk(cached);
+        assertEquals(1, cached.event("/big").chunks(), "cached: one piece: " + cached.event("/big"));
+        // Only the first 4 MiB in the cache: the samples after them are not, so the file is split.
+        PageCache.evict(big);
+        assumeTrue(PageCache.residency(big).fraction() < 0.05, "the page cache cannot be dropped here");
+        try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "r")) {
+            f.readFully(new byte[4 << 20]);
+        }
+        Run front = copy(List.of(src), dir.resolve("front"), o);
+        assertOk(front);
+        assertTrue(front.event("/big").chunks() >= 2, "mostly uncached: split: " + front.event("/big"));
+        assertArrayEquals(data, Files.readAllBytes(dir.resolve("cached/big")));
+        assertArrayEquals(data, Files.readAllBytes(dir.resolve("front/big")));
+    }
+
+    @Test
     void shouldNotSplitWhenSequential(@TempDir Path dir) throws Exception {
         Path src = Files.createDirectory(dir.resolve("src"));
         Files.write(src.resolve("big"), new byte[3 << 20]);
