@@ -18,12 +18,14 @@ import java.util.zip.GZIPOutputStream;
  * <p>One object's bytes, compressed as they arrive, in native memory chunks (outside the Java heap): an object of
  * 16 MiB costs 16 MiB of memory once, never a heap array the collector copies. The chunks grow from {@link
  * #FIRST_CHUNK} to {@link #CHUNK} bytes, so that the objects of many sources that each hold a few lines do not cost
- * a megabyte each. {@link #take} hands the bytes stored so far over as a {@link Body} (a part of a multipart upload,
- * or after {@link #finish} the rest, or the whole object) with its own memory, freed when the body is closed, and
- * the buffer goes on in new chunks.
+ * a megabyte each. The largest chunk is small too: each open object's last chunk is resident whether it is filled
+ * or not (its memory is zeroed when allocated), and with many sources many objects are open at once. {@link #take}
+ * hands the bytes stored so far over as a {@link Body} (a part of a multipart upload, or after {@link #finish} the
+ * rest, or the whole object) with its own memory, freed when the body is closed, and the buffer goes on in new
+ * chunks.
  */
 final class ObjectBuffer implements AutoCloseable {
-    static final int CHUNK = 256 << 10;
+    static final int CHUNK = 64 << 10;
     static final int FIRST_CHUNK = 16 << 10;
     private static final int SCRATCH = 64 << 10;
 
