@@ -901,7 +901,8 @@ public final class ShipBench {
                     m.get("other_processes_cpus"), (Long) m.get("peak_rss_bytes") / MIB, m.get("verified"),
                     p99Ratio(m, peer(rows, m, "rsyslog")), p99Ratio(m, peer(rows, m, "syslog-ng"))));
         }
-        md.append("\n\"p99 vs rsyslog\" (syslog-ng): the peer's p99 divided by this row's; above 1 is faster.\n\n");
+        md.append("\n*p99 vs rsyslog*, *p99 vs syslog-ng*: that peer's p99 divided by this row's; above 1 is faster. "
+                + "syslog-ng looks at each file once a second (follow-freq, default 1 s).\n\n");
         md.append("Per 1,000 lines appended while measuring, from `/proc` of each process: *wake-ups* are its "
                 + "threads' voluntary context switches (each a sleep that something ended), *read calls* and "
                 + "*write calls* its `syscr` and `syscw` (read, pread, readv, write, pwrite, writev, sendfile; "
