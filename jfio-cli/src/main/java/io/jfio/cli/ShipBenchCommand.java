@@ -34,17 +34,22 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "ship", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {
-            "jfio ship against its targets and against rsyslog (imfile), in one run.",
+            "jfio ship against its targets and against rsyslog (imfile) and syslog-ng (wildcard-file), in one run.",
             "",
             "single: one file of 5,000,000 92-byte lines (460 MB), hot in the page cache, shipped with --once to "
                     + "the dir sink and to a loopback TCP receiver (3 runs each, median), and read by rsyslog "
                     + "(imfile -> omfile); every delivery compared byte for byte. latency: 100 files appended to at "
                     + "10,000 lines/s in all, append-to-delivered percentiles to TCP and to the dir sink, and "
-                    + "rsyslog (imfile -> omfwd). throughput: the 100 files appended to as fast as one thread can. "
+                    + "rsyslog (imfile -> omfwd) and syslog-ng (wildcard-file -> network tcp). wide: the same with "
+                    + "1,000 files at 100,000 lines/s (10 s measured). throughput: the 100 files appended to "
+                    + "as fast as one thread can. "
                     + "idle: 10,000 shipped files, nothing changes: the shipper's CPU share. Reports MB/s, lines/s, "
-                    + "CPU seconds, peak RSS, PASS/FAIL per target and ratios to rsyslog in report.md and "
-                    + "results.json under --out; about 3-4 minutes. rsyslog is installed with apt-get when missing "
-                    + "and this is root. Files go in a jfio-bench-ship-* directory under --dir and are removed at "
+                    + "CPU seconds, peak RSS, PASS/FAIL per target and ratios to the peers in report.md and "
+                    + "results.json under --out; about 5 minutes. rsyslog is installed with apt-get when missing "
+                    + "and this is root; syslog-ng, whose package conflicts with rsyslog's, is not installed: when it "
+                    + "is not on PATH its packages are fetched with apt-get download and unpacked into "
+                    + "$XDG_CACHE_HOME/jfio/syslog-ng (default ~/.cache/jfio/syslog-ng) and it runs from there. "
+                    + "Files go in a jfio-bench-ship-* directory under --dir and are removed at "
                     + "the end, also on errors and Ctrl-C; so are the child processes. Progress goes to stderr.",
             "",
             "--torture: instead, writers append numbered records while their files are rotated (rename, "
@@ -89,11 +94,16 @@ public final class ShipBenchCommand implements Callable<Integer> {
     @Option(names = "--no-rsyslog", description = "Do not run rsyslog.")
     private boolean noRsyslog;
 
-    @Option(names = "--no-install", description = "Do not install rsyslog when it is missing.")
+    @Option(names = "--no-syslog-ng", description = "Do not run syslog-ng.")
+    private boolean noSyslogNg;
+
+    @Option(names = "--no-install", description = "Do not install rsyslog nor fetch syslog-ng when they are "
+            + "missing.")
     private boolean noInstall;
 
     @Option(names = "--workloads", paramLabel = "LIST", split = ",", description = "single, records (ndjson "
-            + "and multiline), latency, throughput, idle (default all).")
+            + "and multiline), latency, wide (latency at ten times the files and the rate), throughput, idle "
+            + "(default all).")
     private List<String> workloads;
 
     @Option(names = "--lines", paramLabel = "N", description = "Lines of the single file (default 5000000).")
@@ -248,7 +258,7 @@ public final class ShipBenchCommand implements Callable<Integer> {
                     CopyBenchCommand.jfioCommand());
             if (full) o = o.full();
             if (workloads != null) o = o.withWorkloads(new LinkedHashSet<>(workloads));
-            o = o.withPeer(!noRsyslog, !noInstall).withAllowTmpfs(allowTmpfs);
+            o = o.withPeers(!noRsyslog, !noSyslogNg, !noInstall).withAllowTmpfs(allowTmpfs);
             if (lines != null || reps != null || files != null || rate != null || seconds != null || idleTree != null
                     || idleSeconds != null) {
                 int[] tree = idleTree != null ? ShipBenchOptions.parseIdleTree(idleTree)

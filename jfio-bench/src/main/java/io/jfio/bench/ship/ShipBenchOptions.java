@@ -12,7 +12,8 @@ import java.util.Set;
  * @param dir           where the work directory goes
  * @param out           the report directory
  * @param jfio          how to run jfio (the launcher or {@code java -jar}), followed by {@code ship ...}
- * @param workloads     a subset of {@link #WORKLOADS}
+ * @param workloads     a subset of {@link #WORKLOADS} ("wide": the latency runs at {@link #wideFiles} files and
+ *                      {@link #wideRate} lines/s)
  * @param lines         lines of the single file (92 bytes each)
  * @param reps          runs per sink of the single file (the median is reported)
  * @param files         files written concurrently in the latency and throughput runs
@@ -23,30 +24,47 @@ import java.util.Set;
  * @param idleDirs      directories of the idle tree
  * @param idleFiles     files per directory of the idle tree
  * @param idle          how long the idle shipper is watched
- * @param rsyslog       whether to run the peer
- * @param install       whether a missing rsyslog may be installed (root only)
+ * @param rsyslog       whether to run the peer rsyslog
+ * @param syslogNg      whether to run the peer syslog-ng
+ * @param install       whether a missing rsyslog may be installed (root only) and syslog-ng's packages fetched
  * @param allowTmpfs    whether a tmpfs {@code dir} is accepted
  * @param scale         "default", "full" or "custom" (tests), for the report
  */
 public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String> workloads, long lines, int reps,
                                int files, int rate, Duration latency, Duration warmup, Duration throughput,
-                               int idleDirs, int idleFiles, Duration idle, boolean rsyslog, boolean install,
-                               boolean allowTmpfs, String scale) {
+                               int idleDirs, int idleFiles, Duration idle, boolean rsyslog, boolean syslogNg,
+                               boolean install, boolean allowTmpfs, String scale) {
     /** The workloads, in the order they run. */
-    public static final List<String> WORKLOADS = List.of("single", "records", "latency", "throughput", "idle");
+    public static final List<String> WORKLOADS = List.of("single", "records", "latency", "wide", "throughput", "idle");
+
+    /** Files of the wide latency configuration: ten times {@code files}. */
+    public int wideFiles() {
+        return files * 10;
+    }
+
+    /** Lines per second of the wide latency configuration: ten times {@code rate}, at most {@link #MAX_RATE}. */
+    public int wideRate() {
+        return (int) Math.min(10L * rate, MAX_RATE);
+    }
+
+    /** The measured part of each wide latency run: half of {@code latency}, at least 1 s. */
+    public Duration wideLatency() {
+        Duration half = latency.dividedBy(2);
+        return half.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : half;
+    }
 
     /** The standard sizes, about 3 minutes on 2 cores. */
     public static ShipBenchOptions defaults(Path dir, Path out, List<String> jfio) {
         return new ShipBenchOptions(dir, out, jfio, Set.copyOf(WORKLOADS), 5_000_000, 3, 100, 10_000,
                 Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofSeconds(10), 100, 100, Duration.ofSeconds(15),
-                true, true, false, "default");
+                true, true, true, false, "default");
     }
 
     /** Longer measurements: 5 runs per single-file cell, 60 s latency and idle windows, 30 s throughput. */
     public ShipBenchOptions full() {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, 5, files, rate, Duration.ofSeconds(60),
                 Duration.ofSeconds(5), Duration.ofSeconds(30), idleDirs, idleFiles, Duration.ofSeconds(60), rsyslog,
-                install, allowTmpfs, "full");
+                syslogNg, install, allowTmpfs, "full");
     }
 
     public ShipBenchOptions withWorkloads(Set<String> w) {
@@ -57,7 +75,7 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
             }
         }
         return new ShipBenchOptions(dir, out, jfio, Set.copyOf(w), lines, reps, files, rate, latency, warmup,
-                throughput, idleDirs, idleFiles, idle, rsyslog, install, allowTmpfs, scale);
+                throughput, idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale);
     }
 
     /** The highest latency-run rate: one line per microsecond over all files. */
@@ -79,17 +97,21 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
                     + "s idle=" + idle.toSeconds() + "s");
         }
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslog, install, allowTmpfs, "custom");
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, "custom");
     }
 
     public ShipBenchOptions withPeer(boolean rsyslogOn, boolean installOn) {
+        return withPeers(rsyslogOn, syslogNg, installOn);
+    }
+
+    public ShipBenchOptions withPeers(boolean rsyslogOn, boolean syslogNgOn, boolean installOn) {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslogOn, installOn, allowTmpfs, scale);
+                idleDirs, idleFiles, idle, rsyslogOn, syslogNgOn, installOn, allowTmpfs, scale);
     }
 
     public ShipBenchOptions withAllowTmpfs(boolean allow) {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslog, install, allow, scale);
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allow, scale);
     }
 
     /**

@@ -136,6 +136,48 @@ class ShipBenchTest {
         assertEquals("-", ShipBench.ratio(b.latency.get(1), b.latency.get(2), "wake_ups_per_1000_lines"));
     }
 
+    /** A latency row of one configuration: files, rate, "wide" when it is the wide one. */
+    private static Map<String, Object> lat(String tool, String sink, int files, int rate, double p99, double cpu) {
+        Map<String, Object> m = row(tool, sink, "measured_lines", 100_000L, "p99_ms", p99, "cpu_percent", cpu,
+                "peak_rss_bytes", 70L << 20, "problem", null, "files", files, "rate", rate);
+        if (files == 1000) m.put("config", "wide");
+        return m;
+    }
+
+    @Test
+    void shouldJudgeEachConfigurationOnlyAgainstThePeersOfTheSameConfiguration(@TempDir Path dir) {
+        ShipBench b = judge(dir);
+        b.latency.add(lat("jfio", "tcp", 100, 10_000, 0.20, 3.0));
+        b.latency.add(lat("rsyslog", "omfwd tcp", 100, 10_000, 0.30, 8.0));
+        b.latency.add(lat("syslog-ng", "network tcp", 100, 10_000, 900.0, 2.0));
+        b.latency.add(lat("jfio", "tcp", 1000, 100_000, 4.0, 30.0));
+        b.latency.add(lat("rsyslog", "omfwd tcp", 1000, 100_000, 2.0, 60.0));
+        b.latency.add(lat("syslog-ng", "network tcp", 1000, 100_000, 950.0, 40.0));
+        assertEquals(2, ShipBench.configurations(b.latency).size());
+        List<String> v = b.verdicts();
+        assertEquals(List.of(
+                "PASS: latency p99 at 10,000 lines/s, tcp sink: 0.20 ms (target <= 5 ms)",
+                "PASS: CPU at 10,000 lines/s, tcp sink, against rsyslog's: 3.0% against 8.0% of a core, 0.38x "
+                        + "(target <= 0.5x)",
+                "PASS: latency p99 at 10,000 lines/s, tcp sink, against rsyslog's: 0.20 ms against 0.30 ms "
+                        + "(target: no worse)",
+                // syslog-ng polls its files once a second: its tail is no target, its CPU is.
+                "FAIL: CPU at 10,000 lines/s, tcp sink, against syslog-ng's: 3.0% against 2.0% of a core, 1.50x "
+                        + "(target: lower)",
+                // The wide configuration against its own peers' CPU (60% and 40%), not the everyday one's.
+                "PASS: CPU at 100,000 lines/s over 1,000 files, tcp sink, against rsyslog's: 30.0% against 60.0% of "
+                        + "a core, 0.50x (target: lower)",
+                "PASS: CPU at 100,000 lines/s over 1,000 files, tcp sink, against syslog-ng's: 30.0% against 40.0% "
+                        + "of a core, 0.75x (target: lower)",
+                "PASS: peak RSS of the shipper over all runs: 70.0 MiB = 73.4 MB (target <= 128 MB = 122.1 MiB)"), v);
+        // A wide peer whose run failed: the wide jfio row is not judged against the everyday peer instead.
+        b.latency.get(4).put("problem", "delivered 1 of 2 lines");
+        assertTrue(b.verdicts().stream().noneMatch(x -> x.contains("over 1,000 files, tcp sink, against rsyslog's")),
+                b.verdicts().toString());
+        assertTrue(ShipBench.peer(b.latency, b.latency.get(3), "rsyslog").isEmpty());
+        assertEquals(b.latency.get(5), ShipBench.peer(b.latency, b.latency.get(3), "syslog-ng"));
+    }
+
     @Test
     void shouldCountAChildsWakeUpsAndReadCalls(@TempDir Path dir) throws Exception {
         // A shell that reads a file 200 times, sleeping in between: its wake-ups and read calls rise by at least that.
