@@ -191,5 +191,7 @@ final class S3Transfer implements AutoCloseable {
     @Override
     public void close() {
         http.shutdownNow();
+        // A provider that refreshes credentials (instance or container credentials) holds a thread of its own.
+        if (credentials instanceof software.amazon.awssdk.utils.SdkAutoCloseable c) c.close();
     }
 }
