@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -37,6 +36,30 @@ class S3MultipartTest {
 
     @TempDir
     Path tmp;
+
+    /**
+     * A shipper of {@code logs} whose one object only a stop cuts: it would wait an hour for its age and 100 MiB for
+     * its size; uncompressed, in parts of 5 MiB.
+     */
+    private Process openObjectShipper(Minio minio, Path logs, Path state, Path err, String prefix)
+            throws java.io.IOException {
+        return S3CrashTest.shipper(tmp, minio, logs, state, err, prefix, List.of("-Djfio.test.graceful=true"),
+                Map.of("s3.object-age", "1h", "s3.object-size", "100MiB", "max-in-flight", "256MiB",
+                        "s3.part-size", "5MiB", "s3.compression", "none"));
+    }
+
+    private static void append(Path file, byte[] bytes) throws java.io.IOException {
+        try (FileOutputStream out = new FileOutputStream(file.toFile(), true)) {
+            out.write(bytes);
+        }
+    }
+
+    /** SIGTERM: the shipper must upload what it holds and exit 0 within its grace period. */
+    private static void stop(Process p, Path err) throws Exception {
+        p.destroy();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
+        assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
+    }
 
     /** Lines of hexadecimal noise (gzip halves them, no more): {@code bytes} of them at least. */
     private static byte[] noise(long seed, long bytes) {
@@ -126,27 +149,17 @@ class S3MultipartTest {
         Path state = tmp.resolve("state");
         Path err = tmp.resolve("ship.err");
         try (Minio minio = Minio.start(tmp.resolve("server"), BUCKET)) {
-            // Objects would wait an hour for their age and 100 MiB for their size: only the stop cuts this one.
-            Map<String, String> more = new LinkedHashMap<>(Map.of("s3.object-age", "1h", "s3.object-size", "100MiB",
-                    "max-in-flight", "256MiB", "s3.part-size", "5MiB", "s3.compression", "none"));
-            Process p = S3CrashTest.shipper(tmp, minio, logs, state, err, "fill", List.of("-Djfio.test.graceful=true"),
-                    more);
+            Process p = openObjectShipper(minio, logs, state, err, "fill");
             byte[] all;
             try {
-                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
-                    out.write(noise(2, 12L << 20));
-                }
+                append(logs.resolve("a.log"), noise(2, 12L << 20));
                 // The upload and two parts appear in the bucket while the object is still open.
                 twoParts(minio, "fill/", err);
                 assertEquals(0, minio.objects(BUCKET, "fill/").size(), "nothing complete before the stop");
-                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
-                    out.write(noise(3, 1 << 20));
-                }
+                append(logs.resolve("a.log"), noise(3, 1 << 20));
                 all = Files.readAllBytes(logs.resolve("a.log"));
                 Thread.sleep(1000);
-                p.destroy(); // SIGTERM: the object is completed, short of its planned end
-                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
-                assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
+                stop(p, err); // SIGTERM: the object is completed, short of its planned end
             } finally {
                 p.destroyForcibly().waitFor();
             }
@@ -167,25 +180,16 @@ class S3MultipartTest {
         Path state = tmp.resolve("state");
         Path err = tmp.resolve("ship.err");
         try (Minio minio = Minio.start(tmp.resolve("server"), BUCKET)) {
-            Map<String, String> more = new LinkedHashMap<>(Map.of("s3.object-age", "1h", "s3.object-size", "100MiB",
-                    "max-in-flight", "256MiB", "s3.part-size", "5MiB", "s3.compression", "none"));
-            Process p = S3CrashTest.shipper(tmp, minio, logs, state, err, "gone", List.of("-Djfio.test.graceful=true"),
-                    more);
+            Process p = openObjectShipper(minio, logs, state, err, "gone");
             byte[] all;
             try (S3Client c = minio.client()) {
-                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
-                    out.write(noise(5, 11L << 20));
-                }
+                append(logs.resolve("a.log"), noise(5, 11L << 20));
                 List<String> u = twoParts(minio, "gone/", err);
                 c.abortMultipartUpload(r -> r.bucket(BUCKET).key(u.get(0)).uploadId(u.get(1)));
-                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
-                    out.write(noise(6, 6L << 20));
-                }
+                append(logs.resolve("a.log"), noise(6, 6L << 20));
                 all = Files.readAllBytes(logs.resolve("a.log"));
                 Thread.sleep(1000);
-                p.destroy(); // SIGTERM: the object is completed, which finds its upload gone
-                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
-                assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
+                stop(p, err); // SIGTERM: the object is completed, which finds its upload gone
             } finally {
                 p.destroyForcibly().waitFor();
             }
@@ -210,26 +214,17 @@ class S3MultipartTest {
         Path state = tmp.resolve("state");
         Path err = tmp.resolve("ship.err");
         try (Minio minio = Minio.start(tmp.resolve("server"), BUCKET)) {
-            Map<String, String> more = new LinkedHashMap<>(Map.of("s3.object-age", "1h", "s3.object-size", "100MiB",
-                    "max-in-flight", "256MiB", "s3.part-size", "5MiB", "s3.compression", "none"));
-            Process p = S3CrashTest.shipper(tmp, minio, logs, state, err, "short", List.of("-Djfio.test.graceful=true"),
-                    more);
+            Process p = openObjectShipper(minio, logs, state, err, "short");
             byte[] all;
             try (S3Client c = minio.client()) {
-                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
-                    out.write(noise(7, 11L << 20));
-                }
+                append(logs.resolve("a.log"), noise(7, 11L << 20));
                 List<String> u = twoParts(minio, "short/", err);
                 // 12 MiB read, short of a third part: no request meets the aborted upload before the stop.
-                try (FileOutputStream out = new FileOutputStream(logs.resolve("a.log").toFile(), true)) {
-                    out.write(noise(8, 1L << 20));
-                }
+                append(logs.resolve("a.log"), noise(8, 1L << 20));
                 all = Files.readAllBytes(logs.resolve("a.log"));
                 Thread.sleep(1000);
                 c.abortMultipartUpload(r -> r.bucket(BUCKET).key(u.get(0)).uploadId(u.get(1)));
-                p.destroy(); // SIGTERM: the object is cut short, re-keyed, and its completion finds the upload gone
-                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "stopped within the grace period");
-                assertEquals(0, p.exitValue(), ShipRun.tail(err, 40));
+                stop(p, err); // SIGTERM: the object is cut short, re-keyed, and its completion finds the upload gone
             } finally {
                 p.destroyForcibly().waitFor();
             }
