@@ -23,7 +23,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class BatchWindow {
     /** A batch handed to the sink and not yet acknowledged; {@code length == 0} for bytes skipped (dropped). */
-    private record Pending(Stream stream, long end, long length, long records, CompletableFuture<Void> future) {
+    /**
+     * A batch sent and not yet acknowledged: {@code length} source bytes, {@code weight} bytes in flight (the larger of
+     * its source bytes and the bytes delivered: an encoded batch may be several times its source).
+     */
+    private record Pending(Stream stream, long end, long length, long weight, long records,
+                           CompletableFuture<Void> future) {
     }
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -81,12 +86,13 @@ final class BatchWindow {
         s.anchor(batch.bytes());
         s.inFlight++;
         long length = batch.length();
-        inFlightBytes += length;
+        long weight = weight(batch);
+        inFlightBytes += weight;
         if (unflushedBytes == 0) firstUnflushedNanos = System.nanoTime();
         unflushedBytes += length;
         counters.add(Counter.BYTES_READ, length);
         counters.add(Counter.RECORDS_READ, batch.records());
-        pending.add(new Pending(s, s.read, length, batch.records(), f));
+        pending.add(new Pending(s, s.read, length, weight, batch.records(), f));
         if (!f.isDone()) f.whenComplete(onDone);
     }
 
@@ -99,7 +105,7 @@ final class BatchWindow {
         s.read = end;
         s.anchor(skipped);
         s.inFlight++;
-        pending.add(new Pending(s, end, 0, 0, DONE));
+        pending.add(new Pending(s, end, 0, 0, 0, DONE));
     }
 
     /** Asks the sink to make what was sent durable soon. */
@@ -168,7 +174,7 @@ final class BatchWindow {
 
     private void ack(Pending p) {
         Stream s = p.stream();
-        inFlightBytes -= p.length();
+        inFlightBytes -= p.weight();
         s.inFlight--;
         if (p.end() > s.acked) {
             s.acked = p.end();
@@ -179,6 +185,15 @@ final class BatchWindow {
             counters.add(Counter.BYTES_SHIPPED, p.length());
             counters.add(Counter.RECORDS_SHIPPED, p.records());
         }
+    }
+
+    /**
+     * What {@code batch} weighs against {@code max-in-flight}: the larger of its source bytes and the bytes delivered,
+     * so that a sink holding what it delivers in memory (an s3 sink's objects) stays within the bound however much an
+     * encoding adds.
+     */
+    static long weight(Batch batch) {
+        return Math.max(batch.length(), batch.payload().byteSize());
     }
 
     private static Throwable cause(CompletableFuture<Void> f) {

@@ -30,6 +30,7 @@ final class ObjectBuffer implements AutoCloseable {
     private static final int SCRATCH = 64 << 10;
 
     private final OutputStream compressor;
+    private final String contentType;
     private byte[] scratch;
     /** The memory of the bytes not yet taken. */
     private Arena arena = Arena.ofShared();
@@ -43,8 +44,14 @@ final class ObjectBuffer implements AutoCloseable {
     private boolean finished;
     private boolean closed;
 
-    /** A buffer compressing with {@code codec} (none, gzip, zstd). */
+    /** A buffer of plain text compressing with {@code codec} (none, gzip, zstd). */
     ObjectBuffer(String codec) throws IOException {
+        this(codec, "text/plain");
+    }
+
+    /** A buffer of {@code contentType} (what the object holds before compression) compressing with {@code codec}. */
+    ObjectBuffer(String codec, String contentType) throws IOException {
+        this.contentType = contentType;
         OutputStream sink = new OutputStream() {
             @Override
             public void write(int b) {
@@ -102,7 +109,7 @@ final class ObjectBuffer implements AutoCloseable {
             MemorySegment c = chunks.get(i);
             used.add(i == chunks.size() - 1 ? c.asSlice(0, lastUsed) : c);
         }
-        Body b = new Body(arena, used, pending);
+        Body b = new Body(arena, used, pending, contentType);
         arena = Arena.ofShared();
         chunks = new ArrayList<>();
         pending = 0;
@@ -175,16 +182,23 @@ final class ObjectBuffer implements AutoCloseable {
         private final Arena arena;
         private final List<MemorySegment> chunks;
         private final long size;
+        private final String contentType;
         /** Bodies closed while a write still held them, freed by a later close. */
         private static final List<Body> BUSY = new ArrayList<>();
         private int crc;
         private boolean crcDone;
         private boolean closing;
 
-        Body(Arena arena, List<MemorySegment> chunks, long size) {
+        Body(Arena arena, List<MemorySegment> chunks, long size, String contentType) {
             this.arena = arena;
             this.chunks = chunks;
             this.size = size;
+            this.contentType = contentType;
+        }
+
+        /** What its bytes are before compression, as the object's Content-Type. */
+        String contentType() {
+            return contentType;
         }
 
         /** Its bytes. */

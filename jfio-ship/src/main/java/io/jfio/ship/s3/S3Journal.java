@@ -83,6 +83,11 @@ final class S3Journal implements AutoCloseable {
             this(seq, key, device, inode, fpLen, fpHash, path, start, end, millis, false, null);
         }
 
+        /** This single-request object ending at {@code at} instead, under the same key. */
+        Intent ending(long at) {
+            return new Intent(seq, key, device, inode, fpLen, fpHash, path, start, at, millis, multipart, obsolete);
+        }
+
         /** This multipart object cut at {@code at}: key {@code newKey}, stored by completing it and copying. */
         Intent replanned(long at, String newKey) {
             return new Intent(seq, newKey, device, inode, fpLen, fpHash, path, start, at, millis, false, key);
@@ -244,15 +249,19 @@ final class S3Journal implements AutoCloseable {
         intents(List.of(in));
     }
 
-    /** Records {@code ins} durably, in order, with one fdatasync (those already open are not written again). */
+    /**
+     * Records {@code ins} durably, in order, with one fdatasync. Those already open as they are are not written again;
+     * an open one given with another end (a redone object whose last record no longer ends where it did: {@link
+     * S3Sink}) is written again, and its new end is the one a replay keeps.
+     */
     synchronized void intents(List<Intent> ins) throws IOException {
         List<String> bodies = new ArrayList<>(ins.size());
         for (Intent in : ins) {
-            if (!open.containsKey(in.seq())) bodies.add(body(in));
+            if (!in.equals(open.get(in.seq()))) bodies.add(body(in));
         }
         if (bodies.isEmpty()) return;
         append(bodies);
-        for (Intent in : ins) open.putIfAbsent(in.seq(), in);
+        for (Intent in : ins) open.put(in.seq(), in);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.jfio.ship.s3;
 import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.sink.Batch;
+import io.jfio.ship.sink.RecordView;
 import io.jfio.ship.sink.Sink;
 import io.jfio.ship.sink.SourceId;
 import io.jfio.ship.state.Checkpoint;
@@ -57,8 +58,16 @@ public final class S3Sink implements Sink {
         /** The sink's count of batches when its first came: the object holding the oldest batch has the least. */
         final long order;
         final ObjectBuffer buffer;
+        /** Whether it holds records encoded or filtered (a batch's payload), not the source's bytes as they are. */
+        final boolean encoded;
+        /** Bytes stored in it before compression: its source bytes, or its records' encoded form. */
+        long size;
+        /** The single-request intent this object redoes, as recorded, or null. */
+        final S3Journal.Intent recorded;
         /** The single-request intent this object redoes (cut at exactly its end), or null. */
-        final S3Journal.Intent redo;
+        S3Journal.Intent redo;
+        /** Whether {@link #redo}'s end is no longer the recorded one (a record ran over it). */
+        boolean reshaped;
         /** A multipart object's intent (its planned end and key), or null while it is one request. */
         S3Journal.Intent planned;
         /** A multipart object's upload. */
@@ -66,7 +75,7 @@ public final class S3Sink implements Sink {
         final List<CompletableFuture<Void>> futures = new ArrayList<>();
 
         OpenObject(Object key, SourceId id, String path, long start, long firstMillis, ObjectBuffer buffer,
-                   S3Journal.Intent redo, long order) {
+                   boolean encoded, S3Journal.Intent redo, long order) {
             this.key = key;
             this.id = id;
             this.path = path;
@@ -76,6 +85,8 @@ public final class S3Sink implements Sink {
             this.firstNanos = System.nanoTime();
             this.order = order;
             this.buffer = buffer;
+            this.encoded = encoded;
+            this.recorded = redo;
             this.redo = redo;
         }
     }
@@ -179,8 +190,11 @@ public final class S3Sink implements Sink {
         if (closed) throw new IOException("s3 sink closed: sink=" + describe());
         batches++;
         Object key = batch.id() != null ? List.of(batch.id().device(), batch.id().inode()) : batch.source();
+        boolean encoded = !batch.asRead();
         long offset = batch.offset();
         long left = batch.length();
+        /* Where the bytes to store for {@code offset} start: in the source's bytes, or in an encoded payload. */
+        long out = 0;
         List<CompletableFuture<Void>> parts = new ArrayList<>(1);
         while (left > 0 || parts.isEmpty()) {
             OpenObject o = open.get(key);
@@ -190,8 +204,9 @@ public final class S3Sink implements Sink {
                 drop(o, new IOException("s3 sink: bytes sent again from offset " + offset + " of "
                         + batch.source()));
                 o = null;
-            } else if (o != null && offset > o.end) {
-                // A gap (bytes skipped: an overlong line dropped): an object holds one contiguous range.
+            } else if (o != null && (offset > o.end || o.encoded != encoded)) {
+                // A gap (bytes skipped: an overlong line dropped), or records in another form (a reload changed the
+                // encoding): an object holds one contiguous range, in one form.
                 if (o.redo != null) {
                     drop(o, new IOException("s3 sink: redone object " + o.redo.key() + " expected offset " + o.end
                             + " of " + batch.source() + ", got " + offset));
@@ -200,37 +215,116 @@ public final class S3Sink implements Sink {
                 }
                 o = null;
             }
-            if (o == null) o = start(key, batch, offset);
+            if (o == null) o = start(key, batch, offset, encoded);
             long fixed = o.redo != null ? o.redo.end() : o.planned != null ? o.planned.end() : -1;
-            long n = fixed >= 0 ? Math.min(left, fixed - offset) : left;
-            o.buffer.write(batch.bytes(), offset - batch.offset(), n);
+            boolean early = false;
+            long n;
+            long stored;
+            if (!encoded) {
+                n = fixed >= 0 ? Math.min(left, fixed - offset) : left;
+                stored = n;
+                o.buffer.write(batch.bytes(), offset - batch.offset(), n);
+            } else {
+                long stop = batch.end();
+                if (fixed >= 0 && fixed < stop) {
+                    stop = fixed;
+                    RecordView v = batch.view();
+                    int k = firstEndingAfter(v, fixed - batch.offset());
+                    if (k < v.count() && v.start(k) < fixed - batch.offset()) {
+                        // A record runs over the end the object must have: it was cut there by a timeout in the run
+                        // that planned the object, and came whole this time. Encoded records are not split.
+                        if (o.redo != null) {
+                            // One request: it ends with that record instead (its key deleted and its new end
+                            // recorded before its upload: S3Uploader#putReshaped).
+                            o.redo = o.redo.ending(batch.offset() + v.end(k));
+                            o.reshaped = true;
+                            log.info("s3-redo-reshaped", "key", o.redo.key(), "source", batch.source(), "range",
+                                    o.redo.start() + "-" + fixed, "end", o.redo.end(), "why", "a record a timeout had "
+                                            + "cut at that end came whole: the object ends after it");
+                            fixed = o.redo.end();
+                            stop = fixed;
+                        } else {
+                            // A multipart upload: cut before that record, which goes into the next object.
+                            stop = batch.offset() + v.start(k);
+                            early = true;
+                            if (stop <= offset && o.end == o.start) {
+                                drop(o, new IOException("s3 sink: multipart object " + o.planned.key()
+                                        + " cannot end at " + fixed + ": a record of " + batch.source()
+                                        + " runs over it"));
+                                throw new IOException("s3 sink: a record of " + batch.source() + " runs over the "
+                                        + "planned end " + fixed + " of the multipart object redone from " + offset);
+                            }
+                        }
+                    }
+                }
+                n = Math.max(0, stop - offset);
+                long to = stop == batch.end() ? batch.payload().byteSize()
+                        : payloadAt(batch.view(), stop - batch.offset(), batch.payload().byteSize());
+                stored = to - out;
+                o.buffer.write(batch.payload(), out, stored);
+                out = to;
+            }
             o.end += n;
+            o.size += stored;
             o.id = batch.id();
             o.path = batch.source();
-            openRaw += n;
+            openRaw += stored;
             CompletableFuture<Void> f = new CompletableFuture<>();
             o.futures.add(f);
             parts.add(f);
             offset += n;
             left -= n;
-            if (fixed >= 0 ? o.end == fixed : o.end - o.start >= cap()) {
+            if (early || (fixed >= 0 ? o.end == fixed : o.size >= cap())) {
                 cut(o);
-            } else if (o.buffer.pending() >= settings.partSize()) {
+            } else if (!encoded && o.buffer.pending() >= settings.partSize()) {
                 if (o.job == null && o.redo == null) begin(o);
                 if (o.job != null) uploader.part(o.job, o.buffer.take());
             }
             if (left == 0) break;
         }
-        long length = batch.length();
-        unacknowledged.addAndGet(length);
+        long weight = Math.max(batch.length(), batch.payload().byteSize());
+        unacknowledged.addAndGet(weight);
         relieve();
         CompletableFuture<Void> own = parts.size() == 1 ? parts.get(0)
                 : CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
         // In send order, whatever order the objects of different sources finish in.
         CompletableFuture<Void> ordered = previous.handle((v, t) -> null).thenCompose(x -> own);
-        ordered.whenComplete((v, t) -> unacknowledged.addAndGet(-length));
+        ordered.whenComplete((v, t) -> unacknowledged.addAndGet(-weight));
         previous = ordered;
         return ordered;
+    }
+
+    /** The first record of {@code v} that ends after {@code at} (an offset in the batch), or its count. */
+    static int firstEndingAfter(RecordView v, long at) {
+        int lo = 0;
+        int hi = v.count();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (v.end(mid) > at) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * Where the delivered bytes of the batch's source from {@code at} on start in its payload: the first record that
+     * starts there or later, else the payload's end (the records before {@code at} all end by it).
+     */
+    static long payloadAt(RecordView v, long at, long payloadSize) {
+        int lo = 0;
+        int hi = v.count();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (v.start(mid) >= at) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo == v.count() ? payloadSize : v.outStart(lo);
     }
 
     /**
@@ -250,7 +344,7 @@ public final class S3Sink implements Sink {
                 }
             }
             if (oldest == null) return;
-            long need = (oldest.planned != null ? oldest.planned.end() : oldest.start + cap()) - oldest.end;
+            long need = oldest.planned != null ? oldest.planned.end() - oldest.end : cap() - oldest.size;
             // The uploader's oldest first, then the bytes not acknowledged: the uploader completes an object's futures
             // under the lock oldestOrder takes, so the count read after it never still holds an object gone from it.
             long head = uploader.oldestOrder();
@@ -293,7 +387,7 @@ public final class S3Sink implements Sink {
     }
 
     /** A new object for {@code batch}'s source from {@code offset}: the redo of an intent that starts there, if any. */
-    private OpenObject start(Object key, Batch batch, long offset) throws IOException {
+    private OpenObject start(Object key, Batch batch, long offset, boolean encoded) throws IOException {
         S3Journal.Intent again = null;
         SourceId id = batch.id();
         if (id != null && !redo.isEmpty()) {
@@ -324,8 +418,11 @@ public final class S3Sink implements Sink {
             if (again != null) forget(again);
         }
         boolean parts = again != null && again.multipart();
+        String type = encoded && batch.view().encoding() == RecordView.Encoding.NDJSON ? "application/x-ndjson"
+                : "text/plain";
         OpenObject o = new OpenObject(key, id, batch.source(), offset, again != null ? again.millis()
-                : System.currentTimeMillis(), new ObjectBuffer(settings.compression()), parts ? null : again, batches);
+                : System.currentTimeMillis(), new ObjectBuffer(settings.compression(), type), encoded,
+                parts ? null : again, batches);
         if (parts) {
             // A multipart object again: same number, key and planned end, uploaded in parts as its bytes come.
             o.planned = again;
@@ -342,12 +439,16 @@ public final class S3Sink implements Sink {
      */
     private void drop(OpenObject o, IOException why) {
         open.remove(o.key);
-        openRaw -= o.end - o.start;
+        openRaw -= o.size;
         o.buffer.close();
         if (o.job != null) uploader.giveUp(o.job, why);
         for (CompletableFuture<Void> f : o.futures) f.completeExceptionally(why);
-        if (o.redo != null) {
-            redo.computeIfAbsent(List.of(o.redo.device(), o.redo.inode()), k -> new ArrayList<>()).add(o.redo);
+        if (o.recorded != null) {
+            S3Journal.Intent in = o.recorded;
+            redo.computeIfAbsent(List.of(in.device(), in.inode()), k -> new ArrayList<>()).add(in);
+            if (in.fpLen() == Fingerprint.SIZE) {
+                redo.computeIfAbsent(List.of(in.fpHash()), k -> new ArrayList<>()).add(in);
+            }
         }
     }
 
@@ -366,7 +467,7 @@ public final class S3Sink implements Sink {
      */
     private void cut(OpenObject o) throws IOException {
         open.remove(o.key);
-        openRaw -= o.end - o.start;
+        openRaw -= o.size;
         o.buffer.finish();
         if (o.job != null) {
             ObjectBuffer.Body last = o.buffer.take();
@@ -391,8 +492,12 @@ public final class S3Sink implements Sink {
                     id == null ? 0 : id.fpLength(), id == null ? 0 : id.fpHash(), o.path, o.start, o.end,
                     o.firstMillis);
         }
-        uploader.put(in, o.buffer.take(), List.copyOf(o.futures), o.firstNanos, o.order, o.buffer.raw(),
-                o.redo != null);
+        if (o.reshaped) {
+            uploader.putReshaped(in, o.buffer.take(), List.copyOf(o.futures), o.firstNanos, o.order, o.buffer.raw());
+        } else {
+            uploader.put(in, o.buffer.take(), List.copyOf(o.futures), o.firstNanos, o.order, o.buffer.raw(),
+                    o.redo != null);
+        }
         o.buffer.close();
     }
 

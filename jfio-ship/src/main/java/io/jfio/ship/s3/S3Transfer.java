@@ -98,7 +98,7 @@ final class S3Transfer implements AutoCloseable {
      * @throws IOException when it cannot be reached or the request fails on the way
      */
     void put(String key, ObjectBuffer.Body body) throws IOException {
-        SdkHttpRequest.Builder r = request(key).putHeader("Content-Type", "text/plain")
+        SdkHttpRequest.Builder r = request(key).putHeader("Content-Type", body.contentType())
                 .putHeader("x-amz-checksum-crc32c", body.crc32cBase64());
         if (settings.contentEncoding() != null) r.putHeader("Content-Encoding", settings.contentEncoding());
         if (settings.storageClass() != null) r.putHeader("x-amz-storage-class", settings.storageClass());

@@ -93,6 +93,11 @@ final class S3Uploader implements AutoCloseable {
         boolean createRetried;
         /** Whether its intent is in the journal. */
         boolean recorded;
+        /**
+         * A redo whose end is not its recorded intent's: its key is deleted (an earlier upload of the old range may be
+         * there) before the new end is recorded, and only then stored.
+         */
+        boolean reshaped;
 
         Job(S3Journal.Intent intent, long firstNanos, long order, boolean redo) {
             this.intent = intent;
@@ -188,6 +193,23 @@ final class S3Uploader implements AutoCloseable {
         Job j = new Job(intent, firstNanos, firstBatch, redo);
         j.futures = futures;
         j.raw = raw;
+        order.add(j);
+        queue.add(new Task(Kind.PUT, j, 0, body, intent.end(), intent.key()));
+        notifyAll();
+    }
+
+    /**
+     * Stores {@code body} in one PUT as the redone object of {@code intent}, whose end is not the one recorded: its
+     * key is deleted first, then the new end recorded, so that neither a crash nor an earlier upload of the old range
+     * can leave the key holding bytes the journal does not say it holds.
+     */
+    synchronized void putReshaped(S3Journal.Intent intent, ObjectBuffer.Body body,
+                                  List<CompletableFuture<Void>> futures, long firstNanos, long firstBatch, long raw) {
+        Job j = new Job(intent, firstNanos, firstBatch, true);
+        j.futures = futures;
+        j.raw = raw;
+        j.reshaped = true;
+        j.recorded = true;
         order.add(j);
         queue.add(new Task(Kind.PUT, j, 0, body, intent.end(), intent.key()));
         notifyAll();
@@ -330,6 +352,7 @@ final class S3Uploader implements AutoCloseable {
         String key = j.uploadKey;
         switch (t.kind()) {
             case PUT -> {
+                if (j.reshaped) reshape(j, key);
                 retry(j, "PutObject", key, () -> {
                     transfer.put(key, t.body());
                     return null;
@@ -486,6 +509,23 @@ final class S3Uploader implements AutoCloseable {
     }
 
     /** Deletes the job's obsolete key, its incomplete uploads aborted first. */
+    /** A reshaped redo: its key deleted, then its new end recorded (see {@link #putReshaped}). */
+    private void reshape(Job j, String key) throws GiveUp, InterruptedException {
+        retry(j, "DeleteObject", key, () -> sdk(() -> client.deleteObject(d -> d.bucket(bucket).key(key))));
+        try {
+            journal.intent(j.intent);
+        } catch (IOException e) {
+            log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
+                    "consequence", "nothing more is uploaded in this run; what is not acknowledged is read "
+                            + "again at the next start");
+            synchronized (this) {
+                if (stuck == null) stuck = e;
+            }
+            fail(j, e);
+            throw new GiveUp();
+        }
+    }
+
     private void removeObsolete(Job j) throws GiveUp, InterruptedException {
         String old = j.intent.obsolete();
         abortUploads(j, old);

@@ -89,8 +89,10 @@ class RecordConfigTest {
         assertTrue(refused(base + "framing: raw\nencoding: ndjson\n").contains("framing raw"));
         assertTrue(refused(base + "include-lines: ['[']\n").contains("invalid include-lines"));
         assertTrue(refused(base + "framing: raw\nexclude-lines: [x]\n").contains("framing lines"));
-        assertTrue(refused("state: s\nfrom: [/var/log/*.log]\nto: s3://bucket/p\nencoding: ndjson\n")
+        assertTrue(refused("state: s\nfrom: [/var/log/*.log]\nto: s3://bucket/p\nread-gz: true\n")
                 .contains("s3 sink"));
+        assertTrue(refused("state: s\nfrom: [/var/log/*.log]\nto: s3://bucket/p\nencoding: headers\n")
+                .contains("kafka sinks only"));
     }
 
     @Test

@@ -59,6 +59,27 @@ class S3JournalTest {
     }
 
     @Test
+    void shouldWriteAnOpenIntentAgainOnlyWhenItsEndChangedAndReplayTheNewEnd() throws IOException {
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            j.takeSeq();
+            j.intent(intent(1, 0, 100));
+        }
+        try (S3Journal j = new S3Journal(dir, "j.log", log, 1 << 20)) {
+            long size = Files.size(dir.resolve("j.log"));
+            j.intent(intent(1, 0, 100));
+            assertEquals(size, Files.size(dir.resolve("j.log")), "an open intent as it is is not written again");
+            j.intent(intent(1, 0, 100).ending(130));
+            assertTrue(Files.size(dir.resolve("j.log")) > size, "an open intent with another end is");
+            assertEquals(List.of(intent(1, 0, 100).ending(130)), j.openIntents());
+        }
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            assertEquals(List.of(intent(1, 0, 100).ending(130)), j.openIntents());
+            j.done(1, NOW);
+            assertEquals(130, j.positions().get(0).offset());
+        }
+    }
+
+    @Test
     void shouldReplayAMultipartIntentCutShortAsItsNewEndAndKeyWithThePlannedKeyToDelete() throws IOException {
         S3Journal.Intent planned = new S3Journal.Intent(1, "p/app.log.0-1000.1.log", 7, 42, 1024, 99L,
                 "/var/log/app.log", 0, 1000, NOW, true, null);
