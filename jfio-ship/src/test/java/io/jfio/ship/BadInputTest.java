@@ -210,6 +210,40 @@ class BadInputTest {
     }
 
     @Test
+    void shouldReadSourcesWithoutUpdatingTheirAccessTime() throws Exception {
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("a.log");
+        Files.writeString(file, lines(1, 2000));
+        // Accessed long before its last write: with relatime (the usual default) a read would update it.
+        java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(1_000_000_000_000L);
+        Files.setAttribute(file, "lastAccessTime", old);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(ShipRun.config(List.of(file.toString()), tmp.resolve("out"), tmp.resolve("state"),
+                Map.of("buffer-size", "4KiB")), log), log.toString(StandardCharsets.UTF_8));
+        Records.read(tmp.resolve("out"), 2000, false).assertComplete();
+        assertEquals(old, Files.getAttribute(file, "lastAccessTime"), "the shipper's reads left the access time");
+    }
+
+    @Test
+    void shouldShipAFileItMayNotKeepTheAccessTimeOfAsUsual() throws Exception {
+        // O_NOATIME is for the file's owner and CAP_FOWNER: root without CAP_FOWNER reading another user's file is
+        // refused it, and must open the file the usual way.
+        assumeTrue(io.jfio.core.sys.LibC.geteuid() == 0 && Files.isExecutable(Path.of("/usr/bin/setpriv")),
+                "needs root (to own the file as another user) and setpriv");
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path file = logs.resolve("a.log");
+        Files.writeString(file, lines(1, 500));
+        Files.setAttribute(file, "unix:uid", 65534);
+        ProcessBuilder pb = ShipRun.java(ShipMain.class, List.of(), logs + "/*.log", tmp.resolve("out").toString(),
+                tmp.resolve("state").toString(), "1MiB", "64KiB", "16KiB", "once");
+        List<String> cmd = new java.util.ArrayList<>(List.of("/usr/bin/setpriv", "--bounding-set=-fowner"));
+        cmd.addAll(pb.command());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String outText = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), outText);
+        Records.read(tmp.resolve("out"), 500, false).assertComplete();
+    }
+
+    @Test
     void shouldPauseOnFullSinkDiskAndResumeWithoutLoss() throws Exception {
         assumeTrue(io.jfio.core.sys.LibC.geteuid() == 0, "mounting a tmpfs needs root");
         Path out = Files.createDirectories(tmp.resolve("out"));

@@ -6,7 +6,6 @@ import io.jfio.core.sys.LibC;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.Overlong;
 import io.jfio.ship.config.ShipConfig;
-import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.harvest.RecordJoiner;
 import io.jfio.ship.log.ShipLog;
@@ -278,7 +277,7 @@ final class Harvester {
             reads++;
         } while (n == -Errno.EINTR);
         if (n < 0) return n;
-        if (n < a || Fingerprint.hash(anchorBytes, a) != s.anchorHash) return ANCHOR_LOST;
+        if (n < a || Stream.anchorHash(anchorBytes, 0, a) != s.anchorHash) return ANCHOR_LOST;
         return n - a;
     }
 

@@ -123,7 +123,25 @@ final class Stream {
             return;
         }
         anchorLength = len;
-        anchorHash = Fingerprint.hash(bytes, bytes.byteSize() - len, len);
+        anchorHash = anchorHash(bytes, bytes.byteSize() - len, len);
+    }
+
+    /**
+     * The hash of an anchor's bytes {@code [offset, offset + length)} of {@code seg}: kept in memory only (never
+     * stored, so it may change between versions), and taken at every read, so eight bytes at a time where the
+     * fingerprint's stored FNV-1a goes byte by byte.
+     */
+    static long anchorHash(java.lang.foreign.MemorySegment seg, long offset, int length) {
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            long v = seg.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, offset + i) * 0xC2B2AE3D27D4EB4FL;
+            h = Long.rotateLeft(h ^ v, 31) * 0x9E3779B97F4A7C15L;
+        }
+        for (; i < length; i++) {
+            h = (h ^ (seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i) & 0xff)) * 0x100000001B3L;
+        }
+        return h ^ (h >>> 29);
     }
 
     /** Goes back to the acknowledged offset (the sink lost what was in flight). */
