@@ -58,9 +58,7 @@ public final class S3Sink implements Sink {
         /** The sink's count of batches when its first came: the object holding the oldest batch has the least. */
         final long order;
         final ObjectBuffer buffer;
-        /** Whether it holds records encoded or filtered (a batch's payload), not the source's bytes as they are. */
-        final boolean encoded;
-        /** Bytes stored in it before compression: its source bytes, or its records' encoded form. */
+        /** Bytes stored in it before compression: its source bytes, or its records' encoded or filtered form. */
         long size;
         /** The single-request intent this object redoes, as recorded, or null. */
         final S3Journal.Intent recorded;
@@ -75,7 +73,7 @@ public final class S3Sink implements Sink {
         final List<CompletableFuture<Void>> futures = new ArrayList<>();
 
         OpenObject(Object key, SourceId id, String path, long start, long firstMillis, ObjectBuffer buffer,
-                   boolean encoded, S3Journal.Intent redo, long order) {
+                   S3Journal.Intent redo, long order) {
             this.key = key;
             this.id = id;
             this.path = path;
@@ -85,7 +83,6 @@ public final class S3Sink implements Sink {
             this.firstNanos = System.nanoTime();
             this.order = order;
             this.buffer = buffer;
-            this.encoded = encoded;
             this.recorded = redo;
             this.redo = redo;
         }
@@ -190,10 +187,13 @@ public final class S3Sink implements Sink {
         if (closed) throw new IOException("s3 sink closed: sink=" + describe());
         batches++;
         Object key = batch.id() != null ? List.of(batch.id().device(), batch.id().inode()) : batch.source();
+        // Records encoded or filtered: the bytes to store are the payload, split only where a record starts. With
+        // line filters and the raw encoding, a batch none of whose records was left out is the source's bytes as
+        // they are (any byte may end an object then): both go into the same objects.
         boolean encoded = !batch.asRead();
         long offset = batch.offset();
         long left = batch.length();
-        /* Where the bytes to store for {@code offset} start: in the source's bytes, or in an encoded payload. */
+        // Where the payload's bytes for the source from offset on start.
         long out = 0;
         List<CompletableFuture<Void>> parts = new ArrayList<>(1);
         while (left > 0 || parts.isEmpty()) {
@@ -204,9 +204,8 @@ public final class S3Sink implements Sink {
                 drop(o, new IOException("s3 sink: bytes sent again from offset " + offset + " of "
                         + batch.source()));
                 o = null;
-            } else if (o != null && (offset > o.end || o.encoded != encoded)) {
-                // A gap (bytes skipped: an overlong line dropped), or records in another form (a reload changed the
-                // encoding): an object holds one contiguous range, in one form.
+            } else if (o != null && offset > o.end) {
+                // A gap (bytes skipped: an overlong line dropped): an object holds one contiguous range.
                 if (o.redo != null) {
                     drop(o, new IOException("s3 sink: redone object " + o.redo.key() + " expected offset " + o.end
                             + " of " + batch.source() + ", got " + offset));
@@ -215,7 +214,7 @@ public final class S3Sink implements Sink {
                 }
                 o = null;
             }
-            if (o == null) o = start(key, batch, offset, encoded);
+            if (o == null) o = start(key, batch, offset);
             long fixed = o.redo != null ? o.redo.end() : o.planned != null ? o.planned.end() : -1;
             boolean early = false;
             long n;
@@ -387,7 +386,7 @@ public final class S3Sink implements Sink {
     }
 
     /** A new object for {@code batch}'s source from {@code offset}: the redo of an intent that starts there, if any. */
-    private OpenObject start(Object key, Batch batch, long offset, boolean encoded) throws IOException {
+    private OpenObject start(Object key, Batch batch, long offset) throws IOException {
         S3Journal.Intent again = null;
         SourceId id = batch.id();
         if (id != null && !redo.isEmpty()) {
@@ -418,11 +417,11 @@ public final class S3Sink implements Sink {
             if (again != null) forget(again);
         }
         boolean parts = again != null && again.multipart();
-        String type = encoded && batch.view().encoding() == RecordView.Encoding.NDJSON ? "application/x-ndjson"
-                : "text/plain";
+        String type = batch.view() != null && batch.view().encoding() == RecordView.Encoding.NDJSON
+                ? "application/x-ndjson" : "text/plain";
         OpenObject o = new OpenObject(key, id, batch.source(), offset, again != null ? again.millis()
-                : System.currentTimeMillis(), new ObjectBuffer(settings.compression(), type), encoded,
-                parts ? null : again, batches);
+                : System.currentTimeMillis(), new ObjectBuffer(settings.compression(), type), parts ? null : again,
+                batches);
         if (parts) {
             // A multipart object again: same number, key and planned end, uploaded in parts as its bytes come.
             o.planned = again;
