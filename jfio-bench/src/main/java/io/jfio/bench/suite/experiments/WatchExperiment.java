@@ -205,7 +205,8 @@ public final class WatchExperiment implements Experiment {
         }
         if (!detection.isEmpty()) {
             r.contest(new Contest(io.jfio.bench.verdict.Workload.CHANGE_DETECTION, "one file appended to every 1 ms "
-                    + "by another process, write -> event latency of every write, ms", "ms", false, detection, false));
+                    + "by another process, write -> event latency of every write, ms", "ms", false, detection, false,
+                    true));
             r.note("change detection in \"What wins here\": the latency of every write of the one-file, every-1-ms "
                     + "workload is a sample; the watchers run one after another (each watches the same writer for its "
                     + "own window), not interleaved, since two watchers on one directory would compete for the CPU");
