@@ -222,7 +222,7 @@ public final class Comparison {
         Object n = v.get("noise");
         Noise noise = n instanceof Map<?, ?> m ? new Noise(JsonText.number(m, "steal_pct"),
                 JsonText.number(m, "busy_pct"), JsonText.number(m, "load1_start"), JsonText.number(m, "load1_end"),
-                (int) JsonText.number(m, "cpus")) : Noise.UNKNOWN;
+                (int) JsonText.number(m, "cpus"), JsonText.number(m, "others_pct")) : Noise.UNKNOWN;
         return Judge.judge(contest, noise, seed);
     }
 

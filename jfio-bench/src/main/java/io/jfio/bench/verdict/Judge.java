@@ -11,7 +11,8 @@ import java.util.Locale;
  * contest's contenders ran interleaved); both need at least {@link #MIN_SAMPLES} repetitions. Then:
  * <ul>
  * <li>the whole interval inside the band of {@link #EQUAL_WITHIN} either way: a <b>tie</b>, decided: the two are
- * equal within that margin here, and the simpler of them is the one to use ({@link #simplicity});</li>
+ * equal within that margin here, and the one to use is the simplest ({@link #simplicity}) of every contender whose
+ * interval against the best lies inside the band (the better median between equally simple ones);</li>
  * <li>else the interval above 1.0: the best median <b>wins</b>;</li>
  * <li>else <b>undecided</b>, with the reason the data gives: too few repetitions, or how far apart the rounds are
  * (the per-round ratio for paired contests, each side's spread otherwise), naming CPU steal and load only when the
@@ -58,12 +59,12 @@ public final class Judge {
                 .findFirst().orElse(null);
         if (ranked.isEmpty()) {
             return new Verdict(contest, noise, Verdict.Outcome.NONE, null, null, RatioInterval.NONE, jdk,
-                    RatioInterval.NONE, null, List.of("no contender has measurements"), "");
+                    RatioInterval.NONE, null, RatioInterval.NONE, List.of("no contender has measurements"), "");
         }
         Contender winner = ranked.get(0);
         if (ranked.size() == 1) {
             return new Verdict(contest, noise, Verdict.Outcome.NONE, winner, null, RatioInterval.NONE, jdk,
-                    RatioInterval.NONE, winner, List.of("one contender measured"), "");
+                    RatioInterval.NONE, winner, RatioInterval.NONE, List.of("one contender measured"), "");
         }
         Contender runnerUp = ranked.get(1);
         long s = seed * 0x9E3779B97F4A7C15L + contest.workload().ordinal();
@@ -73,15 +74,32 @@ public final class Judge {
         int n = Math.min(winner.samples().length, runnerUp.samples().length);
         boolean enough = n >= MIN_SAMPLES;
         if (enough && withinBand(over)) {
-            List<Contender> equal = new ArrayList<>(List.of(winner, runnerUp));
-            if (jdk != null && !equal.contains(jdk) && withinBand(overJdk)) equal.add(jdk);
-            Contender use = equal.stream().min(Comparator.comparingInt(Judge::simplicity)).orElseThrow();
+            // every contender equal to the winner within the band is a candidate; the simplest of them is the answer
+            Contender use = runnerUp;
+            RatioInterval overUse = over;
+            if (simplicity(winner) < simplicity(use)) {
+                use = winner;
+                overUse = RatioInterval.NONE;
+            }
+            for (int i = 2; i < ranked.size(); i++) {
+                Contender c = ranked.get(i);
+                if (simplicity(c) >= simplicity(use) || c.samples().length < MIN_SAMPLES) continue;
+                RatioInterval r = c == jdk ? overJdk : margin(contest, winner, c, s + 1 + i);
+                if (withinBand(r)) {
+                    use = c;
+                    overUse = r;
+                }
+            }
+            if (simplicity(use) == simplicity(winner)) {
+                use = winner;
+                overUse = RatioInterval.NONE;
+            }
             return new Verdict(contest, noise, Verdict.Outcome.TIE, winner, runnerUp, over, jdk, overJdk, use,
-                    List.of(), "");
+                    overUse, List.of(), "");
         }
         if (enough && over.above1()) {
             return new Verdict(contest, noise, Verdict.Outcome.WIN, winner, runnerUp, over, jdk, overJdk, winner,
-                    List.of(), "");
+                    RatioInterval.NONE, List.of(), "");
         }
         List<String> reasons = new ArrayList<>();
         String hint;
@@ -101,10 +119,7 @@ public final class Judge {
             if (wide && noise.stealing()) {
                 noisy.add(String.format(Locale.ROOT, "CPU steal %.1f%% during the experiment", noise.stealPct()));
             }
-            if (wide && noise.overloaded()) {
-                noisy.add(String.format(Locale.ROOT, "load average %s on %d CPUs",
-                        RatioInterval.fmt(Math.max(noise.loadStart(), noise.loadEnd())), noise.cpus()));
-            }
+            if (wide && noise.overloaded()) noisy.add(noise.overloadText());
             if (!noisy.isEmpty()) {
                 reasons.add("while " + String.join(" and ", noisy));
                 hint = contest.events() ? "re-run when the machine is quieter"
@@ -119,7 +134,7 @@ public final class Judge {
             }
         }
         return new Verdict(contest, noise, Verdict.Outcome.UNDECIDED, winner, runnerUp, over, jdk, overJdk, null,
-                reasons, hint);
+                RatioInterval.NONE, reasons, hint);
     }
 
     /**

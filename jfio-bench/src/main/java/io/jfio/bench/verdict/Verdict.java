@@ -25,12 +25,14 @@ import java.util.Map;
  * @param overJdk      the winner's margin over it ({@link RatioInterval#NONE} when the winner is the JDK's way)
  * @param recommended  the contender to use: the winner of a win, the simplest of the equal ones of a tie, null when
  *                     undecided
+ * @param overRecommended the winner's margin over {@code recommended} ({@link RatioInterval#NONE} when it is the
+ *                     winner)
  * @param reasons      why the contest is undecided (empty when decided)
  * @param hint         the re-run hint of an undecided line ("" otherwise)
  */
 public record Verdict(Contest contest, Noise noise, Outcome outcome, Contender winner, Contender runnerUp,
                       RatioInterval overRunnerUp, Contender jdk, RatioInterval overJdk, Contender recommended,
-                      List<String> reasons, String hint) {
+                      RatioInterval overRecommended, List<String> reasons, String hint) {
     /** What the contest decided. */
     public enum Outcome {
         /** The best median is better beyond the interval. */
@@ -100,11 +102,15 @@ public record Verdict(Contest contest, Noise noise, Outcome outcome, Contender w
     /** For a tie: which to use and why ({@code use FileChannel, the JDK's way}). */
     public String advice() {
         if (outcome != Outcome.TIE || recommended == null) return "";
+        if (recommended == winner) return "either will do; use " + recommended.name() + ", the better median";
         int simplest = Judge.simplicity(recommended);
-        boolean simpler = Judge.simplicity(winner) > simplest || Judge.simplicity(runnerUp) > simplest;
-        if (!simpler) return "either will do; use " + recommended.name() + ", the better median";
-        return "use the simpler: " + recommended.name() + (recommended.jdkDefault() ? ", the JDK's way"
+        String s = "use the simpler: " + recommended.name() + (recommended.jdkDefault() ? ", the JDK's way"
                 : simplest == 1 ? ", plain JDK" : "");
+        if (recommended != runnerUp && recommended != jdk) {
+            s += ", equal within " + Judge.band() + " too (" + winner.name() + " vs it: " + overRecommended.text()
+                    + ")";
+        }
+        return s;
     }
 
     private static String jdkMark(Contender c) {
@@ -165,6 +171,7 @@ public record Verdict(Contest contest, Noise noise, Outcome outcome, Contender w
         m.put("hint", hint);
         m.put("line", line());
         m.put("use", recommended == null ? null : recommended.name());
+        m.put("over_use", interval(overRecommended));
         m.put("code", recommended == null ? null : recommended.code());
         m.put("link", recommended == null ? null : recommended.link());
         m.put("noise", noise.toMap());

@@ -128,6 +128,33 @@ class JudgeTest {
     }
 
     @Test
+    void aTieRecommendsTheSimplestOfEveryContenderEqualWithinTheBand() {
+        Contender a = k(Call.JFIO_URING_COPY, "io_uring 64 KiB x depth 64", false, 33, 33.5, 32.8, 33.1, 33);
+        Contender b = k(Call.JFIO_URING_COPY, "io_uring 64 KiB x depth 16", false, 32.8, 33, 32.5, 33.2, 32.6);
+        Contender tree = k(Call.JFIO_TREE_COPY, "jfio TreeCopy", false, 31.5, 32, 31, 31.8, 31.2);
+        Contender jdk = k(Call.FILES_COPY, "Files.copy per file", true, 22, 22.5, 21.8, 22.2, 22);
+        Verdict v = Judge.judge(contest(true, jdk, tree, b, a), QUIET, 4);
+        assertEquals(Verdict.Outcome.TIE, v.outcome(), v.line());
+        assertSame(tree, v.recommended());
+        assertTrue(Judge.withinBand(v.overRecommended()), v.overRecommended().text());
+        assertTrue(v.line().endsWith("; use the simpler: jfio TreeCopy, equal within 10% too (io_uring 64 KiB x "
+                + "depth 64 vs it: " + v.overRecommended().text() + ")"), v.line());
+    }
+
+    @Test
+    void otherProcessesAreNamedByTheCpuTheyUsedAndOurOwnLoadIsNot() {
+        Contender a = c("jfio io_uring", false, 1260, 700, 2100, 1300, 1150);
+        Contender b = c("FileChannel", true, 1000, 400, 5830, 1100, 900);
+        // a load average of 9.7 that this benchmark's own threads made: other processes used 0.1 of 2 CPUs
+        Verdict own = Judge.judge(contest(true, a, b), new Noise(0.1, 95, 9.7, 8.1, 2, 5.0), 11);
+        assertEquals(1, own.reasons().size(), own.reasons().toString());
+        assertTrue(own.hint().startsWith("re-run with --repeat-until-stable"), own.hint());
+        Verdict busy = Judge.judge(contest(true, a, b), new Noise(0.1, 95, 9.7, 8.1, 2, 60.0), 11);
+        assertEquals("while other processes used 1.20 of 2 CPUs (load average 9.70)", busy.reasons().get(1));
+        assertTrue(busy.hint().contains("quieter"), busy.hint());
+    }
+
+    @Test
     void aTieTooWideToCallIsUndecided() {
         Contender a = c("a", false, around(5, 5, 1.0, 30));
         Contender b = c("b", true, around(6, 5, 1.0, 30));
