@@ -102,7 +102,10 @@ public record Verdict(Contest contest, Noise noise, Outcome outcome, Contender w
     /** For a tie: which to use and why ({@code use FileChannel, the JDK's way}). */
     public String advice() {
         if (outcome != Outcome.TIE || recommended == null) return "";
-        if (recommended == winner) return "either will do; use " + recommended.name() + ", the better median";
+        if (recommended == winner) {
+            return recommended.jdkDefault() ? "use " + recommended.name() + ", the JDK's way and the better median"
+                    : "either will do; use " + recommended.name() + ", the better median";
+        }
         int simplest = Judge.simplicity(recommended);
         String s = "use the simpler: " + recommended.name() + (recommended.jdkDefault() ? ", the JDK's way"
                 : simplest == 1 ? ", plain JDK" : "");

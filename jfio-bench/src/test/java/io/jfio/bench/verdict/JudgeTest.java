@@ -117,6 +117,16 @@ class JudgeTest {
     }
 
     @Test
+    void aTieTheJdksWayLeadsSaysSo() {
+        Contender fc = k(Call.FILECHANNEL_WRITE, "FileChannel", true, 1.53, 1.55, 1.50, 1.54, 1.52);
+        Contender uring = k(Call.JFIO_WRITE_ASYNC, "jfio io_uring", false, 1.49, 1.50, 1.47, 1.50, 1.48);
+        Verdict v = Judge.judge(contest(true, uring, fc), QUIET, 4);
+        assertEquals(Verdict.Outcome.TIE, v.outcome(), v.line());
+        assertSame(fc, v.recommended());
+        assertTrue(v.line().endsWith("; use FileChannel, the JDK's way and the better median"), v.line());
+    }
+
+    @Test
     void aTieOfTwoEquallySimpleWaysNamesTheBetterMedian() {
         Contender a = k(Call.JFIO_URING_COPY, "io_uring 64 KiB x depth 16", false, 33, 33.5, 32.8, 33.1, 33);
         Contender b = k(Call.JFIO_URING_COPY, "io_uring 64 KiB x depth 64", false, 32.8, 33, 32.5, 33.2, 32.6);
