@@ -215,8 +215,8 @@ public final class Comparison {
         }
         if (cs.isEmpty()) return null;
         boolean paired = !Boolean.FALSE.equals(v.get("paired"));
-        // schema 4 did not say; its only unpaired contest, change detection, is one of events
-        boolean events = v.containsKey("per_event") ? Boolean.TRUE.equals(v.get("per_event")) : !paired;
+        // the only unpaired contest there has been, schema 4's change detection, has every write's latency as samples
+        boolean events = !paired;
         Contest contest = new Contest(w, String.valueOf(v.get("detail")), String.valueOf(v.get("unit")),
                 Boolean.TRUE.equals(v.get("higher_is_better")), cs, paired, events);
         Object n = v.get("noise");

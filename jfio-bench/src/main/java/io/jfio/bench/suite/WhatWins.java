@@ -34,8 +34,8 @@ public final class WhatWins {
             + "machine and is seldom worth changing code for), and the line says which to use: the simpler, the "
             + "JDK's way first. Otherwise the best median wins when the interval excludes 1.0; when it does neither, "
             + "the interval is too wide to tell and the line says why. The contenders of a workload ran "
-            + "interleaved, repetition by repetition, and their rounds are resampled as pairs; change detection's "
-            + "samples are the latencies of every write.";
+            + "interleaved, repetition by repetition, and their rounds are resampled as pairs; a change-detection "
+            + "round is each event-driven watcher's median latency over a short window.";
 
     private WhatWins() {
     }

@@ -161,7 +161,6 @@ public record Verdict(Contest contest, Noise noise, Outcome outcome, Contender w
         m.put("unit", contest.unit());
         m.put("higher_is_better", contest.higherIsBetter());
         m.put("paired", contest.paired());
-        m.put("per_event", contest.events());
         m.put("outcome", outcome.key());
         m.put("decided", decided());
         m.put("equal_within", Judge.EQUAL_WITHIN);
