@@ -21,7 +21,7 @@ import java.util.Map;
  */
 public final class Report {
     /** The results.json schema version. */
-    public static final int SCHEMA_VERSION = 4;
+    public static final int SCHEMA_VERSION = 5;
 
     private Report() {
     }

@@ -28,10 +28,14 @@ public final class WhatWins {
     /** The rule, said once under the title. */
     public static final String RULE = "Each line names the contender with the best median; its margin is a ratio of "
             + "medians with a " + Math.round(Bootstrap.CONFIDENCE * 100) + "% bootstrap confidence interval ("
-            + String.format(Locale.ROOT, "%,d", Bootstrap.RESAMPLES) + " resamples, seeded), and it wins only when "
-            + "that interval excludes 1.0 and both have at least " + Judge.MIN_SAMPLES + " repetitions. The "
-            + "contenders of a workload ran interleaved, repetition by repetition, and their rounds are resampled as "
-            + "pairs; change detection's samples are the latencies of every write.";
+            + String.format(Locale.ROOT, "%,d", Bootstrap.RESAMPLES) + " resamples, seeded); both need at least "
+            + Judge.MIN_SAMPLES + " repetitions. When the whole interval lies within " + Judge.band() + " either way "
+            + "of 1.0 the two are equal here (a difference that small moves from one run to the next on a shared "
+            + "machine and is seldom worth changing code for), and the line says which to use: the simpler, the "
+            + "JDK's way first. Otherwise the best median wins when the interval excludes 1.0; when it does neither, "
+            + "the interval is too wide to tell and the line says why. The contenders of a workload ran "
+            + "interleaved, repetition by repetition, and their rounds are resampled as pairs; a change-detection "
+            + "round is each event-driven watcher's median latency over a short window.";
 
     private WhatWins() {
     }
@@ -78,10 +82,14 @@ public final class WhatWins {
             return verdict == null ? workload.title() + ": not measured (" + notMeasured + ")" : verdict.line();
         }
 
-        /** The contenders whose code the line points to: the winner, or the two it could not tell apart. */
+        /**
+         * The contenders whose code the line points to: the winner, the one to use of a tie, or the two it could not
+         * tell apart.
+         */
         public List<Contender> use() {
             if (verdict == null || verdict.winner() == null) return List.of();
-            if (verdict.decided() || verdict.runnerUp() == null) return List.of(verdict.winner());
+            if (verdict.recommended() != null) return List.of(verdict.recommended());
+            if (verdict.runnerUp() == null) return List.of(verdict.winner());
             return List.of(verdict.winner(), verdict.runnerUp());
         }
 
@@ -126,7 +134,32 @@ public final class WhatWins {
                 if (!e.verdict().hint().isEmpty()) sb.append("  - ").append(e.verdict().hint()).append('\n');
             }
         }
-        return sb.append('\n').toString();
+        return sb.append('\n').append(tally(entries)).append("\n\n").toString();
+    }
+
+    /**
+     * How many lines gave an answer: {@code Decided: 7 of 11 lines (4 with a winner, 3 equal within 10%); 3
+     * undecided; 1 not measured.}
+     */
+    public static String tally(List<Entry> entries) {
+        int win = 0;
+        int tie = 0;
+        int undecided = 0;
+        int none = 0;
+        for (Entry e : entries) {
+            Verdict.Outcome o = e.verdict() == null ? Verdict.Outcome.NONE : e.verdict().outcome();
+            switch (o) {
+                case WIN -> win++;
+                case TIE -> tie++;
+                case UNDECIDED -> undecided++;
+                default -> none++;
+            }
+        }
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "Decided: %d of %d lines (%d with a winner, "
+                + "%d equal within %s)", win + tie, entries.size(), win, tie, Judge.band()));
+        if (undecided > 0) sb.append("; ").append(undecided).append(" undecided");
+        if (none > 0) sb.append("; ").append(none).append(" not measured or with one contender");
+        return sb.append('.').toString();
     }
 
     /** The section for report.html. */
@@ -156,18 +189,20 @@ public final class WhatWins {
             }
             sb.append("</ul></li>\n");
         }
-        return sb.append("</ul>\n").toString();
+        return sb.append("</ul>\n<p>").append(esc(tally(entries))).append("</p>\n").toString();
     }
 
     /** The section for the console: one line per workload, the code to use and any re-run hint under it. */
     public static List<String> console(List<Entry> entries) {
         List<String> out = new ArrayList<>();
-        out.add(TITLE + " (95% bootstrap intervals; a winner only when the interval excludes 1.0):");
+        out.add(TITLE + " (95% bootstrap intervals; equal when the interval lies within " + Judge.band()
+                + " of 1.0, a winner when it excludes 1.0):");
         for (Entry e : entries) {
             out.add("  " + e.line());
             for (Contender c : e.use()) out.add("      use " + c.name() + ": " + c.code());
             if (e.verdict() != null && !e.verdict().hint().isEmpty()) out.add("      " + e.verdict().hint());
         }
+        out.add("  " + tally(entries));
         return out;
     }
 

@@ -41,6 +41,26 @@ public record Contender(String name, String code, String link, boolean jdkDefaul
         return med == 0 ? Double.NaN : (max - min) / med;
     }
 
+    /**
+     * The {@code q} quantile of the samples (type 7, linear between order statistics), NaN when there are none: for
+     * contests of events, whose spread is quoted as the 25th to 75th percentile.
+     */
+    public double quantile(double q) {
+        if (samples.length == 0) return Double.NaN;
+        double[] s = samples.clone();
+        java.util.Arrays.sort(s);
+        double pos = q * (s.length - 1);
+        int lo = (int) Math.floor(pos);
+        int hi = Math.min(lo + 1, s.length - 1);
+        return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+    }
+
+    /** {@code (p75 - p25) / median}; NaN without samples or with a zero median. */
+    public double interquartileSpread() {
+        double med = median();
+        return samples.length == 0 || med == 0 ? Double.NaN : (quantile(0.75) - quantile(0.25)) / med;
+    }
+
     /** True when every sample is a finite number (a contender that failed has none). */
     public boolean measured() {
         if (samples.length == 0) return false;

@@ -14,13 +14,22 @@ import java.util.List;
  * @param contenders     at least one
  * @param paired         true when sample {@code i} of every contender comes from the same round of an interleaved
  *                       run (the bootstrap then resamples rounds, keeping each round's pair together)
+ * @param events         true when each sample is one event (a write's detection latency), many per contender, rather
+ *                       than one repetition: their spread is then quoted as the interquartile range, since the
+ *                       range of hundreds of events is set by their rarest outlier
  */
 public record Contest(Workload workload, String detail, String unit, boolean higherIsBetter,
-                      List<Contender> contenders, boolean paired) {
+                      List<Contender> contenders, boolean paired, boolean events) {
     public Contest {
         if (workload == null) throw new IllegalArgumentException("a contest needs a workload");
         contenders = List.copyOf(contenders);
         if (contenders.isEmpty()) throw new IllegalArgumentException("no contenders: workload=" + workload.key());
+    }
+
+    /** A contest of repetitions, paired when they ran in interleaved rounds. */
+    public Contest(Workload workload, String detail, String unit, boolean higherIsBetter, List<Contender> contenders,
+                   boolean paired) {
+        this(workload, detail, unit, higherIsBetter, contenders, paired, false);
     }
 
     /** A contest of contenders measured in interleaved rounds: paired samples. */

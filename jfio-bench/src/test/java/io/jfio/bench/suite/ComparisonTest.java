@@ -56,7 +56,9 @@ class ComparisonTest {
                 .findFirst().orElseThrow();
         Comparison.ContenderRow ju = seq.contenders().stream().filter(k -> k.name().equals("jfio io_uring"))
                 .findFirst().orElseThrow();
-        assertTrue(fc.text().startsWith("no difference measurable (1.000x"), fc.text());
+        assertTrue(fc.text().startsWith("no change: equal within 10% (1.000x"), fc.text());
+        assertEquals("same", fc.outcome());
+        assertEquals("better", ju.outcome());
         assertTrue(ju.text().startsWith("2.00x (95% CI ") && ju.text().endsWith("better in the new run"), ju.text());
         Comparison.Row watch = c.rows().stream().filter(r -> r.title().equals("change detection latency"))
                 .findFirst().orElseThrow();
@@ -82,10 +84,55 @@ class ComparisonTest {
     }
 
     @Test
+    void aTieInBothRunsIsTheSameAnswerAndUnchangedContendersAreNoChange(@TempDir Path tmp) throws Exception {
+        Path old = write(tmp, "old.json", around(1.0), around(1.02), false);
+        Path neu = write(tmp, "new.json", around(1.0), around(1.02), false);
+        Comparison.Row seq = Comparison.of(old, neu).rows().get(0);
+        assertEquals("same answer: the best are equal within 10% in both, use FileChannel", seq.answer());
+        assertTrue(seq.newLine().startsWith("jfio io_uring and FileChannel (the JDK's way) are equal within 10% here"),
+                seq.newLine());
+        for (Comparison.ContenderRow c : seq.contenders()) {
+            assertEquals("same", c.outcome(), c.text());
+            assertTrue(c.text().startsWith("no change: equal within 10% (1.000x (95% CI "), c.text());
+        }
+    }
+
+    @Test
+    void aWinThatBecomesATieChangesTheAnswerAndAWideChangeCannotBeTold(@TempDir Path tmp) throws Exception {
+        Path old = write(tmp, "old.json", new double[] {0.5, 0.9, 0.3, 0.7, 0.45}, around(1.0), false);
+        Path neu = write(tmp, "new.json", new double[] {1.0, 0.4, 1.3, 0.6, 0.8}, around(1.0), false);
+        Comparison.Row seq = Comparison.of(old, neu).rows().get(0);
+        assertTrue(seq.oldLine().startsWith("jfio io_uring wins by"), seq.oldLine());
+        assertTrue(seq.newLine().startsWith("no difference measurable here"), seq.newLine());
+        assertEquals("decided in the old run only (jfio io_uring wins); the new run could not tell", seq.answer());
+        Comparison.ContenderRow fc = seq.contenders().stream().filter(k -> k.name().equals("FileChannel"))
+                .findFirst().orElseThrow();
+        assertEquals("undecided", fc.outcome(), fc.text());
+        assertTrue(fc.text().startsWith("cannot tell: 1.60x (95% CI ") && fc.text().endsWith(", wider than 10% "
+                + "either way"), fc.text());
+
+        Path tie = write(tmp, "tie.json", around(0.99), around(1.0), false);
+        Comparison.Row changed = Comparison.of(old, tie).rows().get(0);
+        assertEquals("the answer changed: jfio io_uring won the old run; in the new one jfio io_uring and FileChannel "
+                + "are equal within 10%", changed.answer());
+    }
+
+    @Test
+    void aSchema4FileIsJudgedAgainWithTheBand(@TempDir Path tmp) throws Exception {
+        // schema 4 wrote "decided": false for a tie and no "outcome": the samples decide it now
+        Path neu = write(tmp, "new.json", around(1.0), around(1.01), false);
+        String v4 = Files.readString(neu).replace("\"schema_version\": 5", "\"schema_version\": 4")
+                .replace("\"outcome\": \"tie\",", "").replace("\"decided\": true", "\"decided\": false");
+        Path old = Files.writeString(tmp.resolve("v4.json"), v4);
+        Comparison.Row seq = Comparison.of(old, neu).rows().get(0);
+        assertEquals("same answer: the best are equal within 10% in both, use FileChannel", seq.answer());
+    }
+
+    @Test
     void anOldSchemaIsRefusedWithWhatToDo(@TempDir Path tmp) throws Exception {
         Path neu = write(tmp, "new.json", around(0.5), around(1.0), false);
         Path old = tmp.resolve("v3.json");
-        Files.writeString(old, Files.readString(neu).replace("\"schema_version\": 4", "\"schema_version\": 3"));
+        Files.writeString(old, Files.readString(neu).replace("\"schema_version\": 5", "\"schema_version\": 3"));
         SuiteRunner.BadInputException e = assertThrows(SuiteRunner.BadInputException.class,
                 () -> Comparison.of(old, neu));
         assertTrue(e.getMessage().contains("has schema_version 3; comparing needs 4 or newer"), e.getMessage());

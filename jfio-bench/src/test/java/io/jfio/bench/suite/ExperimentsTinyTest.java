@@ -93,7 +93,7 @@ class ExperimentsTinyTest {
     }
 
     @Test
-    void everyWorkloadHasItsContestWithTheJdkWayAndOneSamplePerRepetition() {
+    void everyWorkloadHasItsInterleavedContestWithTheJdkWayAndOneSamplePerRound() {
         for (io.jfio.bench.verdict.Workload w : io.jfio.bench.verdict.Workload.values()) {
             ExperimentResult e = of(w.experiment());
             List<io.jfio.bench.verdict.Contest> cs = e.contests().stream().filter(c -> c.workload() == w).toList();
@@ -102,12 +102,11 @@ class ExperimentsTinyTest {
             assertTrue(c.contenders().size() >= 2, w + ": " + c.contenders());
             assertEquals(1, c.contenders().stream().filter(io.jfio.bench.verdict.Contender::jdkDefault).count(),
                     w + ": " + c.contenders());
+            assertTrue(c.paired() && !c.events(), w + ": every contest's contenders ran in interleaved rounds");
             for (io.jfio.bench.verdict.Contender k : c.contenders()) {
                 assertTrue(k.measured(), w + ": " + k);
                 assertFalse(k.code().isBlank() || k.link().isBlank(), w + ": " + k);
-                if (w != io.jfio.bench.verdict.Workload.CHANGE_DETECTION) {
-                    assertEquals(SuiteOptions.REPS, k.samples().length, w + ": " + k);
-                }
+                assertEquals(SuiteOptions.REPS, k.samples().length, w + ": " + k);
             }
         }
     }

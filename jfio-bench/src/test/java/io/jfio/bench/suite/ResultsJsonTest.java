@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * results.json of {@code jfio bench} keeps its schema (docs/BENCH-RESULTS.md): a fixed suite result written now is,
- * structurally, the one {@code results-schema4.json} holds, which the schema-4 writer produced from the same
+ * structurally, the one {@code results-schema5.json} holds, which the schema-5 writer produced from the same
  * result: the same keys in the same order, the same JSON types, the same values (numbers by value, so 3 and 3.0
  * are equal), non-finite numbers as null.
  */
@@ -32,8 +32,8 @@ class ResultsJsonTest {
     void shouldWriteTheSameStructureAsTheRecordedResults() throws Exception {
         JsonNode written = MAPPER.readTree(Report.json(fixedResult(), Map.of("buffers", "buffers.png")));
         JsonNode recorded;
-        try (InputStream in = ResultsJsonTest.class.getResourceAsStream("results-schema4.json")) {
-            assertNotNull(in, "results-schema4.json is on the test class path");
+        try (InputStream in = ResultsJsonTest.class.getResourceAsStream("results-schema5.json")) {
+            assertNotNull(in, "results-schema5.json is on the test class path");
             recorded = MAPPER.readTree(in);
         }
         assertSameStructure(recorded, written, "$");

@@ -73,6 +73,34 @@ class WhatWinsTest {
     }
 
     @Test
+    void aTieSaysWhichToUseAndTheTallyCountsItAsDecided() {
+        ExperimentResult e = new ExperimentResult("load-types", "load types");
+        e.noise(new Noise(0.2, 50, 0.5, 0.6, 2, 3.0));
+        e.contest(new Contest(Workload.SEQUENTIAL_READ_COLD, "256 MiB file, GB/s", "GB/s", true, List.of(
+                Call.FILECHANNEL_READ.contender("FileChannel", true, new double[] {1.00, 1.02, 0.99, 1.01, 1.00}),
+                Call.JFIO_READ_ASYNC.contender("jfio io_uring", false, new double[] {1.01, 1.03, 0.99, 1.02, 1.01}))));
+        e.contest(new Contest(Workload.RANDOM_WRITE, "random write", "GB/s", true, List.of(
+                Call.FILECHANNEL_WRITE.contender("FileChannel", true, new double[] {1.0, 3.0, 0.5, 1.1, 2.0}),
+                Call.JFIO_WRITE_ASYNC.contender("jfio io_uring", false, new double[] {1.15, 0.4, 2.9, 1.2, 1.0}))));
+        SuiteOptions o = SuiteOptions.defaults(java.nio.file.Path.of("/tmp"), 1).withOnly(List.of("load-types"));
+        SuiteResult r = new SuiteResult(o, ResultsJsonTest.fixedResult().system(), List.of(), List.of(e), List.of(),
+                "2026-01-01T00:00", 1.0);
+        List<String> console = WhatWins.console(r.verdicts());
+        int seq = console.indexOf(console.stream().filter(l -> l.startsWith("  sequential read, cold: "))
+                .findFirst().orElseThrow());
+        assertTrue(console.get(seq).contains("jfio io_uring and FileChannel (the JDK's way) are equal within 10% "
+                + "here"), console.get(seq));
+        assertTrue(console.get(seq).endsWith("; use the simpler: FileChannel, the JDK's way"), console.get(seq));
+        assertEquals("      use FileChannel: FileChannel.read(ByteBuffer, long)", console.get(seq + 1));
+        assertTrue(console.get(seq + 2).startsWith("  "), "no second use line and no re-run hint under a tie");
+        assertEquals("  Decided: 1 of 11 lines (0 with a winner, 1 equal within 10%); 1 undecided; 9 not measured "
+                + "or with one contender.", console.get(console.size() - 1));
+        String md = Report.markdown(r, Map.of());
+        assertTrue(md.contains("Decided: 1 of 11 lines"), md);
+        assertTrue(md.contains("equal here (a difference that small"), md);
+    }
+
+    @Test
     void jdkLinksAreUrlsAndJfioLinksPointIntoTheSourceTreeWhenItIsThere() {
         assertEquals(Call.FILES_COPY.link(), WhatWins.href(Call.FILES_COPY.link()));
         String jfio = WhatWins.href(Call.JFIO_TREE_COPY.link());
