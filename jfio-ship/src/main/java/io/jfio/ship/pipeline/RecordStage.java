@@ -104,6 +104,14 @@ final class RecordStage {
                 record(bytes, filter, from, end, offset);
                 from = end;
             }
+        } else if (records > 1 && filter == null && encoding == RecordView.Encoding.NDJSON) {
+            // Lines found by the encoder's own pass over the bytes.
+            while (from < length) {
+                int start = ndjson.length();
+                int next = ndjson.line(src, from, length, offset + from);
+                view.add(from, next, start, ndjson.length());
+                from = next;
+            }
         } else if (records > 1) {
             long nl;
             while (from < length && (nl = Framer.indexOfNewline(bytes, from, length)) >= 0) {
