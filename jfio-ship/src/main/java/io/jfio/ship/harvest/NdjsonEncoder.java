@@ -173,6 +173,18 @@ public final class NdjsonEncoder {
     static int decimal(long v, byte[] o, int p) {
         int digits = digits(v);
         int i = p + digits;
+        if (v <= Integer.MAX_VALUE) {
+            // Most offsets: int division is the cheaper one.
+            int w = (int) v;
+            while (w >= 100) {
+                int q = w / 100;
+                int r = w - q * 100;
+                w = q;
+                o[--i] = PAIRS[2 * r + 1];
+                o[--i] = PAIRS[2 * r];
+            }
+            v = w;
+        }
         while (v >= 100) {
             long q = v / 100;
             int r = (int) (v - q * 100);
