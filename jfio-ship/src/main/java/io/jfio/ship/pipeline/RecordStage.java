@@ -28,13 +28,15 @@ import java.util.Map;
  * object per record into a payload buffer; {@code headers}: the metadata the Kafka sink puts into headers). Batches
  * that need none of this (raw encoding, no filter, no multiline into Kafka) get no view and take the sinks' raw path
  * unchanged. The batch's bytes are copied once to a heap array, where records are filtered and encoded without
- * bounds-checked native accesses; the payload is copied back to native memory for the sinks' system calls.
+ * bounds-checked native accesses; the payload is copied back to native memory for the sinks' system calls, except
+ * for a sink that copies it anyway (the dir sink), which gets the heap array.
  */
 final class RecordStage {
     private static final DateTimeFormatter READ_TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
             .withZone(ZoneOffset.UTC);
     private final RecordView.Encoding encoding;
     private final boolean recordSink;
+    private final boolean heapPayload;
     private final String host;
     private final RecordView view = new RecordView();
     private final NdjsonEncoder ndjson = new NdjsonEncoder();
@@ -50,10 +52,14 @@ final class RecordStage {
      * @param encoding   how the sink delivers records
      * @param recordSink whether the sink delivers records one by one (Kafka), so that it needs their boundaries even
      *                   when they go as they are
+     * @param heapPayload whether the sink copies every payload before its system calls (the dir sink: into its
+     *                   staging buffer or its writer's buffers), so that the payload may be the heap array itself
+     *                   rather than a native copy of it
      */
-    RecordStage(RecordView.Encoding encoding, boolean recordSink) {
+    RecordStage(RecordView.Encoding encoding, boolean recordSink, boolean heapPayload) {
         this.encoding = encoding;
         this.recordSink = recordSink;
+        this.heapPayload = heapPayload;
         this.host = hostName();
     }
 
@@ -168,6 +174,7 @@ final class RecordStage {
     }
 
     private MemorySegment nativeCopy(byte[] b, int n) {
+        if (heapPayload) return MemorySegment.ofArray(b).asSlice(0, n);
         if (payload.byteSize() < n) payload = arena.allocate(Math.max(n, Math.max(payload.byteSize() * 2, 1 << 16)));
         MemorySegment.copy(b, 0, payload, ValueLayout.JAVA_BYTE, 0, n);
         return payload.asSlice(0, n);
