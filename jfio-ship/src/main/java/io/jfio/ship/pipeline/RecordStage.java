@@ -32,7 +32,7 @@ import java.util.Map;
  * for a sink that copies it anyway (the dir sink), which gets the heap array.
  */
 final class RecordStage {
-    private static final DateTimeFormatter READ_TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+    private static final DateTimeFormatter READ_SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.")
             .withZone(ZoneOffset.UTC);
     private final RecordView.Encoding encoding;
     private final boolean recordSink;
@@ -47,6 +47,8 @@ final class RecordStage {
     private MemorySegment payload = MemorySegment.NULL;
     private long timeMillis = Long.MIN_VALUE;
     private String timeText;
+    private long timeSecond = Long.MIN_VALUE;
+    private String secondText;
 
     /**
      * @param encoding   how the sink delivers records
@@ -180,10 +182,18 @@ final class RecordStage {
         return payload.asSlice(0, n);
     }
 
-    private String readTime(long millis) {
+    /** {@code millis} as {@code uuuu-MM-ddTHH:mm:ss.SSSZ} (UTC): the date and time formatted once a second. */
+    String readTime(long millis) {
         if (millis != timeMillis) {
             timeMillis = millis;
-            timeText = READ_TIME.format(Instant.ofEpochMilli(millis));
+            long second = Math.floorDiv(millis, 1000);
+            if (second != timeSecond) {
+                timeSecond = second;
+                secondText = READ_SECOND.format(Instant.ofEpochSecond(second));
+            }
+            int ms = (int) Math.floorMod(millis, 1000);
+            timeText = secondText + (char) ('0' + ms / 100) + (char) ('0' + ms / 10 % 10) + (char) ('0' + ms % 10)
+                    + 'Z';
         }
         return timeText;
     }
