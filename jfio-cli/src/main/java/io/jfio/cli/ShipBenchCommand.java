@@ -38,7 +38,10 @@ import picocli.CommandLine.Spec;
             "",
             "single: one file of 5,000,000 92-byte lines (460 MB), hot in the page cache, shipped with --once to "
                     + "the dir sink and to a loopback TCP receiver (3 runs each, median), and read by rsyslog "
-                    + "(imfile -> omfile); every delivery compared byte for byte. latency: 100 files appended to at "
+                    + "(imfile -> omfile); every delivery compared byte for byte. records: the same file as "
+                    + "NDJSON with metadata and two fields into the dir sink, beside rsyslog's JSON list template "
+                    + "and syslog-ng's $(format-json) template, and a Java log with --multiline java beside rsyslog's "
+                    + "startmsg.regex; every object parsed. latency: 100 files appended to at "
                     + "10,000 lines/s in all, append-to-delivered percentiles to TCP and to the dir sink, and "
                     + "rsyslog (imfile -> omfwd) and syslog-ng (wildcard-file -> network tcp). wide: the same with "
                     + "1,000 files at 100,000 lines/s (10 s measured). throughput: the 100 files appended to "

@@ -31,8 +31,9 @@ import java.util.function.Function;
  * piece of metadata and two static fields, and a Java application's log (20% of its records an exception with its
  * stack trace) shipped with the {@code java} multiline preset, both into the dir sink with {@code --once}; each
  * against rsyslog doing the same in the same run (imfile with {@code addMetadata} and a JSON list template; imfile
- * with {@code startmsg.regex}). Every delivery is checked: each NDJSON object is parsed and its message and offset
- * compared with the input line; multiline output must equal the input byte for byte.
+ * with {@code startmsg.regex}), and the NDJSON one against syslog-ng's JSON template too (a wildcard-file source and
+ * {@code $(format-json)} into a file destination). Every delivery is checked: each NDJSON object is parsed and its
+ * message (and jfio's offset) compared with the input line; multiline output must equal the input byte for byte.
  */
 final class RecordBench {
     /** NDJSON with metadata into the dir sink, MB/s of input. */
@@ -45,17 +46,20 @@ final class RecordBench {
     private final PrintWriter err;
     private final Path work;
     private final Path rsyslogd;
+    private final SyslogNg.Found syslogNg;
     private final Function<String[], List<String>> jfio;
     final List<Map<String, Object>> rows = new ArrayList<>();
     final List<String> problems = new ArrayList<>();
     long linesBytes;
     long javaBytes;
 
-    RecordBench(ShipBenchOptions o, PrintWriter err, Path work, Path rsyslogd, Function<String[], List<String>> jfio) {
+    RecordBench(ShipBenchOptions o, PrintWriter err, Path work, Path rsyslogd, SyslogNg.Found syslogNg,
+                Function<String[], List<String>> jfio) {
         this.o = o;
         this.err = err;
         this.work = work;
         this.rsyslogd = rsyslogd;
+        this.syslogNg = syslogNg;
         this.jfio = jfio;
     }
 
@@ -89,6 +93,14 @@ final class RecordBench {
                 progress("records: rsyslog startmsg.regex -> omfile, run %d of %d", rep, reps);
                 io.jfio.bench.Processes.sync();
                 rows.add(rsyslogRun("multiline", java, rep));
+            }
+        }
+        if (syslogNg != null) {
+            int reps = Math.max(1, o.reps() / 3);
+            for (int rep = 1; rep <= reps; rep++) {
+                progress("records: syslog-ng format-json template -> file, run %d of %d", rep, reps);
+                io.jfio.bench.Processes.sync();
+                rows.add(syslogNgRun(lines, rep));
             }
         }
         Files.deleteIfExists(lines);
@@ -169,7 +181,7 @@ final class RecordBench {
             try (Child c = Child.start(Rsyslog.command(rsyslogd, conf, runDir), runDir.resolve("rsyslogd.log"))) {
                 // NDJSON: one line per input line; multiline: the input's bytes exactly.
                 String problem = waitFor(c, out, json ? Files.size(input) / LogLines.LINE : -1,
-                        json ? -1 : Files.size(input));
+                        json ? -1 : Files.size(input), "rsyslogd");
                 double wall = c.elapsedSeconds();
                 double cpu = c.cpuNow();
                 long rss = c.peakRssBytes();
@@ -190,11 +202,39 @@ final class RecordBench {
         }
     }
 
+    /** syslog-ng writing every line of {@code input} as a JSON object ({@link SyslogNg#configureJson}). */
+    private Map<String, Object> syslogNgRun(Path input, int rep) throws IOException {
+        Path runDir = Files.createDirectories(work.resolve("records-syslog-ng-ndjson-" + rep));
+        Path out = runDir.resolve("out.log");
+        Map<String, Object> r = row("syslog-ng", "ndjson", rep);
+        try {
+            Path conf = SyslogNg.configureJson(syslogNg, runDir, input, out);
+            try (Child c = Child.start(SyslogNg.command(syslogNg, conf, runDir), runDir.resolve("syslog-ng.log"))) {
+                String problem = waitFor(c, out, Files.size(input) / LogLines.LINE, -1, "syslog-ng");
+                double wall = c.elapsedSeconds();
+                double cpu = c.cpuNow();
+                long rss = c.peakRssBytes();
+                c.stop();
+                if (problem == null) problem = checkNdjson(List.of(out), false);
+                measured(r, input, c, problem, List.of(out));
+                r.put("wall_seconds", wall);
+                r.put("cpu_seconds", Double.isNaN(cpu) ? c.cpuSeconds() : cpu);
+                r.put("peak_rss_bytes", rss);
+                if (problem != null) problems.add("records syslog-ng ndjson run " + rep + ": " + problem);
+                progress("records: syslog-ng ndjson, run %d: %s s%s", rep, ShipBench.fmt(wall, "%.2f"),
+                        problem == null ? "" : ": " + problem);
+            }
+            return r;
+        } finally {
+            ShipBench.deleteTree(runDir);
+        }
+    }
+
     /**
      * Waits until {@code out} holds {@code records} newlines (counted as the bytes arrive) or, with {@code records}
-     * below 0, {@code bytes} bytes; a problem when rsyslogd exits or the output stops growing for 30 s.
+     * below 0, {@code bytes} bytes; a problem when the peer exits or the output stops growing for 30 s.
      */
-    private static String waitFor(Child c, Path out, long records, long bytes) throws IOException {
+    private static String waitFor(Child c, Path out, long records, long bytes, String peer) throws IOException {
         long seen = 0;
         long pos = 0;
         long lastChange = System.nanoTime();
@@ -215,7 +255,7 @@ final class RecordBench {
                 }
             }
             if (records >= 0 ? seen >= records : pos >= bytes) break;
-            if (!c.process().isAlive()) return "rsyslogd exited: " + ShipBench.lastLine(c.log());
+            if (!c.process().isAlive()) return peer + " exited: " + ShipBench.lastLine(c.log());
             if (System.nanoTime() > deadline || System.nanoTime() - lastChange > 30_000_000_000L) {
                 return "output stopped at " + (records >= 0 ? seen + " of " + records + " records"
                         : pos + " of " + bytes + " bytes");
@@ -341,19 +381,23 @@ final class RecordBench {
         md.append(String.format(Locale.ROOT, "`ndjson`: the single file's %,d lines (%.0f MB) with `--encoding "
                 + "ndjson --field service=bench --field env=test` (message, offset, path, host, device, inode, "
                 + "read_time, input, fields); rsyslog: imfile with addMetadata and a JSON list template of the "
-                + "same fields. `multiline`: a Java log of %.0f MB, one record in five an exception with 5-30 "
+                + "same fields; syslog-ng: a wildcard-file source and a `$(format-json)` template of the fields it "
+                + "has (message, path, host, read_time, input, fields: no offset, device nor inode) into a file "
+                + "destination. `multiline`: a Java log of %.0f MB, one record in five an exception with 5-30 "
                 + "frames, with `--multiline java`; rsyslog: imfile with startmsg.regex on the timestamp. Both into "
-                + "the dir sink (rsyslog: omfile), `--once`, input hot in the page cache. MB/s are of input. jfio: "
-                + "*ship* time (start to stop events); rsyslog: wall time to the complete output. Every NDJSON "
-                + "object is parsed and its message (and jfio's offset) compared with its input line; multiline "
+                + "the dir sink (rsyslog: omfile; syslog-ng: file), `--once`, input hot in the page cache. MB/s are "
+                + "of input. jfio: *ship* time (start to stop events); rsyslog and syslog-ng: wall time to the "
+                + "complete output. Every NDJSON object is parsed and its message (and jfio's offset) compared with "
+                + "its input line; multiline "
                 + "output is compared byte for byte.%n%n", o.lines(), linesBytes / 1e6, javaBytes / 1e6));
         md.append("| tool | workload | runs | s | MB/s | CPU s | peak RSS MiB | output MB | output | MB/s vs "
-                + "rsyslog |\n|---|---|---:|---:|---:|---:|---:|---:|---|---:|\n");
+                + "rsyslog | MB/s vs syslog-ng |\n|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
         List<Map<String, Object>> ok = ShipBench.succeeded(rows);
         for (String w : List.of("ndjson", "multiline")) {
             long in = w.equals("ndjson") ? linesBytes : javaBytes;
             double rs = ShipBench.median(ok, "rsyslog", w, "wall_seconds");
-            for (String tool : List.of("jfio", "rsyslog")) {
+            double ng = ShipBench.median(ok, "syslog-ng", w, "wall_seconds");
+            for (String tool : List.of("jfio", "rsyslog", "syslog-ng")) {
                 List<Map<String, Object>> all = ShipBench.rows(rows, tool, w);
                 if (all.isEmpty()) continue;
                 int failed = all.size() - ShipBench.rows(ok, tool, w).size();
@@ -364,15 +408,18 @@ final class RecordBench {
                         .max().orElse(0);
                 String verified = all.stream().map(m -> (String) m.get("problem")).filter(v -> v != null)
                         .findFirst().orElse("checked");
-                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", tool, w,
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                        tool, w,
                         failed == 0 ? all.size() : all.size() + " (" + failed + " failed)",
                         ShipBench.fmt(s, "%.2f"), ShipBench.fmt(in / 1e6 / s, "%.0f"), ShipBench.fmt(cpu, "%.2f"),
                         rss > 0 ? String.format(Locale.ROOT, "%.0f", rss / (double) (1 << 20)) : "-",
                         ShipBench.fmt(outMb, "%.0f"), verified,
-                        tool.equals("jfio") ? ShipBench.fmt(rs / s, "%.1fx") : "-"));
+                        tool.equals("jfio") ? ShipBench.fmt(rs / s, "%.1fx") : "-",
+                        tool.equals("jfio") ? ShipBench.fmt(ng / s, "%.1fx") : "-"));
             }
         }
-        md.append("\n\"MB/s vs rsyslog\": rsyslog's time divided by jfio's (above 1 is faster). jfio's NDJSON output "
+        md.append("\n\"MB/s vs rsyslog\" (syslog-ng): the peer's time divided by jfio's (above 1 is faster); \"-\" "
+                + "where the peer did not run. jfio's NDJSON output "
                 + "is about three times its input: the dir sink writes and fsyncs that, so on a slow disk the "
                 + "disk, not the encoding, sets the pace (compare the disk's durable write speed above).\n\n");
     }
@@ -393,10 +440,14 @@ final class RecordBench {
                 continue;
             }
             double mbps = (w.equals("ndjson") ? linesBytes : javaBytes) / 1e6 / s;
-            double rs = ShipBench.median(ok, "rsyslog", w, "wall_seconds");
+            long in = w.equals("ndjson") ? linesBytes : javaBytes;
+            StringBuilder peers = new StringBuilder();
+            for (String peer : List.of("rsyslog", "syslog-ng")) {
+                double ps = ShipBench.median(ok, peer, w, "wall_seconds");
+                if (!Double.isNaN(ps)) peers.append(String.format(Locale.ROOT, "; %s %.0f MB/s", peer, in / 1e6 / ps));
+            }
             v.add(String.format(Locale.ROOT, "%s: %s: %.0f MB/s %s%s", mbps >= target ? "PASS" : "FAIL", what, mbps,
-                    t, Double.isNaN(rs) ? "" : String.format(Locale.ROOT, "; rsyslog %.0f MB/s",
-                            (w.equals("ndjson") ? linesBytes : javaBytes) / 1e6 / rs)));
+                    t, peers));
         }
         return v;
     }

@@ -163,16 +163,17 @@ public final class ShipBench {
                 notes.add("rsyslog: not run (--no-rsyslog)");
             }
             boolean latencies = o.workloads().contains("latency") || o.workloads().contains("wide");
-            if (o.syslogNg() && latencies) {
+            boolean syslogNgRows = latencies || o.workloads().contains("records");
+            if (o.syslogNg() && syslogNgRows) {
                 syslogNg = SyslogNg.find(o.install(), err);
                 if (syslogNg == null) notes.add("syslog-ng: not run (see the log above: not found and not fetched)");
-            } else if (latencies) {
+            } else if (syslogNgRows) {
                 notes.add("syslog-ng: not run (--no-syslog-ng)");
             }
             warmLauncher();
             if (o.workloads().contains("single")) single();
             if (o.workloads().contains("records")) {
-                records = new RecordBench(o, err, work, rsyslogd, this::jfio);
+                records = new RecordBench(o, err, work, rsyslogd, syslogNg, this::jfio);
                 try {
                     records.run();
                 } finally {

@@ -235,6 +235,29 @@ final class SyslogNg {
         return c;
     }
 
+    /**
+     * Writes a configuration that reads {@code input} from its beginning and writes every line as one JSON object
+     * (syslog-ng's {@code $(format-json)} template function) to the file {@code out}: the message, and the metadata
+     * syslog-ng has for a line read from a file (the file's name, the host, the time it was received, with
+     * milliseconds), the input's tag and the two static fields of the jfio row as {@code fields.NAME}. syslog-ng has no
+     * byte offset nor file identity to give. Lines are not parsed as syslog ({@code flags(no-parse)}).
+     */
+    static Path configureJson(Found f, Path work, Path input, Path out) throws IOException {
+        Path in = input.toAbsolutePath();
+        String conf = "@version: " + f.configVersion() + "\n"
+                + "options { stats-freq(0); log-msg-size(65536); log-fifo-size(500000); frac-digits(3); "
+                + "keep-hostname(no); };\n"
+                + "source s { wildcard-file(base-dir(\"" + in.getParent() + "\") filename-pattern(\""
+                + in.getFileName() + "\") recursive(no) flags(no-parse)); };\n"
+                + "destination d { file(\"" + out.toAbsolutePath() + "\" template(\"$(format-json --scope none "
+                + "message=${MESSAGE} path=${FILE_NAME} host=${HOST} read_time=${R_ISODATE} input=t "
+                + "fields.service=bench fields.env=test)\\n\")); };\n"
+                + "log { source(s); destination(d); };\n";
+        Path c = work.resolve("syslog-ng.conf");
+        Files.writeString(c, conf);
+        return c;
+    }
+
     /** The command line: foreground, this configuration, private persist, pid and control files, no capabilities. */
     static List<String> command(Found f, Path conf, Path work) {
         Path w = work.toAbsolutePath();

@@ -1,8 +1,11 @@
 package io.jfio.bench.ship;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -13,14 +16,54 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The syslog-ng peer's configuration on a real syslog-ng, where one is on PATH or unpacked in the cache. */
+/** The syslog-ng peer's configurations on a real syslog-ng, where one is on PATH or unpacked in the cache. */
 class SyslogNgTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void shouldWriteEveryLineAsAJsonObjectWithItsFileHostReadTimeAndFields(@TempDir Path dir) throws Exception {
+        StringWriter why = new StringWriter();
+        SyslogNg.Found f = SyslogNg.find(false, new PrintWriter(why));
+        assumeTrue(f != null, "no syslog-ng: " + why);
+        Path input = dir.resolve("records-lines.log");
+        int n = 2000;
+        LogLines.writeFile(input, n);
+        List<String> lines = Files.readAllLines(input, StandardCharsets.UTF_8);
+        Path out = dir.resolve("out.log");
+        Path conf = SyslogNg.configureJson(f, dir, input, out);
+        try (Child c = Child.start(SyslogNg.command(f, conf, dir), dir.resolve("syslog-ng.log"))) {
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while ((!Files.exists(out) || Files.readAllLines(out).size() < n) && System.nanoTime() < deadline
+                    && c.process().isAlive()) {
+                Thread.sleep(50);
+            }
+            c.stop();
+            assertTrue(Files.exists(out), "no output: " + ShipBench.lastLine(c.log()));
+        }
+        List<String> objects = Files.readAllLines(out, StandardCharsets.UTF_8);
+        assertEquals(n, objects.size());
+        Instant started = Instant.now().minusSeconds(600);
+        String host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        for (int i = 0; i < n; i++) {
+            JsonNode o = JSON.readTree(objects.get(i));
+            assertEquals(lines.get(i), o.get("message").asText(), "object " + i);
+            assertEquals(input.toAbsolutePath().toString(), o.get("path").asText(), "object " + i);
+            assertEquals(host, o.get("host").asText(), "object " + i);
+            Instant read = java.time.OffsetDateTime.parse(o.get("read_time").asText()).toInstant();
+            assertTrue(read.isAfter(started) && !read.isAfter(Instant.now()), "read_time " + read);
+            assertEquals("bench", o.get("fields").get("service").asText());
+            assertEquals("test", o.get("fields").get("env").asText());
+        }
+        // The benchmark's own check of the peer's output accepts it.
+        assertEquals(null, RecordBench.checkNdjson(List.of(out), false));
+    }
 
     @Test
     void shouldDeliverEveryLineOfEveryMatchingFileUnchangedOverTcp(@TempDir Path dir) throws Exception {

@@ -71,6 +71,55 @@ public final class JsonText {
         return o;
     }
 
+    /**
+     * Writes {@code src[from, to)} escaped into {@code out} at {@code o} as {@link #escape} does, but stops after the
+     * first newline (which is consumed and not written) or when fewer than {@link #STEP} bytes of {@code out} are left
+     * before {@code limit}: the newline search and the escaping in one pass over the bytes.
+     *
+     * @return the index in {@code src} where it stopped (just after the newline when it found one) in the high 32
+     *         bits, and the index after the last byte written in {@code out} in the low 32 bits
+     */
+    public static long escapeLine(byte[] src, int from, int to, byte[] out, int o, int limit) {
+        int i = from;
+        int stop = limit - STEP;
+        while (i < to && o <= stop) {
+            if (i + 8 <= to) {
+                long x = (long) WORD.get(src, i);
+                if (plain(x)) {
+                    WORD.set(out, o, x);
+                    i += 8;
+                    o += 8;
+                    continue;
+                }
+            }
+            byte b = src[i];
+            int c = CLASS[b & 0xff];
+            if (c == 0) {
+                out[o++] = b;
+                i++;
+            } else if (c == 1) {
+                i++;
+                if (b == '\n') break;
+                o = control(b, out, o);
+            } else {
+                int n = sequence(src, i, to);
+                if (n == 0) {
+                    out[o++] = (byte) 0xef;
+                    out[o++] = (byte) 0xbf;
+                    out[o++] = (byte) 0xbd;
+                    i++;
+                } else {
+                    for (int k = 0; k < n; k++) out[o++] = src[i + k];
+                    i += n;
+                }
+            }
+        }
+        return ((long) i << 32) | o;
+    }
+
+    /** The most bytes one step of {@link #escapeLine} writes: a word, or one escaped or replaced byte. */
+    public static final int STEP = 8;
+
     private static final java.lang.invoke.VarHandle WORD = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
             long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L;

@@ -112,24 +112,83 @@ public final class NdjsonEncoder {
         return p;
     }
 
+    /**
+     * Appends the record that starts at {@code src[from]} and ends after the first newline before {@code to} (the
+     * newline left out of the message), or at {@code to} when there is none; it starts at {@code offset} in the file.
+     * The newline is found by the escaping's own pass over the bytes.
+     *
+     * @return where the record ends in {@code src} (after its newline); {@link #length()} is where it ends in the
+     *         output
+     */
+    public int line(byte[] src, int from, int to, long offset) {
+        int tail = OFFSET.length + 20 + sharedLength + 2;
+        int room = OPEN.length + 2 * JsonText.STEP + tail;
+        if (out.length - length < room) out = Arrays.copyOf(out, Math.max(length + room, out.length * 2));
+        int p = length;
+        System.arraycopy(OPEN, 0, out, p, OPEN.length);
+        p += OPEN.length;
+        int i = from;
+        while (true) {
+            int before = i;
+            long r = JsonText.escapeLine(src, i, to, out, p, out.length - tail);
+            i = (int) (r >>> 32);
+            p = (int) r;
+            if (i >= to || (i > before && src[i - 1] == '\n')) break;
+            out = Arrays.copyOf(out, out.length * 2);
+        }
+        byte[] o = out;
+        System.arraycopy(OFFSET, 0, o, p, OFFSET.length);
+        p += OFFSET.length;
+        p = decimal(offset, o, p);
+        System.arraycopy(shared, 0, o, p, sharedLength);
+        length = p + sharedLength;
+        return i;
+    }
+
     /** Two ASCII digits for each of 0..99, so that an offset takes one division per two digits. */
     private static final byte[] PAIRS = new byte[200];
+    /** 10^0 .. 10^18. */
+    private static final long[] POW10 = new long[19];
 
     static {
         for (int i = 0; i < 100; i++) {
             PAIRS[2 * i] = (byte) ('0' + i / 10);
             PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
         }
+        POW10[0] = 1;
+        for (int i = 1; i < POW10.length; i++) POW10[i] = POW10[i - 1] * 10;
+    }
+
+    /**
+     * The number of decimal digits of {@code v} (not negative): from its bit length (1233 / 4096 is log10(2) from
+     * below), corrected by one comparison, instead of a division per digit.
+     */
+    static int digits(long v) {
+        if (v < 10) return 1;
+        int t = ((64 - Long.numberOfLeadingZeros(v)) * 1233) >>> 12;
+        return v >= POW10[t] ? t + 1 : t;
     }
 
     /** Writes {@code v} (not negative) in decimal at {@code p}; returns the index after it. */
     static int decimal(long v, byte[] o, int p) {
-        int digits = 1;
-        for (long x = v; x >= 10; x /= 10) digits++;
+        int digits = digits(v);
         int i = p + digits;
+        if (v <= Integer.MAX_VALUE) {
+            // Most offsets: int division is the cheaper one.
+            int w = (int) v;
+            while (w >= 100) {
+                int q = w / 100;
+                int r = w - q * 100;
+                w = q;
+                o[--i] = PAIRS[2 * r + 1];
+                o[--i] = PAIRS[2 * r];
+            }
+            v = w;
+        }
         while (v >= 100) {
-            int r = (int) (v % 100);
-            v /= 100;
+            long q = v / 100;
+            int r = (int) (v - q * 100);
+            v = q;
             o[--i] = PAIRS[2 * r + 1];
             o[--i] = PAIRS[2 * r];
         }

@@ -83,7 +83,8 @@ final class Harvester {
         this.buffer = buffer;
         this.readSize = config.bufferSize();
         var spec = config.sinks().get(name);
-        this.stage = new RecordStage(config.encodingOf(name), spec != null && spec.scheme().equals("kafka"));
+        this.stage = new RecordStage(config.encodingOf(name), spec != null && spec.scheme().equals("kafka"),
+                spec != null && spec.scheme().equals(io.jfio.ship.sink.SinkSpec.DIR));
         this.gzip = new GzipHarvest(name, log, metrics, files, window, buffer, config.maxRecord(), stage,
                 t -> joiners.computeIfAbsent(t.input, in -> new RecordJoiner(in.multiline())));
     }

@@ -28,13 +28,15 @@ import java.util.Map;
  * object per record into a payload buffer; {@code headers}: the metadata the Kafka sink puts into headers). Batches
  * that need none of this (raw encoding, no filter, no multiline into Kafka) get no view and take the sinks' raw path
  * unchanged. The batch's bytes are copied once to a heap array, where records are filtered and encoded without
- * bounds-checked native accesses; the payload is copied back to native memory for the sinks' system calls.
+ * bounds-checked native accesses; the payload is copied back to native memory for the sinks' system calls, except
+ * for a sink that copies it anyway (the dir sink), which gets the heap array.
  */
 final class RecordStage {
-    private static final DateTimeFormatter READ_TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+    private static final DateTimeFormatter READ_SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.")
             .withZone(ZoneOffset.UTC);
     private final RecordView.Encoding encoding;
     private final boolean recordSink;
+    private final boolean heapPayload;
     private final String host;
     private final RecordView view = new RecordView();
     private final NdjsonEncoder ndjson = new NdjsonEncoder();
@@ -45,15 +47,21 @@ final class RecordStage {
     private MemorySegment payload = MemorySegment.NULL;
     private long timeMillis = Long.MIN_VALUE;
     private String timeText;
+    private long timeSecond = Long.MIN_VALUE;
+    private String secondText;
 
     /**
      * @param encoding   how the sink delivers records
      * @param recordSink whether the sink delivers records one by one (Kafka), so that it needs their boundaries even
      *                   when they go as they are
+     * @param heapPayload whether the sink copies every payload before its system calls (the dir sink: into its
+     *                   staging buffer or its writer's buffers), so that the payload may be the heap array itself
+     *                   rather than a native copy of it
      */
-    RecordStage(RecordView.Encoding encoding, boolean recordSink) {
+    RecordStage(RecordView.Encoding encoding, boolean recordSink, boolean heapPayload) {
         this.encoding = encoding;
         this.recordSink = recordSink;
+        this.heapPayload = heapPayload;
         this.host = hostName();
     }
 
@@ -103,6 +111,14 @@ final class RecordStage {
                 int end = (int) cut.ends[i];
                 record(bytes, filter, from, end, offset);
                 from = end;
+            }
+        } else if (records > 1 && filter == null && encoding == RecordView.Encoding.NDJSON) {
+            // Lines found by the encoder's own pass over the bytes.
+            while (from < length) {
+                int start = ndjson.length();
+                int next = ndjson.line(src, from, length, offset + from);
+                view.add(from, next, start, ndjson.length());
+                from = next;
             }
         } else if (records > 1) {
             long nl;
@@ -160,15 +176,24 @@ final class RecordStage {
     }
 
     private MemorySegment nativeCopy(byte[] b, int n) {
+        if (heapPayload) return MemorySegment.ofArray(b).asSlice(0, n);
         if (payload.byteSize() < n) payload = arena.allocate(Math.max(n, Math.max(payload.byteSize() * 2, 1 << 16)));
         MemorySegment.copy(b, 0, payload, ValueLayout.JAVA_BYTE, 0, n);
         return payload.asSlice(0, n);
     }
 
-    private String readTime(long millis) {
+    /** {@code millis} as {@code uuuu-MM-ddTHH:mm:ss.SSSZ} (UTC): the date and time formatted once a second. */
+    String readTime(long millis) {
         if (millis != timeMillis) {
             timeMillis = millis;
-            timeText = READ_TIME.format(Instant.ofEpochMilli(millis));
+            long second = Math.floorDiv(millis, 1000);
+            if (second != timeSecond) {
+                timeSecond = second;
+                secondText = READ_SECOND.format(Instant.ofEpochSecond(second));
+            }
+            int ms = (int) Math.floorMod(millis, 1000);
+            timeText = secondText + (char) ('0' + ms / 100) + (char) ('0' + ms / 10 % 10) + (char) ('0' + ms % 10)
+                    + 'Z';
         }
         return timeText;
     }

@@ -27,37 +27,41 @@ import java.util.stream.Stream;
 
 /**
  * Threads: one pipeline thread calls {@code send}/{@code flush}/{@code close}; the sync thread ({@code
- * jfio-ship-dirsync}) syncs, commits and completes the futures; {@link #committed()} may be called from any thread.
+ * jfio-ship-dirsync}) syncs, commits and completes the futures; the writer thread ({@code jfio-ship-dirwrite}, only
+ * once an encoded batch came) writes encoded batches; {@link #committed()} may be called from any thread.
  *
  * <p>The directory sink: batches appended to segment files {@code ship-000000000001.log}, {@code ship-...2.log}, ...,
- * rolled when a segment would pass the segment size. Records are written exactly as read, no headers: one source
- * file's bytes appear in the order read, and batches of several sources interleave at batch granularity (whole
- * records).
+ * rolled when a segment would pass the segment size. Records are written exactly as read, no headers: one source file's
+ * bytes appear in the order read, and batches of several sources interleave at batch granularity (whole records).
  *
  * <p>Durability: {@link #send} writes (pwrite from the batch's native memory, no heap copy) and returns a pending
- * future; {@link #flush} hands a sync to the sink's sync thread, which fdatasyncs the segment and then appends a
- * commit record to {@code ship.commit} (see {@link CommitLog} for the format) and fdatasyncs it before it completes the
- * futures, in order. The record holds the segment, its committed length and, for every source ({@link SourceId}:
- * device, inode) whose batches the commit covers, the fingerprint, path and the end of its last batch in the committed
- * bytes. So the data and the source positions are committed by one write: {@link #committed()} (read from the file) is
- * exactly where every source's bytes in the segments end, which makes shipping into this sink exactly once. Tasks
- * queued while an fdatasync runs share the next one (group commit).
+ * future. An encoded batch (NDJSON, filtered: not the source's bytes; its payload may be on the heap) is copied to a
+ * buffer of the {@link SegmentWriter}'s instead and written by its thread while the pipeline encodes the next; a write
+ * or a sync of the pipeline's own waits for the writer's writes before it, and a sync task handed over while the writer
+ * has writes queued follows them through its queue, so the order is the same either way. {@link #flush} hands a sync to
+ * the sink's sync thread, which fdatasyncs the segment and then appends a commit record to {@code ship.commit} (see
+ * {@link CommitLog} for the format) and fdatasyncs it before it completes the futures, in order. The record holds the
+ * segment, its committed length and, for every source ({@link SourceId}: device, inode) whose batches the commit
+ * covers, the fingerprint, path and the end of its last batch in the committed bytes. So the data and the source
+ * positions are committed by one write: {@link #committed()} (read from the file) is exactly where every source's bytes
+ * in the segments end, which makes shipping into this sink exactly once. Tasks queued while an fdatasync runs share the
+ * next one (group commit).
  *
  * <p>Recovery at open: {@code ship.commit} is replayed to its last good record (a torn last record is ignored: its
  * futures never completed); the committed segment is cut back to the committed length and newer segments (never
- * committed) are removed, so a batch torn by a kill never leaves a partial record and no byte is there twice; then
- * the state is rewritten as one snapshot. A legacy 24-byte {@code ship.commit} (segment, length, CRC32C) is a commit
+ * committed) are removed, so a batch torn by a kill never leaves a partial record and no byte is there twice; then the
+ * state is rewritten as one snapshot. A legacy 24-byte {@code ship.commit} (segment, length, CRC32C) is a commit
  * without positions. A damaged log (bad header, a bad record followed by good ones) is logged with what was skipped;
  * what is valid is kept, a copy is kept as {@code ship.commit.corrupt-TIMESTAMP}, and when the damage reaches the end
- * of the file (so the last commit is unknown) no segment is cut: data is never dropped for a damaged log, at the
- * price of a possible partial batch at the newest segment's end and positions that may lag (bytes sent twice).
+ * of the file (so the last commit is unknown) no segment is cut: data is never dropped for a damaged log, at the price
+ * of a possible partial batch at the newest segment's end and positions that may lag (bytes sent twice).
  *
- * <p>A new segment's name is made durable with a directory fsync before any byte in it is acknowledged. After a
- * failed fsync or commit the segment is poisoned: its pending and later tasks fail (their positions are never
- * committed), it is cut back to its last committed length when it is closed, and the resend goes to a new segment.
- * State files are opened relative to the directory with O_NOFOLLOW, created 0600 (temporaries O_EXCL): a symlink
- * planted at {@code ship.commit} or {@code ship.commit.tmp} is refused, never written through. The directory is
- * locked ({@code .jfio-sink.lock}) so that two shippers never write the same segments.
+ * <p>A new segment's name is made durable with a directory fsync before any byte in it is acknowledged. After a failed
+ * fsync or commit, or a failed write on the writer thread, the segment is poisoned: its pending and later tasks fail
+ * (their positions are never committed), it is cut back to its last committed length when it is closed, and the resend
+ * goes to a new segment. State files are opened relative to the directory with O_NOFOLLOW, created 0600 (temporaries
+ * O_EXCL): a symlink planted at {@code ship.commit} or {@code ship.commit.tmp} is refused, never written through. The
+ * directory is locked ({@code .jfio-sink.lock}) so that two shippers never write the same segments.
  */
 public final class DirSink implements Sink {
     private static final Pattern SEGMENT = Pattern.compile("ship-(\\d{12})\\.log");
@@ -97,7 +101,12 @@ public final class DirSink implements Sink {
     private long staged;
     private final Changes stagedBatches = new Changes(true);
     private final List<CompletableFuture<Void>> stagedFutures = new ArrayList<>();
-    private long writeCalls;
+    /** pwrite calls of batch bytes: the pipeline's and the writer's. */
+    private final java.util.concurrent.atomic.LongAdder writeCalls = new java.util.concurrent.atomic.LongAdder();
+    /** Writes encoded batches off the pipeline thread (see {@link SegmentWriter}). */
+    private final SegmentWriter writer;
+    /** Pipeline thread: whether an encoded batch went to the writer (else the raw path does not even ask it). */
+    private boolean writerUsed;
     /** Set by drain and finish: the sync thread syncs each flush at once. */
     private volatile boolean promptSync;
     /** The caller waits for acknowledgements ({@link #acknowledgeSoon}; until it says otherwise): no gathering. */
@@ -117,8 +126,8 @@ public final class DirSink implements Sink {
         long size;
         /** Sync thread: bytes committed. */
         long committedLength;
-        /** Sync thread: why the segment was abandoned; null while it is good. */
-        IOException failure;
+        /** Sync and writer threads: why the segment was abandoned; null while it is good. */
+        volatile IOException failure;
 
         Segment(long seq, int fd) {
             this.seq = seq;
@@ -189,6 +198,7 @@ public final class DirSink implements Sink {
         this.dir = dir.toAbsolutePath().normalize();
         this.segmentSize = segmentSize;
         this.log = log;
+        this.writer = new SegmentWriter(e -> log.error("dir-sink-writer-thread", "error", e.toString()));
         this.clock = clock;
         PrivateDirs.create(this.dir, PrivateDirs.dirMode(fileMode));
         this.lock = StateLock.acquire(this.dir, ".jfio-sink.lock", "sink directory");
@@ -361,10 +371,12 @@ public final class DirSink implements Sink {
         if (current == null || poisoned || (current.size > 0 && current.size + length > segmentSize)) roll();
         Segment seg = current;
         long before = seg.size;
+        if (!batch.asRead()) return sendAsync(batch, seg, before);
+        awaitWriter();
         long done = 0;
         while (done < length) {
             long n = LibC.pwrite(seg.fd, bytes.asSlice(done), length - done, before + done);
-            writeCalls++;
+            writeCalls.increment();
             if (n == -Errno.EINTR) continue;
             if (n < 0) {
                 // Leave no partial batch behind: the pipeline sends the whole batch again.
@@ -379,6 +391,89 @@ public final class DirSink implements Sink {
         CompletableFuture<Void> f = new CompletableFuture<>();
         unsynced.add(f);
         return f;
+    }
+
+    /**
+     * An encoded batch (bytes of the pipeline's, not the source's): copied into a buffer of the writer's, written by
+     * its thread while the pipeline goes on. The source's own bytes keep the direct pwrite: copying them would cost
+     * what the write costs.
+     */
+    private CompletableFuture<Void> sendAsync(Batch batch, Segment seg, long before) throws IOException {
+        MemorySegment bytes = batch.payload();
+        long length = bytes.byteSize();
+        MemorySegment buffer;
+        try {
+            buffer = writer.buffer(length);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted waiting for the dir sink's writer: sink="
+                    + describe());
+        }
+        MemorySegment.copy(bytes, 0, buffer, 0, length);
+        writerUsed = true;
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        writer.submit(buffer, () -> writeAsync(seg, buffer, length, before, f));
+        seg.size = before + length;
+        if (batch.id() != null) changes.add(batch.id(), batch.end());
+        unsynced.add(f);
+        return f;
+    }
+
+    /**
+     * On the writer thread: writes {@code buffer[0, length)} at {@code before} of {@code seg}. A failed write
+     * abandons the segment as a failed fsync does: this batch and every batch after it in the segment fail (their
+     * positions are never committed), the segment is cut back to its last commit when it is closed, and the pipeline
+     * sends them again to a new segment.
+     */
+    private void writeAsync(Segment seg, MemorySegment buffer, long length, long before, CompletableFuture<Void> f) {
+        IOException failure = seg.failure;
+        if (failure != null) {
+            f.completeExceptionally(new IOException("dir sink segment abandoned after an earlier failure: segment="
+                    + segmentName(seg.seq) + ": " + failure.getMessage(), failure));
+            return;
+        }
+        long done = 0;
+        while (done < length) {
+            long n = LibC.pwrite(seg.fd, buffer.asSlice(done), length - done, before + done);
+            writeCalls.increment();
+            if (n == -Errno.EINTR) continue;
+            if (n < 0) {
+                ErrnoException e = new ErrnoException("pwrite", (int) -n, seg.fd,
+                        dir.resolve(segmentName(seg.seq)).toString(), before + done, length - done);
+                seg.failure = e;
+                poisoned = true;
+                log.error("dir-sink-write-failed", "segment", segmentName(seg.seq), "error", e.getMessage(),
+                        "consequence", "the segment is abandoned at its committed length; its unacknowledged "
+                                + "batches are sent again to a new segment");
+                f.completeExceptionally(e);
+                return;
+            }
+            done += n;
+        }
+    }
+
+    /** Waits until the writer has written everything submitted: before a write of the pipeline's own. */
+    private void awaitWriter() throws IOException {
+        if (!writerUsed) return;
+        try {
+            writer.awaitIdle();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted waiting for the dir sink's writer: sink="
+                    + describe());
+        }
+    }
+
+    /**
+     * Hands {@code task} to the sync thread after the writes submitted before it: at once when the writer is idle,
+     * else through the writer's queue.
+     */
+    private void queueSync(SyncTask task) {
+        if (!writerUsed || writer.idle()) {
+            syncQueue.add(task);
+        } else {
+            writer.submit(() -> syncQueue.add(task));
+        }
     }
 
     /**
@@ -410,6 +505,7 @@ public final class DirSink implements Sink {
      */
     private void writeStaged() throws IOException {
         if (stagedFutures.isEmpty()) return; // empty batches are staged too: they carry a position
+        awaitWriter();
         Segment seg = current;
         long before = seg.size;
         long length = staged;
@@ -417,7 +513,7 @@ public final class DirSink implements Sink {
         long done = 0;
         while (done < length) {
             long n = LibC.pwrite(seg.fd, stageBuffer.asSlice(done), length - done, before + done);
-            writeCalls++;
+            writeCalls.increment();
             if (n == -Errno.EINTR) continue;
             if (n < 0) {
                 LibC.ftruncate(seg.fd, before);
@@ -441,7 +537,7 @@ public final class DirSink implements Sink {
 
     /** pwrite system calls that wrote batch bytes so far (pipeline thread; for tests that count them). */
     public long writeCalls() {
-        return writeCalls;
+        return writeCalls.sum();
     }
 
     /** Starts the next segment; the previous one is synced and closed by the sync thread. */
@@ -454,7 +550,7 @@ public final class DirSink implements Sink {
             changes = new Changes();
             long length = old.size;
             current = null;
-            syncQueue.add(new SyncTask(old, length, waiting, c, true));
+            queueSync(new SyncTask(old, length, waiting, c, true));
         }
         long seq = nextSeq;
         Path p = dir.resolve(segmentName(seq));
@@ -482,7 +578,7 @@ public final class DirSink implements Sink {
         unsynced = new ArrayList<>();
         Changes c = changes;
         changes = new Changes();
-        syncQueue.add(new SyncTask(seg, length, waiting, c, false));
+        queueSync(new SyncTask(seg, length, waiting, c, false));
     }
 
     /**
@@ -658,7 +754,13 @@ public final class DirSink implements Sink {
             Segment last = current;
             current = null;
             // Only the close: flush() above queued the sync of everything written to it.
-            syncQueue.add(new SyncTask(last, last.size, List.of(), new Changes(), true));
+            queueSync(new SyncTask(last, last.size, List.of(), new Changes(), true));
+        }
+        try {
+            // The writer's queue holds the sync tasks submitted after its writes: they reach the sync thread first.
+            writer.close(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         syncQueue.add(STOP);
         try {

@@ -62,7 +62,10 @@ public final class RecordView {
         count++;
     }
 
-    /** Sets the bytes to deliver instead of the batch's own; null: the batch's bytes. */
+    /**
+     * Sets the bytes to deliver instead of the batch's own; null: the batch's bytes. Native memory, except for the
+     * dir sink, which copies every payload before writing it and so takes a heap segment too.
+     */
     public void payload(MemorySegment bytes) {
         this.payload = bytes;
     }

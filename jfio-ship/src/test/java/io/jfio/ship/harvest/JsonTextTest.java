@@ -101,6 +101,19 @@ class JsonTextTest {
                 int n = NdjsonEncoder.decimal(v, out, 3);
                 assertEquals(Long.toString(v), new String(out, 3, n - 3, StandardCharsets.US_ASCII));
             }
+            for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10 * 10; p *= 10) {
+                for (long v : new long[] {p - 1, p, p + 1}) {
+                    int n = NdjsonEncoder.decimal(v, out, 0);
+                    assertEquals(Long.toString(v), new String(out, 0, n, StandardCharsets.US_ASCII), "v=" + v);
+                }
+                if (p > Long.MAX_VALUE / 10) break;
+            }
+            for (int bit = 0; bit < 63; bit++) {
+                for (long v : new long[] {(1L << bit) - 1, 1L << bit}) {
+                    int n = NdjsonEncoder.decimal(v, out, 0);
+                    assertEquals(Long.toString(v), new String(out, 0, n, StandardCharsets.US_ASCII), "v=" + v);
+                }
+            }
             for (int round = 0; round < 100_000; round++) {
                 long v = rnd.nextLong(Long.MAX_VALUE) >>> rnd.nextInt(63);
                 int n = NdjsonEncoder.decimal(v, out, 0);

@@ -17,7 +17,10 @@ import java.util.SplittableRandom;
  *
  * <p>The child JVM of {@link DirSinkCrashTest}: writes numbered batches of several fake sources through a {@link
  * DirSink} until it is killed, resuming every source from {@link DirSink#committed()}, flushing at random points, and
- * appending {@code ACK source end-line} to the ack file for every batch whose future completed.
+ * appending {@code ACK source end-line} to the ack file for every batch whose future completed. One batch in four is
+ * a large one handed over as encoded (a {@link RecordView} payload, the same bytes): the sink writes those on its
+ * writer thread, so kills land between the two threads' writes too; the buffer is reused as soon as {@code send}
+ * returns, as the pipeline does.
  *
  * <p>Source {@code s} is an endless file of 16-byte lines {@code Sss Lnnnnnnnnnn\n}: line {@code n} is at offset
  * {@code 16 n}, so a committed offset says which line comes next.
@@ -28,6 +31,8 @@ public final class DirSinkCrashChild {
     static final int LINE = 16;
     static final long SEGMENT_SIZE = 64 << 10;
     static final long COMPACT_MIN = 8 << 10;
+    /** The most lines of a batch: large batches are up to three segments long. */
+    static final int MAX_LINES = 12_000;
 
     private DirSinkCrashChild() {
     }
@@ -59,17 +64,21 @@ public final class DirSinkCrashChild {
         System.out.println("resumed " + java.util.Arrays.toString(next));
         Files.writeString(Path.of(args[2]), "started");
         Arena arena = Arena.ofShared();
-        MemorySegment buf = arena.allocate(64 * LINE);
+        MemorySegment buf = arena.allocate(MAX_LINES * LINE);
+        RecordView view = new RecordView();
         while (true) {
             int s = rnd.nextInt(sources);
-            int lines = 1 + rnd.nextInt(40);
+            boolean encoded = rnd.nextInt(4) == 0;
+            int lines = encoded ? 4096 + rnd.nextInt(MAX_LINES - 4096) : 1 + rnd.nextInt(40);
             StringBuilder sb = new StringBuilder(lines * LINE);
             for (int i = 0; i < lines; i++) sb.append(line(s, next[s] + i));
             byte[] b = sb.toString().getBytes(StandardCharsets.US_ASCII);
             MemorySegment.copy(b, 0, buf, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, b.length);
             long end = next[s] + lines;
+            view.reset(RecordView.Encoding.NDJSON, 0, "host", java.util.Map.of());
+            view.payload(buf.asSlice(0, b.length));
             sink.send(new Batch(id(s).path(), "in", -1, next[s] * LINE, b.length, lines,
-                    buf.asSlice(0, b.length), id(s))).whenComplete((v, e) -> {
+                    buf.asSlice(0, b.length), id(s), encoded ? view : null)).whenComplete((v, e) -> {
                         if (e != null) {
                             e.printStackTrace();
                             Runtime.getRuntime().halt(3);
@@ -81,6 +90,7 @@ public final class DirSinkCrashChild {
                         }
                     });
             next[s] = end;
+            buf.asSlice(0, b.length).fill((byte) 0);
             if (rnd.nextInt(8) == 0) {
                 sink.flush();
                 if (rnd.nextInt(4) == 0) Thread.sleep(rnd.nextInt(3));
