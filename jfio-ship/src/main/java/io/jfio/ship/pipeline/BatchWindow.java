@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
  * again from the acknowledged offsets.
  */
 final class BatchWindow {
-    /** A batch handed to the sink and not yet acknowledged; {@code length == 0} for bytes skipped (dropped). */
     /**
-     * A batch sent and not yet acknowledged: {@code length} source bytes, {@code weight} bytes in flight (the larger of
-     * its source bytes and the bytes delivered: an encoded batch may be several times its source).
+     * A batch handed to the sink and not yet acknowledged ({@code length == 0} for bytes skipped, dropped):
+     * {@code length} source bytes, {@code weight} bytes in flight (the larger of its source bytes and the bytes
+     * delivered: an encoded batch may be several times its source).
      */
     private record Pending(Stream stream, long end, long length, long weight, long records,
                            CompletableFuture<Void> future) {

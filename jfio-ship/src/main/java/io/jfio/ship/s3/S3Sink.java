@@ -216,7 +216,6 @@ public final class S3Sink implements Sink {
             }
             if (o == null) o = start(key, batch, offset);
             long fixed = o.redo != null ? o.redo.end() : o.planned != null ? o.planned.end() : -1;
-            boolean early = false;
             long n;
             long stored;
             if (!encoded) {
@@ -230,30 +229,22 @@ public final class S3Sink implements Sink {
                     RecordView v = batch.view();
                     int k = firstEndingAfter(v, fixed - batch.offset());
                     if (k < v.count() && v.start(k) < fixed - batch.offset()) {
-                        // A record runs over the end the object must have: it was cut there by a timeout in the run
-                        // that planned the object, and came whole this time. Encoded records are not split.
+                        // A record runs over the end the object must have, and records encoded or filtered are
+                        // not split: the object ends after that record instead. A redone object (the record was cut
+                        // there by a timeout in the run that planned it, and came whole this time): its key is
+                        // deleted and its new end recorded before its upload (S3Uploader#putReshaped). A multipart
+                        // object (its end planned when its upload began): completed and copied to the key of its
+                        // real range, as an object cut short of its planned end is.
+                        long whole = batch.offset() + v.end(k);
                         if (o.redo != null) {
-                            // One request: it ends with that record instead (its key deleted and its new end
-                            // recorded before its upload: S3Uploader#putReshaped).
-                            o.redo = o.redo.ending(batch.offset() + v.end(k));
+                            o.redo = o.redo.ending(whole);
                             o.reshaped = true;
                             log.info("s3-redo-reshaped", "key", o.redo.key(), "source", batch.source(), "range",
-                                    o.redo.start() + "-" + fixed, "end", o.redo.end(), "why", "a record a timeout had "
-                                            + "cut at that end came whole: the object ends after it");
-                            fixed = o.redo.end();
-                            stop = fixed;
-                        } else {
-                            // A multipart upload: cut before that record, which goes into the next object.
-                            stop = batch.offset() + v.start(k);
-                            early = true;
-                            if (stop <= offset && o.end == o.start) {
-                                drop(o, new IOException("s3 sink: multipart object " + o.planned.key()
-                                        + " cannot end at " + fixed + ": a record of " + batch.source()
-                                        + " runs over it"));
-                                throw new IOException("s3 sink: a record of " + batch.source() + " runs over the "
-                                        + "planned end " + fixed + " of the multipart object redone from " + offset);
-                            }
+                                    o.start + "-" + fixed, "end", whole, "why", "a record a timeout had cut at that "
+                                            + "end came whole: the object ends after it");
                         }
+                        fixed = whole;
+                        stop = whole;
                     }
                 }
                 n = Math.max(0, stop - offset);
@@ -273,7 +264,7 @@ public final class S3Sink implements Sink {
             parts.add(f);
             offset += n;
             left -= n;
-            if (early || (fixed >= 0 ? o.end == fixed : o.size >= cap())) {
+            if (fixed >= 0 ? o.end == fixed : o.size >= cap()) {
                 cut(o);
             } else if (!encoded && o.buffer.pending() >= settings.partSize()) {
                 if (o.job == null && o.redo == null) begin(o);

@@ -207,6 +207,51 @@ class S3RecordsTest {
     }
 
     /**
+     * A multipart object of raw lines through a filter: its end is planned when its upload begins (at 8 MiB of source,
+     * here inside a line), and the batch that runs over it has lines left out, so it is not split there: the object
+     * ends after the line that runs over it (completed, then copied to the key of its real range). Every kept byte is
+     * in exactly one object and the ranges tile the file.
+     */
+    @Test
+    void shouldEndAMultipartObjectOfFilteredLinesAfterTheRecordThatRunsOverItsPlannedEnd() throws Exception {
+        long planned = 8L << 20;
+        // Lines are left out only near the planned end: the batches before it are the file's bytes as they are, so
+        // the object becomes a multipart upload; the batches around the planned end carry kept lines only.
+        Pattern exclude = Pattern.compile("^n=\\d*3 .* drop$");
+        StringBuilder b = new StringBuilder();
+        long straddlerEnd = -1;
+        for (int i = 0; b.length() < 20_000_000; i++) {
+            long at = b.length();
+            boolean near = at > planned - 300_000 && at < planned + 300_000;
+            String line = "n=" + i + " " + "abcdefghij".repeat(i % 9) + (near && i % 10 == 3 ? " drop" : "") + "\n";
+            if (at < planned && at + line.length() > planned) {
+                // The line that runs over the planned end: kept, and not ending exactly there.
+                line = "n=" + i + " runs over the planned end " + "x".repeat(60) + "\n";
+                straddlerEnd = at + line.length();
+            }
+            b.append(line);
+        }
+        assertTrue(straddlerEnd > planned + 1, "a line runs over the planned end");
+        byte[] source = b.toString().getBytes(StandardCharsets.US_ASCII);
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Files.write(logs.resolve("app.log"), source);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), null, tmp.resolve("state"),
+                settings("mp-filtered", Map.of("exclude-lines", exclude.pattern(), "s3.object-size", "8MiB",
+                        "s3.part-size", "5MiB", "max-in-flight", "64MiB", "s3.compression", "none",
+                        "buffer-size", "16KiB")));
+        assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+        List<Minio.Stored> objects = minio.objects(BUCKET, "mp-filtered/");
+        Matcher first = KEY.matcher(objects.get(0).key());
+        assertTrue(first.matches(), objects.get(0).key());
+        assertEquals(0, Long.parseLong(first.group("start")));
+        assertEquals(straddlerEnd, Long.parseLong(first.group("end")), "the first object ends after the line that "
+                + "runs over its planned end: " + objects.get(0).key());
+        assertFilteredTiles(objects, Map.of("app.log", source), exclude);
+        assertEquals(List.of(), minio.uploads(BUCKET, "mp-filtered/"), "no incomplete upload left");
+    }
+
+    /**
      * The object holding a line that a timeout shipped without its newline is cut, its intent recorded, and the
      * server down; the shipper is killed, the line finished. At the next start the line comes whole and runs over the
      * intent's end: the object is stored ending after it (its key deleted first, its new end recorded), and every
@@ -322,7 +367,9 @@ class S3RecordsTest {
 
     /**
      * Checks raw objects of filtered lines: per file, the objects' ranges follow each other from 0 to the file's end
-     * (none missing, none twice) and each holds exactly the lines of its range the filter keeps.
+     * (none missing, none twice) and each holds exactly the bytes of its range that belong to lines the filter keeps
+     * (a line may be split between two objects only where a multipart object's planned end cut a batch without
+     * lines left out).
      */
     private static void assertFilteredTiles(List<Minio.Stored> objects, Map<String, byte[]> sources, Pattern exclude) {
         Map<String, TreeMap<Long, Minio.Stored>> byFile = new HashMap<>();
@@ -337,6 +384,7 @@ class S3RecordsTest {
         }
         for (var e : sources.entrySet()) {
             byte[] src = e.getValue();
+            TreeMap<Long, String> lines = lineRecords(src);
             long next = 0;
             for (Minio.Stored o : byFile.getOrDefault(e.getKey(), new TreeMap<>()).values()) {
                 Matcher m = KEY.matcher(o.key());
@@ -344,8 +392,13 @@ class S3RecordsTest {
                 assertEquals(next, Long.parseLong(m.group("start")), "objects follow each other: " + o.key());
                 long end = ends.get(o.key());
                 StringBuilder kept = new StringBuilder();
-                for (String line : lineRecords(Arrays.copyOfRange(src, (int) next, (int) end)).values()) {
-                    if (!exclude.matcher(line).find()) kept.append(line).append('\n');
+                Long first = lines.floorKey(next);
+                for (var line : lines.subMap(first == null ? 0L : first, true, end, false).entrySet()) {
+                    long ls = line.getKey();
+                    long le = ls + line.getValue().length() + 1;
+                    if (le <= next || ls >= end || exclude.matcher(line.getValue()).find()) continue;
+                    String whole = line.getValue() + "\n";
+                    kept.append(whole, (int) (Math.max(ls, next) - ls), (int) (Math.min(le, end) - ls));
                 }
                 assertEquals(kept.toString(), new String(S3Objects.decode(o.encoding(), o.bytes()),
                         StandardCharsets.UTF_8), "the kept lines of " + o.key());
