@@ -113,7 +113,10 @@ class ShipBenchRunTest {
             }
         }
         List<?> records = (List<?>) json.get("records");
-        assertEquals(rsyslog ? 4 : 2, records.size(), records.toString());
+        // syslog-ng has an ndjson row wherever the benchmark could fetch it (its packages are cached per user).
+        long syslogNg = records.stream().filter(row -> "syslog-ng".equals(((Map<?, ?>) row).get("tool"))).count();
+        assertTrue(syslogNg <= 1, records.toString());
+        assertEquals((rsyslog ? 4 : 2) + syslogNg, records.size(), records.toString());
         for (Object row : records) {
             Map<?, ?> m = (Map<?, ?>) row;
             assertEquals("checked", m.get("verified"), m.toString());
