@@ -409,14 +409,7 @@ final class S3Uploader implements AutoCloseable {
             try {
                 journal.replan(j.intent.seq(), t.end(), t.key());
             } catch (IOException e) {
-                log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
-                        "consequence", "nothing more is uploaded in this run; what is not acknowledged is read "
-                                + "again at the next start");
-                synchronized (this) {
-                    if (stuck == null) stuck = e;
-                }
-                fail(j, e);
-                throw new GiveUp();
+                throw journalFailed(j, e);
             }
             synchronized (this) {
                 j.intent = j.intent.replanned(t.end(), t.key());
@@ -508,24 +501,32 @@ final class S3Uploader implements AutoCloseable {
         }
     }
 
-    /** Deletes the job's obsolete key, its incomplete uploads aborted first. */
     /** A reshaped redo: its key deleted, then its new end recorded (see {@link #putReshaped}). */
     private void reshape(Job j, String key) throws GiveUp, InterruptedException {
         retry(j, "DeleteObject", key, () -> sdk(() -> client.deleteObject(d -> d.bucket(bucket).key(key))));
         try {
             journal.intent(j.intent);
         } catch (IOException e) {
-            log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
-                    "consequence", "nothing more is uploaded in this run; what is not acknowledged is read "
-                            + "again at the next start");
-            synchronized (this) {
-                if (stuck == null) stuck = e;
-            }
-            fail(j, e);
-            throw new GiveUp();
+            throw journalFailed(j, e);
         }
     }
 
+    /**
+     * A journal record that an upload depends on could not be written: said once, no more done records in this run
+     * (what is not acknowledged is read again at the next start), {@code j} failed.
+     */
+    private GiveUp journalFailed(Job j, IOException e) {
+        log.error("s3-journal-write-failed", "path", journal.file(), "error", e.getMessage(),
+                "consequence", "nothing more is uploaded in this run; what is not acknowledged is read "
+                        + "again at the next start");
+        synchronized (this) {
+            if (stuck == null) stuck = e;
+        }
+        fail(j, e);
+        return new GiveUp();
+    }
+
+    /** Deletes the job's obsolete key, its incomplete uploads aborted first. */
     private void removeObsolete(Job j) throws GiveUp, InterruptedException {
         String old = j.intent.obsolete();
         abortUploads(j, old);
