@@ -35,40 +35,7 @@ public final class JsonText {
      * @return the index after the last byte written
      */
     public static int escape(byte[] src, int from, int to, byte[] out, int o) {
-        int i = from;
-        while (i < to) {
-            if (i + 8 <= to) {
-                // Eight plain ASCII bytes at a time: most of a log line needs no escape and no UTF-8 check.
-                long x = (long) WORD.get(src, i);
-                if (plain(x)) {
-                    WORD.set(out, o, x);
-                    i += 8;
-                    o += 8;
-                    continue;
-                }
-            }
-            byte b = src[i];
-            int c = CLASS[b & 0xff];
-            if (c == 0) {
-                out[o++] = b;
-                i++;
-            } else if (c == 1) {
-                o = control(b, out, o);
-                i++;
-            } else {
-                int n = sequence(src, i, to);
-                if (n == 0) {
-                    out[o++] = (byte) 0xef;
-                    out[o++] = (byte) 0xbf;
-                    out[o++] = (byte) 0xbd;
-                    i++;
-                } else {
-                    for (int k = 0; k < n; k++) out[o++] = src[i + k];
-                    i += n;
-                }
-            }
-        }
-        return o;
+        return (int) escapeRun(src, from, to, out, o, Integer.MAX_VALUE, false);
     }
 
     /**
@@ -80,8 +47,19 @@ public final class JsonText {
      *         bits, and the index after the last byte written in {@code out} in the low 32 bits
      */
     public static long escapeLine(byte[] src, int from, int to, byte[] out, int o, int limit) {
+        return escapeRun(src, from, to, out, o, limit - STEP, true);
+    }
+
+    /**
+     * The one escaping loop: eight plain ASCII bytes at a time (most of a log line needs no escape and no UTF-8
+     * check), else a byte or a UTF-8 sequence; until {@code to}, or a newline when {@code line} (consumed, not
+     * written), or once {@code out}'s index passes {@code stop}.
+     *
+     * @return the index in {@code src} where it stopped in the high 32 bits, the index after the last byte written in
+     *         {@code out} in the low 32 bits
+     */
+    private static long escapeRun(byte[] src, int from, int to, byte[] out, int o, int stop, boolean line) {
         int i = from;
-        int stop = limit - STEP;
         while (i < to && o <= stop) {
             if (i + 8 <= to) {
                 long x = (long) WORD.get(src, i);
@@ -99,22 +77,30 @@ public final class JsonText {
                 i++;
             } else if (c == 1) {
                 i++;
-                if (b == '\n') break;
+                if (line && b == '\n') break;
                 o = control(b, out, o);
             } else {
                 int n = sequence(src, i, to);
-                if (n == 0) {
-                    out[o++] = (byte) 0xef;
-                    out[o++] = (byte) 0xbf;
-                    out[o++] = (byte) 0xbd;
-                    i++;
-                } else {
-                    for (int k = 0; k < n; k++) out[o++] = src[i + k];
-                    i += n;
-                }
+                o = copySequence(src, i, n, out, o);
+                i += Math.max(n, 1);
             }
         }
-        return ((long) i << 32) | o;
+        return ((long) i << 32) | (o & 0xffffffffL);
+    }
+
+    /**
+     * Writes the valid UTF-8 sequence of {@code n} bytes at {@code src[i]}, or U+FFFD for the invalid byte there when
+     * {@code n} is 0, into {@code out} at {@code o}; the index after the last byte written.
+     */
+    private static int copySequence(byte[] src, int i, int n, byte[] out, int o) {
+        if (n == 0) {
+            out[o] = (byte) 0xef;
+            out[o + 1] = (byte) 0xbf;
+            out[o + 2] = (byte) 0xbd;
+            return o + 3;
+        }
+        for (int k = 0; k < n; k++) out[o + k] = src[i + k];
+        return o + n;
     }
 
     /** The most bytes one step of {@link #escapeLine} writes: a word, or one escaped or replaced byte. */
