@@ -4,14 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.ship.testing.Minio;
+import io.jfio.ship.testing.MinioServer;
 import io.jfio.ship.testing.S3Objects;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -22,26 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ShipS3CommandTest {
     private static final String BUCKET = "ship";
 
-    @TempDir
-    static Path server;
+    @RegisterExtension
+    static final MinioServer SERVER = new MinioServer(BUCKET);
     @TempDir
     Path tmp;
 
-    private static Minio minio;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        minio = Minio.start(server, BUCKET);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        if (minio != null) minio.close();
-    }
-
     private Path config(String secret) throws Exception {
         return Files.writeString(tmp.resolve("ship-" + secret.hashCode() + ".yaml"), "s3:\n  endpoint: "
-                + minio.endpoint() + "\n  access-key: " + Minio.USER + "\n  secret-key: "
+                + SERVER.minio().endpoint() + "\n  access-key: " + Minio.USER + "\n  secret-key: "
                 + "${JFIO_TEST_UNSET_SECRET:-" + secret + "}\n  compression: zstd\n");
     }
 
@@ -56,17 +44,17 @@ class ShipS3CommandTest {
                 file.toString(), "--to", "s3://" + BUCKET + "/cli", "--state", state);
         assertEquals(ExitCodes.ENVIRONMENT, bad.exit(), bad.err());
         assertEquals("jfio ship: cannot open sink s3://" + BUCKET + "/cli: s3 bucket check failed: bucket=" + BUCKET
-                + " endpoint=" + minio.endpoint() + " status=403 (access denied: wrong "
+                + " endpoint=" + SERVER.minio().endpoint() + " status=403 (access denied: wrong "
                 + "credentials, or no permission on the bucket) (--to, config key to)" + System.lineSeparator(),
                 bad.err());
 
         CliResult good = CliResult.run("ship", "--once", "--config", config(Minio.PASSWORD).toString(), "--from",
                 file.toString(), "--to", "s3://" + BUCKET + "/cli", "--state", state);
         assertEquals(ExitCodes.OK, good.exit(), good.err());
-        S3Objects.Tally t = S3Objects.tally(S3Objects.pieces(minio.objects(BUCKET, "cli/")),
+        S3Objects.Tally t = S3Objects.tally(S3Objects.pieces(SERVER.minio().objects(BUCKET, "cli/")),
                 Map.of("app.log", Files.readAllBytes(file)));
         assertEquals(new S3Objects.Tally(1, Files.size(file), 0, 0), t);
-        assertTrue(minio.objects(BUCKET, "cli/").get(0).key().endsWith(".log.zst"));
+        assertTrue(SERVER.minio().objects(BUCKET, "cli/").get(0).key().endsWith(".log.zst"));
     }
 
     @Test
@@ -76,7 +64,8 @@ class ShipS3CommandTest {
                 file.toString(), "--to", "s3://no-such-bucket/x", "--state", tmp.resolve("state").toString());
         assertEquals(ExitCodes.ENVIRONMENT, r.exit(), r.err());
         assertEquals("jfio ship: cannot open sink s3://no-such-bucket/x: s3 bucket check failed: "
-                + "bucket=no-such-bucket endpoint=" + minio.endpoint() + " status=404 code=NoSuchBucket (no such "
-                + "bucket) (--to, config key to)" + System.lineSeparator(), r.err());
+                + "bucket=no-such-bucket endpoint=" + SERVER.minio().endpoint()
+                + " status=404 code=NoSuchBucket (no such bucket) (--to, config key to)" + System.lineSeparator(),
+                r.err());
     }
 }

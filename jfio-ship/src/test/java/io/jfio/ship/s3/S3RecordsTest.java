@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jfio.core.testing.TestSeed;
 import io.jfio.ship.testing.JavaLog;
 import io.jfio.ship.testing.Minio;
+import io.jfio.ship.testing.MinioServer;
 import io.jfio.ship.testing.S3Objects;
 import io.jfio.ship.testing.ShipRun;
 import java.io.ByteArrayOutputStream;
@@ -28,9 +29,8 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,29 +45,17 @@ class S3RecordsTest {
     private static final Pattern KEY = Pattern.compile(
             ".*/(?<file>[^/]+)\\.(?<start>\\d{16})-(?<end>\\d{16})\\.(?<seq>\\d{16})\\.log(\\.gz|\\.zst)?");
 
-    @TempDir
-    static Path server;
+    @RegisterExtension
+    static final MinioServer SERVER = new MinioServer(BUCKET);
     @TempDir
     Path tmp;
-
-    private static Minio minio;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        minio = Minio.start(server, BUCKET);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        if (minio != null) minio.close();
-    }
 
     /** One ndjson record found in an object, with its object's key range. */
     private record Found(String file, long offset, String message, long start, long end, String key) {
     }
 
     private Map<String, String> settings(String prefix, Map<String, String> more) {
-        Map<String, String> m = new HashMap<>(minio.settings());
+        Map<String, String> m = new HashMap<>(SERVER.minio().settings());
         m.put("to", "s3://" + BUCKET + "/" + prefix);
         m.putAll(more);
         return m;
@@ -150,20 +138,20 @@ class S3RecordsTest {
                 String r = recs.get(i);
                 want.put(at[i], r.substring(0, r.length() - 1));
             }
-            List<Found> found = records(minio, prefix);
+            List<Found> found = records(SERVER.minio(), prefix);
             assertExactlyOnce(found, Map.of("app.log", want));
             long objects = found.stream().map(Found::key).distinct().count();
             assertTrue(objects >= 3, "the ndjson of " + source.length + " source bytes spans objects: " + objects);
             // The objects' ranges tile the file: the last ends where the file does.
             assertEquals(source.length, found.stream().mapToLong(Found::end).max().orElseThrow());
-            try (var c = minio.client()) {
+            try (var c = SERVER.minio().client()) {
                 var head = c.headObject(h -> h.bucket(BUCKET).key(found.get(0).key()));
                 assertEquals("application/x-ndjson", head.contentType());
                 assertEquals("gzip", head.contentEncoding());
             }
             // A second run ships nothing again.
             assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
-            assertEquals(objects, minio.objects(BUCKET, prefix + "/").size());
+            assertEquals(objects, SERVER.minio().objects(BUCKET, prefix + "/").size());
         });
     }
 
@@ -189,7 +177,7 @@ class S3RecordsTest {
                 settings("filtered", Map.of("include-lines", "^(INFO|WARN|ERROR) ", "exclude-lines", "healthcheck$",
                         "s3.object-size", "1MiB", "s3.compression", "none", "buffer-size", "16KiB")));
         assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
-        List<Minio.Stored> objects = minio.objects(BUCKET, "filtered/");
+        List<Minio.Stored> objects = SERVER.minio().objects(BUCKET, "filtered/");
         assertTrue(objects.size() >= 2, "objects: " + objects.size());
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         long next = 0;
@@ -203,7 +191,7 @@ class S3RecordsTest {
         assertEquals(b.length(), next, "the ranges reach the file's end");
         assertEquals(kept.toString(), all.toString(StandardCharsets.UTF_8));
         assertTrue(ShipRun.once(cfg, log));
-        assertEquals(objects.size(), minio.objects(BUCKET, "filtered/").size(), "nothing shipped again");
+        assertEquals(objects.size(), SERVER.minio().objects(BUCKET, "filtered/").size(), "nothing shipped again");
     }
 
     /**
@@ -241,14 +229,14 @@ class S3RecordsTest {
                         "s3.part-size", "5MiB", "max-in-flight", "64MiB", "s3.compression", "none",
                         "buffer-size", "16KiB")));
         assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
-        List<Minio.Stored> objects = minio.objects(BUCKET, "mp-filtered/");
+        List<Minio.Stored> objects = SERVER.minio().objects(BUCKET, "mp-filtered/");
         Matcher first = KEY.matcher(objects.get(0).key());
         assertTrue(first.matches(), objects.get(0).key());
         assertEquals(0, Long.parseLong(first.group("start")));
         assertEquals(straddlerEnd, Long.parseLong(first.group("end")), "the first object ends after the line that "
                 + "runs over its planned end: " + objects.get(0).key());
         assertFilteredTiles(objects, Map.of("app.log", source), exclude);
-        assertEquals(List.of(), minio.uploads(BUCKET, "mp-filtered/"), "no incomplete upload left");
+        assertEquals(List.of(), SERVER.minio().uploads(BUCKET, "mp-filtered/"), "no incomplete upload left");
     }
 
     /**
@@ -324,7 +312,7 @@ class S3RecordsTest {
         int kills = 6;
         try (S3CrashTest.Appender app = new S3CrashTest.Appender(logs, seedValue, 5)) {
             for (int k = 0; k < kills; k++) {
-                Process p = S3CrashTest.shipper(tmp, minio, logs, state, err, prefix, List.of(), more);
+                Process p = S3CrashTest.shipper(tmp, SERVER.minio(), logs, state, err, prefix, List.of(), more);
                 try {
                     if (k % 2 == 1) {
                         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -341,7 +329,7 @@ class S3RecordsTest {
                 }
             }
         }
-        Map<String, String> s = new HashMap<>(minio.settings());
+        Map<String, String> s = new HashMap<>(SERVER.minio().settings());
         s.put("to", "s3://" + BUCKET + "/" + prefix);
         s.put("s3.object-size", "1MiB");
         s.put("s3.compression", "gzip");
@@ -352,14 +340,14 @@ class S3RecordsTest {
         assertTrue(!Files.readString(err).contains("Exception in thread"), ShipRun.tail(err, 40));
         Map<String, byte[]> sources = S3CrashTest.sources(logs);
         long bytes = sources.values().stream().mapToLong(b -> b.length).sum();
-        List<Minio.Stored> objects = minio.objects(BUCKET, prefix + "/");
+        List<Minio.Stored> objects = SERVER.minio().objects(BUCKET, prefix + "/");
         System.out.println("S3RecordsTest " + name + ": " + kills + " kills, " + bytes + " source bytes, "
                 + objects.size() + " objects");
         assertTrue(bytes > 500_000, "shipped enough to cut many objects: " + bytes);
         if (more.containsKey("encoding")) {
             Map<String, TreeMap<Long, String>> want = new HashMap<>();
             for (var e : sources.entrySet()) want.put(e.getKey(), lineRecords(e.getValue()));
-            assertExactlyOnce(records(minio, prefix), want);
+            assertExactlyOnce(records(SERVER.minio(), prefix), want);
         } else {
             assertFilteredTiles(objects, sources, Pattern.compile(more.get("exclude-lines")));
         }

@@ -1,6 +1,6 @@
 package io.jfio.ship.s3;
 
-import io.jfio.ship.testing.Minio;
+import io.jfio.ship.testing.MinioServer;
 import io.jfio.ship.testing.Records;
 import io.jfio.ship.testing.S3Objects;
 import io.jfio.ship.testing.ShipRun;
@@ -11,8 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,22 +28,10 @@ class S3RotationTest {
     private static final int TOTAL = 20_000;
     private static final int EVERY = 4_000;
 
-    @TempDir
-    static Path server;
+    @RegisterExtension
+    static final MinioServer SERVER = new MinioServer(BUCKET);
     @TempDir
     Path tmp;
-
-    private static Minio minio;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        minio = Minio.start(server, BUCKET);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        if (minio != null) minio.close();
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"rename", "copytruncate", "truncate"})
@@ -54,7 +41,7 @@ class S3RotationTest {
         Path file = logs.resolve("app.log");
         Files.createFile(file);
         String prefix = "rotate-" + mode;
-        Map<String, String> s = new HashMap<>(minio.settings());
+        Map<String, String> s = new HashMap<>(SERVER.minio().settings());
         s.put("to", "s3://" + BUCKET + "/" + prefix);
         s.put("s3.object-age", "200ms");
         s.put("s3.compression", "zstd");
@@ -62,7 +49,7 @@ class S3RotationTest {
         Thread mirrorThread = Thread.ofPlatform().name("mirror").start(() -> {
             while (!stop.get()) {
                 try {
-                    S3Objects.mirror(minio, BUCKET, prefix + "/", mirror);
+                    S3Objects.mirror(SERVER.minio(), BUCKET, prefix + "/", mirror);
                     Thread.sleep(100);
                 } catch (IOException | RuntimeException e) {
                     // The next round tries again.
@@ -75,7 +62,7 @@ class S3RotationTest {
                 : "app.log").toString()), null, tmp.resolve("state"), s))) {
             ShipRun.write(file, mode, TOTAL, EVERY, mirror, 200);
             long deadline = System.nanoTime() + 60_000_000_000L;
-            while (System.nanoTime() < deadline && !S3Objects.text(S3Objects.pieces(minio.objects(BUCKET,
+            while (System.nanoTime() < deadline && !S3Objects.text(S3Objects.pieces(SERVER.minio().objects(BUCKET,
                     prefix + "/"))).contains(" n=" + TOTAL + " ")) {
                 Thread.sleep(100);
             }
@@ -83,7 +70,7 @@ class S3RotationTest {
             stop.set(true);
             mirrorThread.join();
         }
-        Records r = Records.parse(S3Objects.text(S3Objects.pieces(minio.objects(BUCKET, prefix + "/"))), TOTAL,
+        Records r = Records.parse(S3Objects.text(S3Objects.pieces(SERVER.minio().objects(BUCKET, prefix + "/"))), TOTAL,
                 false).assertComplete();
         // As with every sink (RotationTest): copytruncate is racy by nature, and lines written between the last read
         // and the truncation exist only in the copy, which is watched; it may be sent again.

@@ -8,7 +8,7 @@ import io.jfio.ship.Shipper;
 import io.jfio.ship.StartException;
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.pipeline.Pipeline;
-import io.jfio.ship.testing.Minio;
+import io.jfio.ship.testing.MinioServer;
 import io.jfio.ship.testing.S3Objects;
 import io.jfio.ship.testing.ShipRun;
 import java.io.ByteArrayOutputStream;
@@ -22,9 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -37,22 +36,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class S3SinkTest {
     private static final String BUCKET = "ship";
 
-    @TempDir
-    static Path server;
+    @RegisterExtension
+    static final MinioServer SERVER = new MinioServer(BUCKET);
     @TempDir
     Path tmp;
-
-    private static Minio minio;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        minio = Minio.start(server, BUCKET);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        if (minio != null) minio.close();
-    }
 
     /** Lines of varied length: {@code n} of them, from a seeded random source. */
     static byte[] lines(long seed, int n) {
@@ -66,7 +53,7 @@ class S3SinkTest {
     }
 
     private Map<String, String> settings(String prefix, Map<String, String> more) {
-        Map<String, String> m = new HashMap<>(minio.settings());
+        Map<String, String> m = new HashMap<>(SERVER.minio().settings());
         m.put("to", "s3://" + BUCKET + "/" + prefix);
         m.putAll(more);
         return m;
@@ -88,7 +75,7 @@ class S3SinkTest {
                 settings(prefix, Map.of("s3.compression", codec, "s3.object-size", "1MiB")));
         assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
 
-        List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, prefix + "/"));
+        List<S3Objects.Piece> pieces = S3Objects.pieces(SERVER.minio().objects(BUCKET, prefix + "/"));
         S3Objects.Tally t = S3Objects.tally(pieces, sources);
         assertEquals(0, t.lost(), t.toString());
         assertEquals(0, t.duplicated(), t.toString());
@@ -105,7 +92,8 @@ class S3SinkTest {
         // A second run ships nothing again: the positions come from the journal.
         ByteArrayOutputStream log2 = new ByteArrayOutputStream();
         assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
-        assertEquals(t.objects(), minio.objects(BUCKET, prefix + "/").size(), log2.toString(StandardCharsets.UTF_8));
+        assertEquals(t.objects(), SERVER.minio().objects(BUCKET, prefix + "/").size(),
+                log2.toString(StandardCharsets.UTF_8));
         // --dry-run reads the journal (changing nothing): without checkpoints, files resume where their objects end.
         Files.delete(tmp.resolve("state").resolve("checkpoints-main.bin"));
         Files.write(logs.resolve("big.log"), lines(5, 10), java.nio.file.StandardOpenOption.APPEND);
@@ -132,7 +120,7 @@ class S3SinkTest {
                 settings(prefix, Map.of("s3.object-size", "1MiB")));
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
-        int objects = minio.objects(BUCKET, prefix + "/").size();
+        int objects = SERVER.minio().objects(BUCKET, prefix + "/").size();
         assertTrue(objects >= 2, "shipped: " + objects);
         // The crash: the last object's done never reached the journal, nor the checkpoint.
         Path journal;
@@ -158,7 +146,7 @@ class S3SinkTest {
         assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
         String second = log2.toString(StandardCharsets.UTF_8);
         assertTrue(second.contains("event=s3-upload-found"), second);
-        List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, prefix + "/"));
+        List<S3Objects.Piece> pieces = S3Objects.pieces(SERVER.minio().objects(BUCKET, prefix + "/"));
         long oldBytes = pieces.stream().filter(p -> p.start() < old.length && p.end() <= old.length
                 && java.util.Arrays.equals(p.bytes(), java.util.Arrays.copyOfRange(old, (int) p.start(),
                 (int) p.end()))).mapToLong(p -> p.end() - p.start()).sum();
@@ -179,7 +167,7 @@ class S3SinkTest {
         var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), null, tmp.resolve("state"),
                 settings(prefix, Map.of("s3.compression", "none")));
         assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
-        List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, prefix + "/"));
+        List<S3Objects.Piece> pieces = S3Objects.pieces(SERVER.minio().objects(BUCKET, prefix + "/"));
         assertEquals(new S3Objects.Tally(1, sources.get("a.log").length, 0, 0), S3Objects.tally(pieces, sources));
         assertTrue(pieces.get(0).key().startsWith(prefix + "/"), pieces.get(0).key());
     }
@@ -201,7 +189,7 @@ class S3SinkTest {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         assertTrue(ShipRun.once(ShipRun.config(List.of(logs.resolve("*.log").toString()), null,
                 tmp.resolve("state"), settings("creds", Map.of())), log), log.toString(StandardCharsets.UTF_8));
-        S3Objects.Tally t = S3Objects.tally(S3Objects.pieces(minio.objects(BUCKET, "creds/")),
+        S3Objects.Tally t = S3Objects.tally(S3Objects.pieces(SERVER.minio().objects(BUCKET, "creds/")),
                 Map.of("app.log", data));
         assertEquals(new S3Objects.Tally(t.objects(), data.length, 0, 0), t);
     }
@@ -210,7 +198,7 @@ class S3SinkTest {
     void shouldRefuseToStartWhenTheBucketIsMissing() throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Files.write(logs.resolve("app.log"), lines(4, 10));
-        Map<String, String> m = new HashMap<>(minio.settings());
+        Map<String, String> m = new HashMap<>(SERVER.minio().settings());
         m.put("to", "s3://no-such-bucket/x");
         var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), null, tmp.resolve("state"), m);
         StartException e = assertThrows(StartException.class, () -> Shipper.open(cfg, Pipeline.Mode.ONCE,
