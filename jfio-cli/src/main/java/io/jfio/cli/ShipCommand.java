@@ -244,7 +244,7 @@ public final class ShipCommand implements Callable<Integer> {
     private String s3Compression;
 
     @Option(names = "--s3-object-size", paramLabel = "SIZE", description = "s3 sinks: cut an object at this many "
-            + "source bytes (default 16MiB; 1MiB to 5GiB, at most half of max-in-flight).")
+            + "source bytes (default 8MiB; 1MiB to 5GiB, at most half of max-in-flight).")
     private String s3ObjectSize;
 
     @Option(names = "--s3-part-size", paramLabel = "SIZE", description = "s3 sinks: an object whose stored bytes "

@@ -32,8 +32,12 @@ public record S3Settings(String endpoint, String region, Boolean pathStyle, Stri
                          String sessionToken, String profile, String storageClass, String sse, String sseKmsKeyId,
                          long objectSize, Duration objectAge, String compression, String keyTemplate,
                          Duration shutdownGrace, long partSize) {
-    /** The default object size: 16 MiB. */
-    public static final long OBJECT_SIZE_DEFAULT = 16L << 20;
+    /**
+     * The default object size: 8 MiB. With the default {@code max-in-flight} of 32 MiB that is four objects in
+     * flight; a server answers each PutObject only once it has stored it, and four smaller objects keep the link
+     * busier in the same memory than two larger ones.
+     */
+    public static final long OBJECT_SIZE_DEFAULT = 8L << 20;
     /** The smallest object size that may be configured. */
     public static final long OBJECT_SIZE_MIN = 1L << 20;
     /**
@@ -42,9 +46,10 @@ public record S3Settings(String endpoint, String region, Boolean pathStyle, Stri
      */
     public static final long OBJECT_SIZE_MAX = 5L << 30;
     /**
-     * The default part size of multipart uploads: the default object size, so that an object of that size goes up
-     * in one PutObject (one request, where a multipart upload takes a create, its parts and a complete); only
-     * larger objects, configured with a larger {@code max-in-flight}, are uploaded in parts while they fill.
+     * The default part size of multipart uploads: at least the default object size, so that an object of that size
+     * goes up in one PutObject (one request, where a multipart upload takes a create, its parts and a complete);
+     * only larger objects, configured with a larger {@code object-size} and {@code max-in-flight}, are uploaded in
+     * parts while they fill.
      */
     public static final long PART_SIZE_DEFAULT = 16L << 20;
     /** The smallest part S3 takes (but for an upload's last). */
