@@ -13,10 +13,19 @@ import java.util.Properties;
  * {@code process_resident_memory_bytes}, ...), read from {@code /proc/self} at each scrape, and
  * {@code jfio_build_info}.
  *
- * <p>Thread-safe; stateless.
+ * <p>Thread-safe. The descriptor counts are kept for a second: counting them lists {@code /proc/self/fd}, whose cost
+ * grows with the files a shipper holds open, and a scraper polling many times a second would pay it each time.
  */
 final class ProcessMetrics {
     private static final String VERSION = version();
+    /** How long the descriptor counts are reused. */
+    private static final long FDS_TTL_NANOS = 1_000_000_000L;
+    /** The last descriptor counts and when they were taken; null before the first scrape. */
+    private static volatile Fds fds;
+
+    /** Open descriptors and their soft limit, as of {@code at} ({@link System#nanoTime()}). */
+    private record Fds(long open, long max, long at) {
+    }
 
     private ProcessMetrics() {
     }
@@ -31,10 +40,9 @@ final class ProcessMetrics {
         long[] vm = status();
         if (vm[0] >= 0) gauge(b, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", vm[0]);
         if (vm[1] >= 0) gauge(b, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", vm[1]);
-        long fds = openFds();
-        if (fds >= 0) gauge(b, "process_open_fds", "gauge", "Number of open file descriptors.", fds);
-        long max = maxFds();
-        if (max >= 0) gauge(b, "process_max_fds", "gauge", "Maximum number of open file descriptors.", max);
+        Fds f = fds();
+        if (f.open() >= 0) gauge(b, "process_open_fds", "gauge", "Number of open file descriptors.", f.open());
+        if (f.max() >= 0) gauge(b, "process_max_fds", "gauge", "Maximum number of open file descriptors.", f.max());
         b.append("# HELP jfio_build_info The jfio version and the JDK running it.\n# TYPE jfio_build_info gauge\n")
                 .append("jfio_build_info{version=\"").append(VERSION).append("\",java_version=\"")
                 .append(Runtime.version()).append("\"} 1\n");
@@ -70,6 +78,16 @@ final class ProcessMetrics {
     private static long kib(String line) {
         String[] f = line.trim().split("\\s+");
         return Long.parseLong(f[1]) * 1024;
+    }
+
+    private static Fds fds() {
+        long now = System.nanoTime();
+        Fds f = fds;
+        if (f == null || now - f.at() >= FDS_TTL_NANOS) {
+            f = new Fds(openFds(), maxFds(), now);
+            fds = f;
+        }
+        return f;
     }
 
     private static long openFds() {
