@@ -356,7 +356,8 @@ final class S3Journal implements AutoCloseable {
     }
 
     private static byte[] line(String body) {
-        return (String.format("%08x", crc(body)) + " " + body + "\n").getBytes(StandardCharsets.US_ASCII);
+        String hex = Integer.toHexString(crc(body));
+        return ("0".repeat(8 - hex.length()) + hex + " " + body + "\n").getBytes(StandardCharsets.US_ASCII);
     }
 
     private static int crc(String body) {
