@@ -100,6 +100,11 @@ public final class ShipBenchCommand implements Callable<Integer> {
     @Option(names = "--no-syslog-ng", description = "Do not run syslog-ng.")
     private boolean noSyslogNg;
 
+    @Option(names = "--floor", description = "Latency runs: also run min-shipper, a C program (built with cc) that "
+            + "does only what any shipper must per appended line (a wake-up, a read, a send; no checkpoints, no "
+            + "acknowledgements): the least CPU per line this machine allows, beside jfio and the peers.")
+    private boolean floor;
+
     @Option(names = "--no-install", description = "Do not install rsyslog nor fetch syslog-ng when they are "
             + "missing.")
     private boolean noInstall;
@@ -261,7 +266,7 @@ public final class ShipBenchCommand implements Callable<Integer> {
                     CopyBenchCommand.jfioCommand());
             if (full) o = o.full();
             if (workloads != null) o = o.withWorkloads(new LinkedHashSet<>(workloads));
-            o = o.withPeers(!noRsyslog, !noSyslogNg, !noInstall).withAllowTmpfs(allowTmpfs);
+            o = o.withPeers(!noRsyslog, !noSyslogNg, !noInstall).withAllowTmpfs(allowTmpfs).withFloor(floor);
             if (lines != null || reps != null || files != null || rate != null || seconds != null || idleTree != null
                     || idleSeconds != null) {
                 int[] tree = idleTree != null ? ShipBenchOptions.parseIdleTree(idleTree)

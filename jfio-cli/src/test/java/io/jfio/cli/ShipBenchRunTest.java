@@ -135,6 +135,34 @@ class ShipBenchRunTest {
     }
 
     @Test
+    void shouldRunTheFloorBesideJfioWhenAskedOrSayWhyNot(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("report");
+        ShipBenchOptions o = ShipBenchOptions.defaults(dir, out, jfio())
+                .withSizes(20_000, 1, 5, 500, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
+                        3, 3, Duration.ofSeconds(1))
+                .withWorkloads(java.util.Set.of("latency")).withPeers(false, false, false).withFloor(true);
+        StringWriter progress = new StringWriter();
+        ShipBench.Result r = ShipBench.run(o, new PrintWriter(progress, true));
+        String md = Files.readString(r.report());
+        assertTrue(r.problems().isEmpty(), r.problems() + "\n" + progress + "\n" + md);
+        boolean cc = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, "cc")));
+        if (cc) {
+            // Every line the writer appended arrived through the C program, and the report says what the row is.
+            assertTrue(md.matches("(?s).*\\| min-shipper \\| tcp \\| [0-9,]+ \\|.*\\| every line arrived \\|.*"), md);
+            assertTrue(md.contains("*min-shipper*: a C program"), md);
+        } else {
+            assertTrue(md.contains("min-shipper: not run"), md);
+        }
+        // Only jfio's rows are judged; the floor is not a peer.
+        assertTrue(r.verdicts().stream().noneMatch(v -> v.contains("min-shipper")), r.verdicts().toString());
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(List.of(out), s.toList());
+        }
+        assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
+    }
+
+    @Test
     void shouldLeaveNoProcessOrFileBehindWhenTerminated(@TempDir Path dir) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(jfio());
         cmd.addAll(List.of("bench", "ship", "--dir", dir.toString(), "--out", dir.resolve("r").toString(),

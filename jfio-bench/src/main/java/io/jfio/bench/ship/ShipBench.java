@@ -106,6 +106,8 @@ public final class ShipBench {
     private Path rsyslogd;
     private String rsyslogVersion;
     private SyslogNg.Found syslogNg;
+    /** The built min-shipper with {@code --floor}, else null. */
+    private Path minShipper;
     /** The single file's size. */
     long inputBytes;
     /** The disk's durable write speed (MB/s) next to each dir-sink run, as {@link #durableWriteMBps} measures it. */
@@ -169,6 +171,10 @@ public final class ShipBench {
                 if (syslogNg == null) notes.add("syslog-ng: not run (see the log above: not found and not fetched)");
             } else if (syslogNgRows) {
                 notes.add("syslog-ng: not run (--no-syslog-ng)");
+            }
+            if (o.floor() && latencies) {
+                minShipper = MinShipper.build(work, err);
+                if (minShipper == null) notes.add("min-shipper: not run (see the log above: no C compiler, or it failed)");
             }
             warmLauncher();
             if (o.workloads().contains("single")) single();
@@ -367,6 +373,10 @@ public final class ShipBench {
                     sink, warm.toSeconds() + " s", measure.toSeconds() + " s");
             latency.add(latencyRun("jfio", sink, cfg));
         }
+        if (minShipper != null) {
+            progress("latency: %d files, %,d lines/s -> min-shipper (the floor: wake-up, read, send)", files, rate);
+            latency.add(latencyRun("min-shipper", "tcp", cfg));
+        }
         if (rsyslogd != null) {
             progress("latency: %d files, %,d lines/s -> rsyslog (imfile -> omfwd tcp)", files, rate);
             latency.add(latencyRun("rsyslog", "omfwd tcp", cfg));
@@ -409,6 +419,9 @@ public final class ShipBench {
                 }
                 c = Child.start(jfio("ship", "--from", glob, "--to", to, "--state", runDir.resolve("state")
                         .toString()), runDir.resolve("ship.log"));
+            } else if (tool.equals("min-shipper")) {
+                receiver = new LatencyReceiver(lat, origin);
+                c = Child.start(MinShipper.command(minShipper, files, receiver.port()), runDir.resolve("min.log"));
             } else if (tool.equals("rsyslog")) {
                 receiver = new LatencyReceiver(lat, origin);
                 Path conf = Rsyslog.configure(runDir, glob, null, receiver.port());
@@ -903,7 +916,14 @@ public final class ShipBench {
                     p99Ratio(m, peer(rows, m, "rsyslog")), p99Ratio(m, peer(rows, m, "syslog-ng"))));
         }
         md.append("\n*p99 vs rsyslog*, *p99 vs syslog-ng*: that peer's p99 divided by this row's; above 1 is faster. "
-                + "syslog-ng looks at each file once a second (follow-freq, default 1 s).\n\n");
+                + "syslog-ng looks at each file once a second (follow-freq, default 1 s).");
+        if (rows.stream().anyMatch(m -> "min-shipper".equals(m.get("tool")))) {
+            md.append(" *min-shipper*: a C program that does only what any shipper must for each append (wake up on "
+                    + "inotify, read the new bytes, send them) and none of what a shipper that keeps its promises "
+                    + "also does (checkpoints, acknowledgements, rotation, framing): the floor of this machine's "
+                    + "CPU per line and latency, not a peer.");
+        }
+        md.append("\n\n");
         md.append("Per 1,000 lines appended while measuring, from `/proc` of each process: *wake-ups* are its "
                 + "threads' voluntary context switches (each a sleep that something ended), *read calls* and "
                 + "*write calls* its `syscr` and `syscw` (read, pread, readv, write, pwrite, writev, sendfile; "

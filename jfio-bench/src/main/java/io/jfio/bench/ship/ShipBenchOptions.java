@@ -29,11 +29,13 @@ import java.util.Set;
  * @param install       whether a missing rsyslog may be installed (root only) and syslog-ng's packages fetched
  * @param allowTmpfs    whether a tmpfs {@code dir} is accepted
  * @param scale         "default", "full" or "custom" (tests), for the report
+ * @param floor         whether the latency runs also run {@code min-shipper}, a C program that does only what any
+ *                      shipper must per append (built with {@code cc}): the floor of CPU per line on this machine
  */
 public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String> workloads, long lines, int reps,
                                int files, int rate, Duration latency, Duration warmup, Duration throughput,
                                int idleDirs, int idleFiles, Duration idle, boolean rsyslog, boolean syslogNg,
-                               boolean install, boolean allowTmpfs, String scale) {
+                               boolean install, boolean allowTmpfs, String scale, boolean floor) {
     /** The workloads, in the order they run. */
     public static final List<String> WORKLOADS = List.of("single", "records", "latency", "wide", "throughput", "idle");
 
@@ -57,14 +59,14 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
     public static ShipBenchOptions defaults(Path dir, Path out, List<String> jfio) {
         return new ShipBenchOptions(dir, out, jfio, Set.copyOf(WORKLOADS), 5_000_000, 3, 100, 10_000,
                 Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofSeconds(10), 100, 100, Duration.ofSeconds(15),
-                true, true, true, false, "default");
+                true, true, true, false, "default", false);
     }
 
     /** Longer measurements: 5 runs per single-file cell, 60 s latency and idle windows, 30 s throughput. */
     public ShipBenchOptions full() {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, 5, files, rate, Duration.ofSeconds(60),
                 Duration.ofSeconds(5), Duration.ofSeconds(30), idleDirs, idleFiles, Duration.ofSeconds(60), rsyslog,
-                syslogNg, install, allowTmpfs, "full");
+                syslogNg, install, allowTmpfs, "full", floor);
     }
 
     public ShipBenchOptions withWorkloads(Set<String> w) {
@@ -75,7 +77,7 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
             }
         }
         return new ShipBenchOptions(dir, out, jfio, Set.copyOf(w), lines, reps, files, rate, latency, warmup,
-                throughput, idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale);
+                throughput, idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale, floor);
     }
 
     /** The highest latency-run rate: one line per microsecond over all files. */
@@ -97,7 +99,7 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
                     + "s idle=" + idle.toSeconds() + "s");
         }
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, "custom");
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, "custom", floor);
     }
 
     public ShipBenchOptions withPeer(boolean rsyslogOn, boolean installOn) {
@@ -106,12 +108,18 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
 
     public ShipBenchOptions withPeers(boolean rsyslogOn, boolean syslogNgOn, boolean installOn) {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslogOn, syslogNgOn, installOn, allowTmpfs, scale);
+                idleDirs, idleFiles, idle, rsyslogOn, syslogNgOn, installOn, allowTmpfs, scale, floor);
     }
 
     public ShipBenchOptions withAllowTmpfs(boolean allow) {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allow, scale);
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allow, scale, floor);
+    }
+
+    /** With or without the {@code min-shipper} rows in the latency runs. */
+    public ShipBenchOptions withFloor(boolean on) {
+        return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale, on);
     }
 
     /**
