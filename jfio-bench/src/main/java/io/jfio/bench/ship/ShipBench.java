@@ -174,7 +174,9 @@ public final class ShipBench {
             }
             if (o.floor() && latencies) {
                 minShipper = MinShipper.build(work, err);
-                if (minShipper == null) notes.add("min-shipper: not run (see the log above: no C compiler, or it failed)");
+                if (minShipper == null) {
+                    notes.add("min-shipper: not run (see the log above: no C compiler, or it failed)");
+                }
             }
             warmLauncher();
             if (o.workloads().contains("single")) single();
