@@ -72,6 +72,11 @@ final class CopyContext {
     final Set<Long> noTmpfile = ConcurrentHashMap.newKeySet();
     /** linkat of an O_TMPFILE file: 0 = /proc/self/fd path (works unprivileged), 1 = AT_EMPTY_PATH, 2 = neither. */
     volatile int tmpfileLinkMode;
+    /**
+     * Directories the copy creates where they would be seen are built under a temporary name and renamed into
+     * place once complete, and the files in them created directly ({@link TreeCopy#ASIDE_PROP}).
+     */
+    volatile boolean buildAside;
     /** Notices already given, so each is said once. */
     private final Set<String> noticed = ConcurrentHashMap.newKeySet();
 

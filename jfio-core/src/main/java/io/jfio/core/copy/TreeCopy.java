@@ -77,6 +77,16 @@ public final class TreeCopy {
     public static final String TMPFILE_PROP = "jfio.copy.tmpfile";
     /** The default of {@link #TMPFILE_PROP}: files are written unnamed and linked. */
     public static final boolean TMPFILE_DEFAULT = true;
+    /**
+     * System property: {@code true} makes the copy build each directory it creates where it would be seen (the
+     * top-level target, a new directory in an existing one) under a temporary name next to it
+     * ({@code .NAME.jfio-HEX}, mode 0700), create the files inside directly under their names (no O_TMPFILE, no
+     * linkat), and rename the directory into place once everything in it is complete. Files written into
+     * directories that existed keep the unnamed-file path.
+     */
+    public static final String ASIDE_PROP = "jfio.copy.aside";
+    /** The default of {@link #ASIDE_PROP}. */
+    public static final boolean ASIDE_DEFAULT = false;
     /** How often adaptive parallelism looks at the CPUs. */
     static final int ADAPT_MILLIS = 40;
     /** Idle (or waiting for I/O) CPU share from which adaptive parallelism adds workers. */
@@ -111,6 +121,18 @@ public final class TreeCopy {
         this.target = target;
         this.ctx = new CopyContext(options, listener);
         this.parentDirs = new ParentDirs(ctx);
+        ctx.buildAside = Boolean.parseBoolean(System.getProperty(ASIDE_PROP, Boolean.toString(ASIDE_DEFAULT)));
+    }
+
+    /**
+     * For tests: whether directories are built aside ({@link #ASIDE_PROP}), whatever the property says.
+     *
+     * @param on build them aside
+     * @return this copy
+     */
+    TreeCopy buildAside(boolean on) {
+        ctx.buildAside = on;
+        return this;
     }
 
     /**
