@@ -367,6 +367,7 @@ final class Copier implements AutoCloseable {
                     if (!ok) LibC.close(fd);
                 }
                 if (!ok) return -1;
+                ctx.asideDirs.add(d);
                 if (r != 0) {
                     d.marked = true;
                     ctx.listener.onNotice("resuming an interrupted copy of a directory built aside: target="
@@ -439,6 +440,7 @@ final class Copier implements AutoCloseable {
      * @return true when it has its final name
      */
     private boolean moveIntoPlace(DirNode d) {
+        d.renameTried = true;
         DirNode p = d.parent;
         int pfd = p.isStandIn() ? p.rootFd : cur == p ? curDst : dirs.openTarget(p, false);
         if (pfd < 0) return false;
@@ -478,6 +480,18 @@ final class Copier implements AutoCloseable {
             return true;
         } finally {
             if (pfd != p.rootFd && pfd != curDst) LibC.close(pfd);
+        }
+    }
+
+    /**
+     * After a cancel: renames the directories built aside that did not finish into place, as they are, with their
+     * resume markers (their files in flight were removed when the workers stopped, so what they hold is whole), so
+     * that an interrupted copy looks as it does without building aside and the same command resumes it. Their
+     * mode and times are set by the run that finishes them.
+     */
+    void placeCancelled() {
+        for (DirNode d : ctx.asideDirs) {
+            if (!d.renamed && !d.renameTried && !d.broken) moveIntoPlace(d);
         }
     }
 
@@ -686,10 +700,11 @@ final class Copier implements AutoCloseable {
         if (fd < 0) return;
         int srcFd = -1;
         try {
-            // Built aside: renamed into place first (a cancelled copy leaves it aside, for the same command to
-            // adopt); the marker, the mode and the times follow as for any directory, so the rename's and the
-            // entries' changes to its times do not survive.
-            if (d.aside == d && !d.renamed && (ctx.cancelled || !moveIntoPlace(d))) return;
+            // Built aside: renamed into place first, then the marker, the mode and the times as for any directory,
+            // so neither the rename nor the entries change what it ends with. A cancelled copy is renamed too: its
+            // files in flight were removed before their directory could finish, so what it holds is whole, and it
+            // keeps its marker for the same command to resume, as a directory made in place would.
+            if (d.aside == d && !d.renamed && !moveIntoPlace(d)) return;
             // The resume marker goes first (removing it changes the directory's mtime), and only when all went
             // well: after failures or a cancel, the same command must still resume here.
             if (d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled) {

@@ -69,6 +69,8 @@ final class DirNode {
     byte[] tempName;
     /** For the directory built aside: it has its final name now (set under this node's lock). */
     volatile boolean renamed;
+    /** For the directory built aside: the rename was tried (and reported, if it failed). */
+    volatile boolean renameTried;
     /** For a stand-in: the top-level source and target as given, for events (null: as joined). */
     byte[] topSrc;
     byte[] topDst;

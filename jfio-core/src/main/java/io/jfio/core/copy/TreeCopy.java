@@ -78,8 +78,9 @@ public final class TreeCopy {
     /** The default of {@link #TMPFILE_PROP}: files are written unnamed and linked. */
     public static final boolean TMPFILE_DEFAULT = true;
     /**
-     * System property: {@code true} makes the copy build each directory it creates where it would be seen (the
-     * top-level target, a new directory in an existing one) under a temporary name next to it
+     * System property, the default of {@link CopyOptions#buildAside()}: {@code true} makes the copy build each
+     * directory it creates where it would be seen (the top-level target, a new directory in an existing one) under a
+     * temporary name next to it
      * ({@code .NAME.jfio-HEX}, mode 0700), create the files inside directly under their names (no O_TMPFILE, no
      * linkat), and rename the directory into place once everything in it is complete. Files written into
      * directories that existed keep the unnamed-file path.
@@ -121,18 +122,7 @@ public final class TreeCopy {
         this.target = target;
         this.ctx = new CopyContext(options, listener);
         this.parentDirs = new ParentDirs(ctx);
-        ctx.buildAside = Boolean.parseBoolean(System.getProperty(ASIDE_PROP, Boolean.toString(ASIDE_DEFAULT)));
-    }
-
-    /**
-     * For tests: whether directories are built aside ({@link #ASIDE_PROP}), whatever the property says.
-     *
-     * @param on build them aside
-     * @return this copy
-     */
-    TreeCopy buildAside(boolean on) {
-        ctx.buildAside = on;
-        return this;
+        ctx.buildAside = options.buildAside();
     }
 
     /**
@@ -187,6 +177,11 @@ public final class TreeCopy {
             if (!ctx.cancelled && !ctx.options.dryRun()) {
                 try (Copier c = new Copier(ctx)) {
                     parentDirs.finish(c);
+                }
+            }
+            if (ctx.cancelled && !ctx.asideDirs.isEmpty()) {
+                try (Copier c = new Copier(ctx)) {
+                    c.placeCancelled();
                 }
             }
             if (ctx.options.fsync() && !ctx.cancelled) syncRoots();

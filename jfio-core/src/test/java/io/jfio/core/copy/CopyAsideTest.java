@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Directories built aside ({@link TreeCopy#ASIDE_PROP}): a directory the copy creates where it would be seen is
+ * Directories built aside ({@link CopyOptions#buildAside()}): a directory the copy creates where it would be seen is
  * built under a temporary name next to it and renamed into place when complete. Real copies, real child processes
  * killed with SIGKILL, strace for the shape of the system calls.
  */
@@ -166,7 +166,7 @@ class CopyAsideTest {
                     : Files.isDirectory(decoy) ? TreeSnapshot.take(decoy) : null;
             String decoyBytes = Files.isRegularFile(decoy, LinkOption.NOFOLLOW_LINKS) ? Files.readString(decoy) : null;
 
-            TreeCopyTest.Run r = copyAside(List.of(dir.resolve("src")), dst, CopyOptions.archive().build(), e -> { });
+            TreeCopyTest.Run r = copyAside(List.of(dir.resolve("src")), dst, CopyOptions.archive(), e -> { });
             TreeCopyTest.assertOk(r);
             before.assertCopiedAs(TreeSnapshot.of(dst, before), TreeSnapshot.Check.ALL);
             assertEquals(before.nodes.keySet(), TreeSnapshot.names(dst), c);
@@ -195,7 +195,7 @@ class CopyAsideTest {
         TreeSnapshot before = TreeSnapshot.take(src);
         Path dst = dir.resolve("dst");
         AtomicBoolean made = new AtomicBoolean();
-        TreeCopyTest.Run r = copyAside(List.of(src), dst, CopyOptions.archive().jobs(2).sequential(false).build(),
+        TreeCopyTest.Run r = copyAside(List.of(src), dst, CopyOptions.archive().jobs(2).sequential(false),
                 e -> {
                     if (e.kind() == CopyEvent.Kind.FILE && made.compareAndSet(false, true)) {
                         try {
@@ -223,6 +223,48 @@ class CopyAsideTest {
     }
 
     @Test
+    void shouldRenameWhatIsCompleteIntoPlaceWithItsMarkerWhenCancelledAndResumeOnRerun(@TempDir Path dir)
+            throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        for (int d = 0; d < 10; d++) {
+            Path sub = Files.createDirectory(src.resolve("d" + d));
+            for (int f = 0; f < 50; f++) Files.writeString(sub.resolve("f" + f), "content " + d + "/" + f);
+        }
+        TreeSnapshot before = TreeSnapshot.take(src);
+        Path dst = dir.resolve("dst");
+        java.util.concurrent.atomic.AtomicReference<TreeCopy> running = new java.util.concurrent.atomic
+                .AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        TreeCopy first = TreeCopy.of(List.of(src), dst, CopyOptions.archive().jobs(2).sequential(false)
+                .buildAside(true).build(), new CopyListener() {
+                    @Override
+                    public boolean wantsEntries() {
+                        return true;
+                    }
+
+                    @Override
+                    public void onEntry(CopyEvent event) {
+                        if (seen.incrementAndGet() == 100) running.get().cancel();
+                    }
+                });
+        running.set(first);
+        CopyResult cancelled = first.run();
+        assertTrue(cancelled.cancelled());
+        assertTrue(cancelled.files() < 500, "cancelled early: " + cancelled);
+        assertEquals(List.of(), asideDirs(dir), "renamed into place");
+        assertTrue(Files.exists(dst.resolve(ResumeMarker.NAME)), "an unfinished copy keeps its resume marker");
+        assertNothingPartialUnderFinalNames(before, src, dst);
+
+        TreeCopyTest.Run again = copyAside(List.of(src), dst, CopyOptions.archive().jobs(2).sequential(false),
+                e -> { });
+        TreeCopyTest.assertOk(again);
+        assertEquals(cancelled.files(), again.result().skipped(), "what the first run put in place is complete");
+        before.assertCopiedAs(TreeSnapshot.of(dst, before), TreeSnapshot.Check.ALL);
+        before.assertSameContent(src, dst);
+        assertEquals(before.nodes.keySet(), TreeSnapshot.names(dst));
+    }
+
+    @Test
     void shouldExitOneNamingTheKeptCopyWhenTheTargetAppearsWhileAChildBuildsAside(@TempDir Path dir)
             throws Exception {
         Path src = Files.createDirectory(dir.resolve("src"));
@@ -233,7 +275,13 @@ class CopyAsideTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (countFiles(dir) < 20 && p.isAlive() && System.nanoTime() < deadline) Thread.sleep(2);
         if (!p.isAlive()) abort("the copy finished before the target could appear");
-        Files.writeString(Files.createDirectory(dst).resolve("theirs"), "theirs");
+        try {
+            Files.createDirectory(dst);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            p.waitFor(120, TimeUnit.SECONDS);
+            abort("the copy renamed its directory into place before the target could appear");
+        }
+        Files.writeString(dst.resolve("theirs"), "theirs");
         assertTrue(p.waitFor(120, TimeUnit.SECONDS));
         String log = Files.readString(dir.resolve("child.log"));
         assertEquals(1, p.exitValue(), log);
@@ -297,12 +345,13 @@ class CopyAsideTest {
     }
 
     /** A copy in this JVM with directories built aside; reports like {@link TreeCopyTest#copy}. */
-    static TreeCopyTest.Run copyAside(List<Path> sources, Path target, CopyOptions options,
+    static TreeCopyTest.Run copyAside(List<Path> sources, Path target, CopyOptions.Builder options,
                                       Consumer<CopyEvent> onEntry) {
         List<CopyFailure> failures = Collections.synchronizedList(new ArrayList<>());
         List<String> notices = Collections.synchronizedList(new ArrayList<>());
         List<CopyEvent> events = Collections.synchronizedList(new ArrayList<>());
-        CopyResult r = TreeCopy.of(sources, target, options, new CopyListener() {
+        CopyOptions aside = options.buildAside(true).build();
+        CopyResult r = TreeCopy.of(sources, target, aside, new CopyListener() {
             @Override
             public boolean wantsEntries() {
                 return true;
@@ -323,7 +372,7 @@ class CopyAsideTest {
             public void onNotice(String message) {
                 notices.add(message);
             }
-        }).buildAside(true).run();
+        }).run();
         return new TreeCopyTest.Run(r, List.copyOf(failures), List.copyOf(notices), List.copyOf(events));
     }
 
