@@ -421,14 +421,30 @@ final class Copier implements AutoCloseable {
     /**
      * Whether the directory open as {@code fd}, found at the temporary name {@code d} would be built under, is one
      * a killed run of this copy left: a directory we own that neither group nor others may enter (as it is made)
-     * and that holds the {@link ResumeMarker} for {@code d}'s source. Anything else is not touched.
+     * and that holds the {@link ResumeMarker} for {@code d}'s source, or nothing at all (the run was killed between
+     * its mkdir and the marker; an empty directory of ours holds nothing to lose). Anything else is not touched.
      */
     private boolean leftByUs(DirNode d, int fd) {
         int st = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Meta.MASK, s.statx2);
         if (st < 0) return false;
         int mode = Statx.mode(s.statx2);
-        return (mode & Fcntl.S_IFMT) == Fcntl.S_IFDIR && Statx.uid(s.statx2) == ctx.euid && (mode & 077) == 0
-                && ResumeMarker.matches(fd, d.meta);
+        if ((mode & Fcntl.S_IFMT) != Fcntl.S_IFDIR || Statx.uid(s.statx2) != ctx.euid || (mode & 077) != 0) {
+            return false;
+        }
+        if (ResumeMarker.matches(fd, d.meta)) return true;
+        if (!isEmpty(fd)) return false;
+        int w = ResumeMarker.write(fd, d.meta);
+        return w == 0;
+    }
+
+    /** Whether the directory open as {@code fd} (O_RDONLY, not read yet) holds no entry but "." and "..". */
+    private boolean isEmpty(int fd) {
+        long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
+        if (n < 0) return false;
+        for (long rec = 0; rec < n; rec += Dirent64.reclen(s.dents, rec)) {
+            if (!Dirent64.isDotOrDotDot(s.dents, rec)) return false;
+        }
+        return true; // read to its end: there is nothing for a later read of it to find anyway
     }
 
     /**

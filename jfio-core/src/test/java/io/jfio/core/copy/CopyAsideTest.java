@@ -185,6 +185,23 @@ class CopyAsideTest {
     }
 
     @Test
+    void shouldAdoptTheEmptyDirectoryARunKilledBeforeItsMarkerLeft(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src/sub"));
+        Files.writeString(src.resolve("f"), "data");
+        TreeSnapshot before = TreeSnapshot.take(dir.resolve("src"));
+        Path left = Files.createDirectory(dir.resolve(asideName(dir.resolve("src"), "dst")));
+        TortureTree.chmod(left, 0700);
+        TreeCopyTest.Run r = copyAside(List.of(dir.resolve("src")), dir.resolve("dst"), CopyOptions.archive(),
+                e -> { });
+        TreeCopyTest.assertOk(r);
+        assertTrue(r.notices().stream().anyMatch(n -> n.startsWith("resuming an interrupted copy of a directory "
+                + "built aside")), r.notices().toString());
+        before.assertCopiedAs(TreeSnapshot.of(dir.resolve("dst"), before), TreeSnapshot.Check.ALL);
+        assertEquals(before.nodes.keySet(), TreeSnapshot.names(dir.resolve("dst")));
+        assertEquals(Set.of("src", "dst"), names(dir), "adopted and renamed, nothing left aside");
+    }
+
+    @Test
     void shouldFailClearlyKeepTheCopyAsideAndReplaceNothingWhenTheTargetAppearsWhileBuilding(@TempDir Path dir)
             throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
