@@ -420,19 +420,21 @@ final class Copier implements AutoCloseable {
 
     /**
      * Whether the directory open as {@code fd}, found at the temporary name {@code d} would be built under, is one
-     * a killed run of this copy left: a directory we own that neither group nor others may enter (as it is made)
-     * and that holds the {@link ResumeMarker} for {@code d}'s source, or nothing at all (the run was killed between
-     * its mkdir and the marker; an empty directory of ours holds nothing to lose). Anything else is not touched.
+     * a killed run of this copy left: a directory we own that neither group nor others may write and that holds
+     * the {@link ResumeMarker} for {@code d}'s source (while it is built it is closed to them; a run killed while
+     * finishing it may have given it its final mode), or an empty one closed to group and others (the run was
+     * killed between its mkdir and the marker; an empty directory of ours holds nothing to lose). Anything else is
+     * not touched.
      */
     private boolean leftByUs(DirNode d, int fd) {
         int st = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Meta.MASK, s.statx2);
         if (st < 0) return false;
         int mode = Statx.mode(s.statx2);
-        if ((mode & Fcntl.S_IFMT) != Fcntl.S_IFDIR || Statx.uid(s.statx2) != ctx.euid || (mode & 077) != 0) {
+        if ((mode & Fcntl.S_IFMT) != Fcntl.S_IFDIR || Statx.uid(s.statx2) != ctx.euid || (mode & 022) != 0) {
             return false;
         }
         if (ResumeMarker.matches(fd, d.meta)) return true;
-        if (!isEmpty(fd)) return false;
+        if ((mode & 077) != 0 || !isEmpty(fd)) return false;
         int w = ResumeMarker.write(fd, d.meta);
         return w == 0;
     }
@@ -716,14 +718,12 @@ final class Copier implements AutoCloseable {
         if (fd < 0) return;
         int srcFd = -1;
         try {
-            // Built aside: renamed into place first, then the marker, the mode and the times as for any directory,
-            // so neither the rename nor the entries change what it ends with. A cancelled copy is renamed too: its
-            // files in flight were removed before their directory could finish, so what it holds is whole, and it
-            // keeps its marker for the same command to resume, as a directory made in place would.
-            if (d.aside == d && !d.renamed && !moveIntoPlace(d)) return;
-            // The resume marker goes first (removing it changes the directory's mtime), and only when all went
-            // well: after failures or a cancel, the same command must still resume here.
-            if (d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled) {
+            boolean aside = d.aside == d && !d.renamed;
+            // The resume marker is removed only when all went well: after failures or a cancel, the same command
+            // must still resume here.
+            boolean unmark = d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled;
+            // In place, the marker goes first (removing it changes the directory's mtime).
+            if (unmark && !aside) {
                 int r = ResumeMarker.remove(fd, s.tmp);
                 if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
             }
@@ -733,6 +733,19 @@ final class Copier implements AutoCloseable {
             }
             Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent,
                     d.fresh || d.aside != null || o.preserveMode());
+            // Built aside, everything happens under the temporary name, the marker last (and the times again, which
+            // its removal moved), then the rename, which changes neither: a run killed before the marker goes
+            // leaves it for the same command to adopt; one killed after leaves a whole directory under its
+            // temporary name, which is not adopted (the copy is made again under another name); neither leaves a
+            // target that is visible but not finished without its marker.
+            if (f == null && aside && unmark) {
+                int r = ResumeMarker.remove(fd, s.tmp);
+                if (r < 0) {
+                    ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
+                } else if (o.preserveTimestamps()) {
+                    f = attrs.times(fd, d.meta);
+                }
+            }
             if (f != null) {
                 ctx.fail(d.src, d.dst, f.call(), f.errno(), d.dst);
                 return;
@@ -744,6 +757,7 @@ final class Copier implements AutoCloseable {
                     return;
                 }
             }
+            if (aside && !moveIntoPlace(d)) return;
         } finally {
             if (!held) {
                 LibC.close(fd);
