@@ -142,6 +142,12 @@ public final class CopyCommand implements Callable<Integer> {
             + "directory that receives the new names.")
     private boolean fsync;
 
+    @Option(names = "--build-aside", description = "Build each directory the copy creates as .NAME.jfio-HEX next "
+            + "to NAME, create its files directly under their names (no unnamed file, no link), and rename it to "
+            + "NAME once complete. After a kill the target is not there yet; the same command adopts what was "
+            + "built and finishes it.")
+    private boolean buildAside;
+
     @Option(names = {"-j", "--jobs"}, paramLabel = "N", description = "Worker threads (default: one per CPU, more "
             + "while the CPUs wait for the disk, up to 8 per CPU; 1 on rotational storage).")
     private Integer jobs;
@@ -226,7 +232,8 @@ public final class CopyCommand implements Callable<Integer> {
                 String value = eq < 0 ? null : a.substring(eq + 1);
                 boolean flag = switch (opt) {
                     case "--recursive", "--archive", "--dereference", "--no-dereference", "--no-clobber",
-                         "--update", "--verify", "--fsync", "--debug", "--sequential", "--no-sequential" -> true;
+                         "--update", "--verify", "--fsync", "--build-aside", "--debug", "--sequential",
+                         "--no-sequential" -> true;
                     case "--jobs", "--method", "--block-size", "--queue-depth", "--progress" -> false;
                     case "--reflink" -> {
                         if (value == null) yield true; // "--reflink x": picocli decides whether x is its value
@@ -284,6 +291,7 @@ public final class CopyCommand implements Callable<Integer> {
             case "--update" -> update = true;
             case "--verify" -> verify = true;
             case "--fsync" -> fsync = true;
+            case "--build-aside" -> buildAside = true;
             case "--debug" -> debug = true;
             case "--sequential" -> sequential = Boolean.TRUE;
             case "--no-sequential" -> sequential = Boolean.FALSE;
@@ -480,6 +488,7 @@ public final class CopyCommand implements Callable<Integer> {
             if (noClobber) b.overwrite(CopyOptions.Overwrite.NEVER);
             if (update) b.overwrite(CopyOptions.Overwrite.UPDATE);
             b.verify(verify).fsync(fsync).sequential(sequential);
+            if (buildAside) b.buildAside(true);
             if (jobs != null) {
                 if (jobs < 1 || jobs > CopyOptions.MAX_JOBS) {
                     throw usage("-j out of range: jobs=" + jobs + " expected=1.." + CopyOptions.MAX_JOBS);

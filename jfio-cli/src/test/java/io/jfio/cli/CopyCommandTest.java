@@ -228,6 +228,22 @@ class CopyCommandTest {
     }
 
     @Test
+    void shouldBuildANewTargetAsideAndNameOnlyFinalPathsWithBuildAside(@TempDir Path dir) throws Exception {
+        Path src = tree(dir);
+        Path dst = dir.resolve("dst");
+        CliTest.Run r = CliTest.run("copy", "-av", "--build-aside", src.toString(), dst.toString());
+        assertEquals(ExitCodes.OK, r.exit(), r.err());
+        assertEquals("beta", Files.readString(dst.resolve("sub/b")));
+        assertEquals(Path.of("a"), Files.readSymbolicLink(dst.resolve("link")));
+        assertTrue(r.out().contains("'" + src.resolve("sub/b") + "' -> '" + dst.resolve("sub/b") + "'"), r.out());
+        assertFalse(r.out().contains(".jfio-"), r.out());
+        try (var names = Files.list(dir)) {
+            assertEquals(List.of("dst", "src"), names.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "nothing left aside");
+        }
+    }
+
+    @Test
     void shouldNotOverwriteWithNoClobber(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("new"), "new");
         Files.writeString(dir.resolve("old"), "old");

@@ -74,7 +74,7 @@ final class Attributes {
     }
 
     /** Sets {@code m}'s times on the file or directory open as {@code fd}; null or the failure. */
-    private Failure times(int fd, Meta m) {
+    Failure times(int fd, Meta m) {
         int r = LibC.futimens(fd, times(m));
         return r < 0 ? new Failure("futimens", r) : null;
     }

@@ -275,6 +275,12 @@ final class Copier implements AutoCloseable {
         if (pfd < 0) return -1;
         try {
             PathBytes.put(s.dst, PathBytes.lastComponent(d.dst));
+            // A directory to be created where it would be seen (in a directory that existed, or as a top-level
+            // target) is built aside and renamed into place when complete; what it holds is then created directly.
+            if (ctx.buildAside && !o.dryRun() && !d.parent.fresh && d.parent.aside == null) {
+                int st = LibC.statx(pfd, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Statx.STATX_TYPE, s.statx2);
+                if (st == -Errno.ENOENT) return makeAside(d, pfd);
+            }
             if (o.dryRun()) {
                 int r = LibC.statx(pfd, s.dst, Fcntl.AT_SYMLINK_NOFOLLOW, Statx.STATX_TYPE, s.statx2);
                 if (r == -Errno.ENOENT) return wouldCreate(d) ? NO_FD : -1;
@@ -321,6 +327,192 @@ final class Copier implements AutoCloseable {
         }
     }
 
+    /**
+     * Creates {@code d}'s target under a temporary name next to its final name, in the parent open as {@code pfd},
+     * or adopts the one a killed run of the same copy left there ({@link #leftByUs}); a name that is taken by
+     * anything else is left alone and a random one tried.
+     *
+     * @return its descriptor (the caller closes it), or -1 after reporting a failure
+     */
+    private int makeAside(DirNode d, int pfd) {
+        byte[] finalName = PathBytes.lastComponent(d.dst);
+        byte[] name = asideName(finalName, d.meta, false);
+        for (int attempt = 0; attempt < ASIDE_ATTEMPTS; attempt++) {
+            PathBytes.put(s.tmp, name);
+            int r = LibC.mkdirat(pfd, s.tmp, 0700);
+            if (r < 0 && r != -Errno.EEXIST) {
+                ctx.fail(d.src, d.dst, "mkdir (temporary directory)", r, PathBytes.join(d.parent.dst, name));
+                return -1;
+            }
+            int flags = Fcntl.O_DIRECTORY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC;
+            int fd = LibC.openat(pfd, s.tmp, Fcntl.O_RDONLY | flags, 0);
+            madeReadable = fd >= 0;
+            if (fd == -Errno.EACCES) fd = LibC.openat(pfd, s.tmp, Fcntl.O_PATH | flags, 0);
+            if (r == 0 && fd < 0) {
+                if (fd == -Errno.ELOOP || fd == -Errno.ENOTDIR) {
+                    dirs.replaced(d, PathBytes.join(d.parent.dst, name), "the directory being built was replaced "
+                            + "while copying");
+                } else {
+                    ctx.fail(d.src, d.dst, "open (temporary directory)", fd, PathBytes.join(d.parent.dst, name));
+                }
+                return -1;
+            }
+            if (r == 0 || (fd >= 0 && leftByUs(d, fd))) {
+                d.aside = d;
+                d.tempName = name;
+                boolean ok = false;
+                try {
+                    ok = r == 0 ? madeTarget(d, fd) : adoptTarget(d, fd);
+                } finally {
+                    if (!ok) LibC.close(fd);
+                }
+                if (!ok) return -1;
+                ctx.asideDirs.add(d);
+                if (r != 0) {
+                    d.marked = true;
+                    ctx.listener.onNotice("resuming an interrupted copy of a directory built aside: target="
+                            + Names.show(d.dst) + " temporary=" + Names.show(PathBytes.join(d.parent.dst, name)));
+                }
+                return fd;
+            }
+            if (fd >= 0) LibC.close(fd);
+            name = asideName(finalName, d.meta, true);
+        }
+        ctx.fail(d.src, d.dst, "mkdir (temporary directory): every name tried was taken: tries=" + ASIDE_ATTEMPTS,
+                Errno.EEXIST);
+        return -1;
+    }
+
+    /** Names {@link #makeAside} tries before it gives up. */
+    private static final int ASIDE_ATTEMPTS = 64;
+
+    /**
+     * The temporary name of a directory built aside: {@code .NAME.jfio-HEX}, or {@code .jfio-HEX} where NAME is too
+     * long to fit. HEX is derived from the source (device, inode) and NAME, so that running the same copy again
+     * finds what a killed run left; or random, once that name is taken by something that is not ours.
+     */
+    static byte[] asideName(byte[] finalName, Meta source, boolean random) {
+        long h;
+        if (random) {
+            h = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        } else {
+            h = mix(source.dev() ^ mix(source.ino()));
+            for (byte b : finalName) h = mix(h ^ (b & 0xff));
+        }
+        String hex = Long.toHexString(h);
+        String suffix = ".jfio-" + "0".repeat(16 - hex.length()) + hex;
+        boolean fits = finalName.length + 1 + suffix.length() <= Fcntl.NAME_MAX;
+        byte[] base = fits ? finalName : new byte[0];
+        byte[] out = new byte[1 + base.length + suffix.length()];
+        out[0] = '.';
+        System.arraycopy(base, 0, out, 1, base.length);
+        byte[] sb = suffix.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(sb, 0, out, 1 + base.length, sb.length);
+        return out;
+    }
+
+    /** A 64-bit mixing step (SplitMix64's finalizer): the same input gives the same output in every run. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    /**
+     * Whether the directory open as {@code fd}, found at the temporary name {@code d} would be built under, is one
+     * a killed run of this copy left: a directory we own that neither group nor others may write and that holds
+     * the {@link ResumeMarker} for {@code d}'s source (while it is built it is closed to them; a run killed while
+     * finishing it may have given it its final mode), or an empty one closed to group and others (the run was
+     * killed between its mkdir and the marker; an empty directory of ours holds nothing to lose). Anything else is
+     * not touched.
+     */
+    private boolean leftByUs(DirNode d, int fd) {
+        int st = LibC.statx(fd, s.empty, Fcntl.AT_EMPTY_PATH, Meta.MASK, s.statx2);
+        if (st < 0) return false;
+        int mode = Statx.mode(s.statx2);
+        if ((mode & Fcntl.S_IFMT) != Fcntl.S_IFDIR || Statx.uid(s.statx2) != ctx.euid || (mode & 022) != 0) {
+            return false;
+        }
+        if (ResumeMarker.matches(fd, d.meta)) return true;
+        if ((mode & 077) != 0 || !isEmpty(fd)) return false;
+        int w = ResumeMarker.write(fd, d.meta);
+        return w == 0;
+    }
+
+    /** Whether the directory open as {@code fd} (O_RDONLY, not read yet) holds no entry but "." and "..". */
+    private boolean isEmpty(int fd) {
+        long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
+        if (n < 0) return false;
+        for (long rec = 0; rec < n; rec += Dirent64.reclen(s.dents, rec)) {
+            if (!Dirent64.isDotOrDotDot(s.dents, rec)) return false;
+        }
+        return true; // read to its end: there is nothing for a later read of it to find anyway
+    }
+
+    /**
+     * Renames the directory built aside to its final name, which must not exist (RENAME_NOREPLACE; where the file
+     * system has no such flag, the final name is made with mkdir, which fails if anything is there, and the
+     * directory renamed over that empty directory of ours). When something took the final name meanwhile, nothing
+     * is replaced and the complete copy stays under its temporary name, reported.
+     *
+     * @return true when it has its final name
+     */
+    private boolean moveIntoPlace(DirNode d) {
+        d.renameTried = true;
+        DirNode p = d.parent;
+        int pfd = p.isStandIn() ? p.rootFd : cur == p ? curDst : dirs.openTarget(p, false);
+        if (pfd < 0) return false;
+        try {
+            byte[] finalName = PathBytes.lastComponent(d.dst);
+            PathBytes.put(s.tmp, d.tempName);
+            PathBytes.put(s.aux, finalName);
+            int r;
+            synchronized (d) {
+                r = LibC.renameat2(pfd, s.tmp, pfd, s.aux, Fcntl.RENAME_NOREPLACE);
+                if (r == -Errno.EINVAL) {
+                    r = LibC.mkdirat(pfd, s.aux, 0700);
+                    if (r == 0) {
+                        r = LibC.renameat2(pfd, s.tmp, pfd, s.aux, 0);
+                        if (r < 0) LibC.unlinkat(pfd, s.aux, Fcntl.AT_REMOVEDIR);
+                    }
+                }
+                if (r == 0) d.renamed = true;
+            }
+            byte[] temp = PathBytes.join(p.dst, d.tempName);
+            if (r == -Errno.EEXIST || r == -Errno.ENOTEMPTY) {
+                ctx.fail(d.src, d.dst, "the target appeared while copying: target=" + Names.show(d.dst)
+                        + "; nothing was replaced, and the copy is kept under its temporary name: path="
+                        + Names.show(temp), Errno.EEXIST);
+                return false;
+            }
+            if (r < 0) {
+                ctx.fail(d.src, d.dst, new ErrnoException("rename", -r, Names.show(temp) + " -> "
+                        + Names.show(d.dst)));
+                return false;
+            }
+            int st = LibC.statx(pfd, s.aux, Fcntl.AT_SYMLINK_NOFOLLOW, Statx.STATX_INO, s.statx2);
+            if (st < 0 || Statx.dev(s.statx2) != d.dstDev || Statx.ino(s.statx2) != d.dstIno) {
+                dirs.replaced(d, temp, "the directory being built was replaced while copying");
+                return false;
+            }
+            return true;
+        } finally {
+            if (pfd != p.rootFd && pfd != curDst) LibC.close(pfd);
+        }
+    }
+
+    /**
+     * After a cancel: renames the directories built aside that did not finish into place, as they are, with their
+     * resume markers (their files in flight were removed when the workers stopped, so what they hold is whole), so
+     * that an interrupted copy looks as it does without building aside and the same command resumes it. Their
+     * mode and times are set by the run that finishes them.
+     */
+    void placeCancelled() {
+        for (DirNode d : ctx.asideDirs) {
+            if (!d.renamed && !d.renameTried && !d.broken) moveIntoPlace(d);
+        }
+    }
+
     /** The directory this run created, open as {@code fd}: checks it is still ours and prepares it. */
     private boolean madeTarget(DirNode d, int fd) {
         DirNode p = d.parent;
@@ -349,7 +541,7 @@ final class Copier implements AutoCloseable {
             ctx.listener.onEntry(new CopyEvent(CopyEvent.Kind.DIRECTORY, CopyEvent.Outcome.CREATED,
                     Names.show(d.src), Names.show(d.dst), null, 0, 0, false, 1));
         }
-        if (p.isStandIn()) {
+        if (p.isStandIn() || d.aside == d) {
             int w = ResumeMarker.write(fd, d.meta);
             if (w < 0) {
                 ctx.noticeOnce("marker", "resume marker not written: errno=" + Errno.name(w) + " dir="
@@ -383,7 +575,7 @@ final class Copier implements AutoCloseable {
         PathBytes.put(s.xattrName, DEFAULT_ACL);
         d.defaultAcl = LibC.fgetxattr(fd, s.xattrName, MemorySegment.NULL, 0) > 0;
         d.marked = d.parent.isStandIn() && ResumeMarker.matches(fd, d.meta);
-        if (!o.dryRun()) removeStaleTemps(fd);
+        if (!o.dryRun()) removeStaleTemps(fd, d);
         return true;
     }
 
@@ -398,7 +590,7 @@ final class Copier implements AutoCloseable {
     }
 
     /** Removes temporary files an interrupted earlier run left in an existing target directory (open as fd). */
-    private void removeStaleTemps(int fd) {
+    private void removeStaleTemps(int fd, DirNode d) {
         while (true) {
             long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
             if (n <= 0) return;
@@ -408,6 +600,9 @@ final class Copier implements AutoCloseable {
                     continue;
                 }
                 byte[] name = Dirent64.nameBytes(s.dents, rec);
+                // A directory built aside that a killed run renamed but did not finish still holds its marker:
+                // removed once this run completes it.
+                if (!d.marked && ResumeMarker.isName(name)) d.marked = ResumeMarker.matches(fd, d.meta);
                 if (CopyContext.isStaleTemp(name, ctx.pid)) {
                     LibC.unlinkat(fd, s.dents.asSlice(rec + Dirent64.OFF_NAME), 0);
                 }
@@ -523,9 +718,12 @@ final class Copier implements AutoCloseable {
         if (fd < 0) return;
         int srcFd = -1;
         try {
-            // The resume marker goes first (removing it changes the directory's mtime), and only when all went
-            // well: after failures or a cancel, the same command must still resume here.
-            if (d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled) {
+            boolean aside = d.aside == d && !d.renamed;
+            // The resume marker is removed only when all went well: after failures or a cancel, the same command
+            // must still resume here.
+            boolean unmark = d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled;
+            // In place, the marker goes first (removing it changes the directory's mtime).
+            if (unmark && !aside) {
                 int r = ResumeMarker.remove(fd, s.tmp);
                 if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
             }
@@ -533,7 +731,21 @@ final class Copier implements AutoCloseable {
                 srcFd = held ? curSrc : dirs.openSource(d, true);
                 if (srcFd < 0) return;
             }
-            Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent, d.fresh || o.preserveMode());
+            Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent,
+                    d.fresh || d.aside != null || o.preserveMode());
+            // Built aside, everything happens under the temporary name, the marker last (and the times again, which
+            // its removal moved), then the rename, which changes neither: a run killed before the marker goes
+            // leaves it for the same command to adopt; one killed after leaves a whole directory under its
+            // temporary name, which is not adopted (the copy is made again under another name); neither leaves a
+            // target that is visible but not finished without its marker.
+            if (f == null && aside && unmark) {
+                int r = ResumeMarker.remove(fd, s.tmp);
+                if (r < 0) {
+                    ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
+                } else if (o.preserveTimestamps()) {
+                    f = attrs.times(fd, d.meta);
+                }
+            }
             if (f != null) {
                 ctx.fail(d.src, d.dst, f.call(), f.errno(), d.dst);
                 return;
@@ -545,6 +757,7 @@ final class Copier implements AutoCloseable {
                     return;
                 }
             }
+            if (aside && !moveIntoPlace(d)) return;
         } finally {
             if (!held) {
                 LibC.close(fd);
@@ -689,9 +902,9 @@ final class Copier implements AutoCloseable {
                     + " target=" + e.showDst(), 0);
             return Decision.FAIL;
         }
-        if (o.overwrite() == CopyOptions.Overwrite.NEVER) return Decision.SKIP_EXISTS;
+        if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return Decision.SKIP_EXISTS;
         long mtime = Statx.mtimeNanos(s.statx2);
-        if (o.overwrite() == CopyOptions.Overwrite.UPDATE && mtime >= m.mtime()) return Decision.SKIP_NOT_NEWER;
+        if (overwrite(e.dir()) == CopyOptions.Overwrite.UPDATE && mtime >= m.mtime()) return Decision.SKIP_NOT_NEWER;
         if (o.skipComplete() && type == m.type() && mtime == m.mtime()
                 && (type != Fcntl.S_IFREG || Statx.size(s.statx2) == m.size())) {
             return Decision.SKIP_COMPLETE;
@@ -723,6 +936,15 @@ final class Copier implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ regular files
+
+    /**
+     * How an existing target in {@code dir} is treated. Inside a directory built aside everything was made by this
+     * copy (or by a killed run of it, which may have left a partial file under a final name there), so it is
+     * replaced unless complete, whatever {@code -n} or {@code --update} say about the user's own files.
+     */
+    private CopyOptions.Overwrite overwrite(DirNode dir) {
+        return dir.aside != null ? CopyOptions.Overwrite.REPLACE : o.overwrite();
+    }
 
     /** Permission bits to create a file with: the source's, plus owner write where we need it to set xattrs. */
     private int createMode(Meta m) {
@@ -775,7 +997,8 @@ final class Copier implements AutoCloseable {
         }
         Target t;
         try {
-            t = createTarget(dir, createMode(m));
+            byte[] inPlace = dir.aside != null && decision == Decision.ABSENT ? e.dstName() : null;
+            t = createTarget(dir, createMode(m), inPlace);
         } catch (ErrnoException ex) {
             LibC.close(srcFd);
             ctx.fail(e.srcPath(), e.dstPath(), ex);
@@ -887,22 +1110,34 @@ final class Copier implements AutoCloseable {
         final int fd;
         final byte[] tempName;
         final int createdMode;
+        /** Created under its final name (in a directory built aside): it needs no link or rename. */
+        final boolean inPlace;
         boolean published;
 
-        Target(int fd, byte[] tempName, int createdMode) {
+        Target(int fd, byte[] tempName, int createdMode, boolean inPlace) {
             this.fd = fd;
             this.tempName = tempName;
             this.createdMode = createdMode;
+            this.inPlace = inPlace;
         }
     }
 
     /** Creates the file the data goes into: unnamed where the file system can, else under a temporary name. */
-    Target createTarget(DirNode dir, int mode) throws ErrnoException {
+    Target createTarget(DirNode dir, int mode, byte[] inPlace) throws ErrnoException {
         int access = o.verify() ? Fcntl.O_RDWR : Fcntl.O_WRONLY;
+        if (inPlace != null) {
+            // In a directory built aside nobody sees the name before the directory is renamed into place, and a
+            // killed run's partial file there is replaced by the next (its mtime is not the source's).
+            PathBytes.put(s.tmp, inPlace);
+            int fd = LibC.openat(curDst, s.tmp, Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW | access
+                    | Fcntl.O_CLOEXEC, mode);
+            if (fd < 0) throw new ErrnoException("open", -fd, Names.show(PathBytes.join(dir.dst, inPlace)));
+            return new Target(fd, inPlace, mode, true);
+        }
         if (ctx.tmpfileLinkMode != 2 && !ctx.noTmpfile.contains(dir.dstDev)) {
             Names.putAscii(s.tmp, ".");
             int fd = LibC.openat(curDst, s.tmp, Fcntl.O_TMPFILE | access | Fcntl.O_CLOEXEC, mode);
-            if (fd >= 0) return new Target(fd, null, mode);
+            if (fd >= 0) return new Target(fd, null, mode, false);
             if (fd == -Errno.EOPNOTSUPP || fd == -Errno.EISDIR || fd == -Errno.EINVAL) {
                 if (ctx.noTmpfile.add(dir.dstDev)) {
                     ctx.listener.onNotice("O_TMPFILE unsupported: target_device=" + Storage.showDevice(dir.dstDev)
@@ -917,7 +1152,7 @@ final class Copier implements AutoCloseable {
             PathBytes.put(s.tmp, name);
             int fd = LibC.openat(curDst, s.tmp, Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW | access
                     | Fcntl.O_CLOEXEC, mode);
-            if (fd >= 0) return new Target(fd, name, mode);
+            if (fd >= 0) return new Target(fd, name, mode, false);
             if (fd != -Errno.EEXIST) throw new ErrnoException("open", -fd, Names.show(PathBytes.join(dir.dst, name)));
         }
     }
@@ -1009,7 +1244,11 @@ final class Copier implements AutoCloseable {
      * @return {@link Decision#ABSENT} when in place, {@link Decision#SKIP_EXISTS} when {@code -n} found a target
      */
     private Decision publish(Target t, boolean replace, Entry e) throws ErrnoException {
-        boolean noClobber = o.overwrite() == CopyOptions.Overwrite.NEVER;
+        if (t.inPlace) {
+            t.published = true;
+            return Decision.ABSENT;
+        }
+        boolean noClobber = overwrite(e.dir()) == CopyOptions.Overwrite.NEVER;
         if (t.tempName == null) {
             if (!replace) {
                 int r = linkUnnamed(t.fd, s.dst);
@@ -1093,8 +1332,9 @@ final class Copier implements AutoCloseable {
                             + e.showDst(), Errno.EISDIR);
                     return false;
                 }
-                if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
-                if (o.overwrite() == CopyOptions.Overwrite.UPDATE && Statx.mtimeNanos(s.statx2) >= e.meta().mtime()) {
+                if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+                if (overwrite(e.dir()) == CopyOptions.Overwrite.UPDATE
+                        && Statx.mtimeNanos(s.statx2) >= e.meta().mtime()) {
                     return skipped(e, Decision.SKIP_NOT_NEWER);
                 }
                 replace = true;
@@ -1105,7 +1345,7 @@ final class Copier implements AutoCloseable {
         }
         int r = replace ? -Errno.EEXIST : LibC.linkat(lfd, s.aux, curDst, s.dst, 0);
         if (r == -Errno.EEXIST) {
-            if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+            if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
             r = replaceWith(() -> LibC.linkat(lfd, s.aux, curDst, s.tmp, 0));
         }
         if (r < 0) {
@@ -1154,7 +1394,7 @@ final class Copier implements AutoCloseable {
         if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
         int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.symlinkat(s.aux, curDst, s.dst);
         if (r == -Errno.EEXIST) {
-            if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+            if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
             r = replaceWith(() -> LibC.symlinkat(s.aux, curDst, s.tmp));
         }
         if (r < 0) {
@@ -1186,7 +1426,7 @@ final class Copier implements AutoCloseable {
         int mode = createMode(m);
         int r = d == Decision.REPLACE ? -Errno.EEXIST : LibC.mknodat(curDst, s.dst, m.type() | mode, m.rdev());
         if (r == -Errno.EEXIST) {
-            if (o.overwrite() == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
+            if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
             r = replaceWith(() -> LibC.mknodat(curDst, s.tmp, m.type() | mode, m.rdev()));
         }
         if (r < 0) {

@@ -72,6 +72,13 @@ final class CopyContext {
     final Set<Long> noTmpfile = ConcurrentHashMap.newKeySet();
     /** linkat of an O_TMPFILE file: 0 = /proc/self/fd path (works unprivileged), 1 = AT_EMPTY_PATH, 2 = neither. */
     volatile int tmpfileLinkMode;
+    /**
+     * Directories the copy creates where they would be seen are built under a temporary name and renamed into
+     * place once complete, and the files in them created directly ({@link CopyOptions#buildAside()}).
+     */
+    volatile boolean buildAside;
+    /** The directories built aside so far: after a cancel, those not finished are renamed into place. */
+    final java.util.Queue<DirNode> asideDirs = new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** Notices already given, so each is said once. */
     private final Set<String> noticed = ConcurrentHashMap.newKeySet();
 

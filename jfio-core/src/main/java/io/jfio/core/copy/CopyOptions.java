@@ -39,6 +39,10 @@ package io.jfio.core.copy;
  * @param dryRun             decide everything and report it as events, but create, change and remove nothing
  * @param defaultPermissions without preserveMode: new entries get 0666 (directories 0777) less the umask rather
  *                           than the source's permissions less the umask ({@code cp --no-preserve=mode})
+ * @param buildAside         build each directory the copy creates where it would be seen under a temporary name next
+ *                           to it, with its files created directly under their names (no unnamed file, no link), and
+ *                           rename it into place once complete (see {@link TreeCopy#ASIDE_PROP}); a killed copy then
+ *                           shows nothing of that directory under its final name until a rerun finishes it
  */
 public record CopyOptions(boolean recursive, Dereference dereference, boolean preserveMode,
                           boolean preserveOwnership, boolean preserveTimestamps, boolean preserveHardLinks,
@@ -46,7 +50,7 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
                           boolean fsync, int jobs, Reflink reflink, CopyMethod method, Boolean sequential,
                           int blockSize, int queueDepth, long splitThreshold, long chunkSize,
                           boolean noTargetDirectory, boolean parents, boolean oneFileSystem, Sparse sparse,
-                          boolean dryRun, boolean defaultPermissions) {
+                          boolean dryRun, boolean defaultPermissions, boolean buildAside) {
 
     /** Default bytes per io_uring or read/write request. */
     public static final int BLOCK_SIZE_DEFAULT = 1 << 20;
@@ -170,6 +174,8 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
         private boolean preserveHardLinks;
         private boolean preserveXattrs;
         private Overwrite overwrite = Overwrite.REPLACE;
+        private boolean buildAside = Boolean.parseBoolean(System.getProperty(TreeCopy.ASIDE_PROP,
+                Boolean.toString(TreeCopy.ASIDE_DEFAULT)));
         private Boolean skipComplete;
         private boolean verify;
         private boolean fsync;
@@ -298,6 +304,19 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
          */
         public Builder verify(boolean v) {
             verify = v;
+            return this;
+        }
+
+        /**
+         * Sets {@link CopyOptions#buildAside()}: build new directories under a temporary name and rename them into
+         * place once complete; default {@link TreeCopy#ASIDE_DEFAULT}, or the system property
+         * {@link TreeCopy#ASIDE_PROP}.
+         *
+         * @param v build new directories aside
+         * @return this builder
+         */
+        public Builder buildAside(boolean v) {
+            buildAside = v;
             return this;
         }
 
@@ -483,7 +502,7 @@ public record CopyOptions(boolean recursive, Dereference dereference, boolean pr
             return new CopyOptions(recursive, d, preserveMode, preserveOwnership, preserveTimestamps,
                     preserveHardLinks, preserveXattrs, overwrite, skip, verify, fsync, jobs, reflink, method,
                     sequential, blockSize, queueDepth, splitThreshold, chunkSize, noTargetDirectory, parents,
-                    oneFileSystem, sparse, dryRun, defaultPermissions && !preserveMode);
+                    oneFileSystem, sparse, dryRun, defaultPermissions && !preserveMode, buildAside && !dryRun);
         }
     }
 }

@@ -91,7 +91,13 @@ final class DirFds {
             Names.putAscii(s.dirPath, ".");
             return LibC.openat(rootFd, s.dirPath, flags, 0);
         }
-        return openBelow(rootFd, d.dstRel, flags);
+        DirNode t = d.aside;
+        if (t == null || t.renamed) return openBelow(rootFd, d.dstRel, flags);
+        // Inside a directory built aside: its path holds the temporary name until the rename, which takes the
+        // same lock, so the path and the name the kernel resolves cannot pass each other.
+        synchronized (t) {
+            return openBelow(rootFd, d.dstRelNow(), flags);
+        }
     }
 
     /**

@@ -58,6 +58,19 @@ final class DirNode {
     volatile boolean marked;
     /** The target directory could not be created or used: nothing inside is attempted, nothing finalized. */
     volatile boolean broken;
+    /**
+     * The directory built aside that this one is or is inside: created under a temporary name next to its final
+     * name ({@link #tempName}) and renamed into place once everything inside is done. Null when the target is
+     * visible under its final name (a directory that existed, or one created directly). Set for the aside
+     * directory itself before its children are listed, and inherited by them at construction.
+     */
+    DirNode aside;
+    /** For the directory built aside: its temporary name, next to its final name. */
+    byte[] tempName;
+    /** For the directory built aside: it has its final name now (set under this node's lock). */
+    volatile boolean renamed;
+    /** For the directory built aside: the rename was tried (and reported, if it failed). */
+    volatile boolean renameTried;
     /** For a stand-in: the top-level source and target as given, for events (null: as joined). */
     byte[] topSrc;
     byte[] topDst;
@@ -77,9 +90,25 @@ final class DirNode {
         this.dstRel = parent == null ? new byte[0] : parent.dstRel.length == 0 ? PathBytes.lastComponent(dst)
                 : PathBytes.join(parent.dstRel, PathBytes.lastComponent(dst));
         this.meta = meta;
+        this.aside = parent == null ? null : parent.aside;
         this.srcTop = parent == null ? null : parent.isStandIn() ? this : parent.srcTop;
         this.srcRel = parent == null || parent.isStandIn() ? new byte[0] : parent.srcRel.length == 0
                 ? PathBytes.lastComponent(src) : PathBytes.join(parent.srcRel, PathBytes.lastComponent(src));
+    }
+
+    /**
+     * The target's path below {@link #root}'s target directory as it is now: beneath the temporary name of the
+     * directory it is built in while that one is not renamed yet. Call with the aside directory's lock held.
+     */
+    byte[] dstRelNow() {
+        DirNode t = aside;
+        if (t == null || t.renamed) return dstRel;
+        int prefix = t.dstRel.length - PathBytes.lastComponent(t.dst).length;
+        byte[] rel = new byte[prefix + t.tempName.length + dstRel.length - t.dstRel.length];
+        System.arraycopy(dstRel, 0, rel, 0, prefix);
+        System.arraycopy(t.tempName, 0, rel, prefix, t.tempName.length);
+        System.arraycopy(dstRel, t.dstRel.length, rel, prefix + t.tempName.length, dstRel.length - t.dstRel.length);
+        return rel;
     }
 
     /** True for the stand-in parent of a top-level source, which is not itself copied or finalized. */

@@ -31,6 +31,11 @@ final class ResumeMarker {
         return ("jfio-copy dev=" + source.dev() + " ino=" + source.ino() + "\n").getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** True when {@code name} is the marker's file name. */
+    static boolean isName(byte[] name) {
+        return Arrays.equals(name, NAME_BYTES);
+    }
+
     /** Writes the marker into the target directory open as {@code dirFd}; returns 0 or -errno. */
     static int write(int dirFd, Meta source) {
         try (Arena a = Arena.ofConfined()) {

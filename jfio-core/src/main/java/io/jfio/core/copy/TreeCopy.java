@@ -77,6 +77,17 @@ public final class TreeCopy {
     public static final String TMPFILE_PROP = "jfio.copy.tmpfile";
     /** The default of {@link #TMPFILE_PROP}: files are written unnamed and linked. */
     public static final boolean TMPFILE_DEFAULT = true;
+    /**
+     * System property, the default of {@link CopyOptions#buildAside()}: {@code true} makes the copy build each
+     * directory it creates where it would be seen (the top-level target, a new directory in an existing one) under a
+     * temporary name next to it
+     * ({@code .NAME.jfio-HEX}, mode 0700), create the files inside directly under their names (no O_TMPFILE, no
+     * linkat), and rename the directory into place once everything in it is complete. Files written into
+     * directories that existed keep the unnamed-file path.
+     */
+    public static final String ASIDE_PROP = "jfio.copy.aside";
+    /** The default of {@link #ASIDE_PROP}. */
+    public static final boolean ASIDE_DEFAULT = false;
     /** How often adaptive parallelism looks at the CPUs. */
     static final int ADAPT_MILLIS = 40;
     /** Idle (or waiting for I/O) CPU share from which adaptive parallelism adds workers. */
@@ -111,6 +122,7 @@ public final class TreeCopy {
         this.target = target;
         this.ctx = new CopyContext(options, listener);
         this.parentDirs = new ParentDirs(ctx);
+        ctx.buildAside = options.buildAside();
     }
 
     /**
@@ -165,6 +177,11 @@ public final class TreeCopy {
             if (!ctx.cancelled && !ctx.options.dryRun()) {
                 try (Copier c = new Copier(ctx)) {
                     parentDirs.finish(c);
+                }
+            }
+            if (ctx.cancelled && !ctx.asideDirs.isEmpty()) {
+                try (Copier c = new Copier(ctx)) {
+                    c.placeCancelled();
                 }
             }
             if (ctx.options.fsync() && !ctx.cancelled) syncRoots();

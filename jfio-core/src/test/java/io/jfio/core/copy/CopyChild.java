@@ -4,18 +4,23 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Run in a child JVM by {@link CopyCrashTest} and {@link CopyPermissionTest}: {@code cp -a SRC DST} through
- * {@link TreeCopy} with four workers (large files split), optionally fsyncing every file (slow on purpose, so the
- * parent can kill it mid-copy). Prints each failure and a summary; exits 0 when all was copied, 1 otherwise.
+ * Run in a child JVM by {@link CopyCrashTest}, {@link CopyAsideTest} and {@link CopyPermissionTest}:
+ * {@code cp -a SRC DST} through {@link TreeCopy} with four workers (large files split), optionally fsyncing every
+ * file (slow on purpose, so the parent can kill it mid-copy). Prints each failure and a summary; exits 0 when all was
+ * copied, 1 otherwise.
  */
 public final class CopyChild {
     private CopyChild() {
     }
 
-    /** {@code [--fsync] SRC DST}. */
+    /** {@code [--fsync] [--aside] SRC DST}; {@code --aside} sets {@link TreeCopy#ASIDE_PROP}. */
     public static void main(String[] args) {
-        boolean fsync = args[0].equals("--fsync");
-        int i = fsync ? 1 : 0;
+        boolean fsync = false;
+        int i = 0;
+        for (; args[i].startsWith("--"); i++) {
+            if (args[i].equals("--fsync")) fsync = true;
+            if (args[i].equals("--aside")) System.setProperty(TreeCopy.ASIDE_PROP, "true");
+        }
         // Files from 16 MiB are split in 4 MiB parts, so that a kill can also land in a file several workers share
         // (where they are not in the page cache: the caller evicts them).
         CopyOptions o = CopyOptions.archive().jobs(4).sequential(false).fsync(fsync).splitThreshold(16 << 20)
