@@ -100,7 +100,11 @@ public final class DirSink implements Sink {
     private MemorySegment stageBuffer;
     private long staged;
     private final Changes stagedBatches = new Changes(true);
-    private final List<CompletableFuture<Void>> stagedFutures = new ArrayList<>();
+    /**
+     * The staged batches' future, one for all of them: they are written with one pwrite and join the same sync task,
+     * so they are acknowledged together (one future per round rather than per batch). Null while nothing is staged.
+     */
+    private CompletableFuture<Void> stagedFuture;
     /** pwrite calls of batch bytes: the pipeline's and the writer's. */
     private final java.util.concurrent.atomic.LongAdder writeCalls = new java.util.concurrent.atomic.LongAdder();
     /** Writes encoded batches off the pipeline thread (see {@link SegmentWriter}). */
@@ -493,10 +497,9 @@ public final class DirSink implements Sink {
         if (stageBuffer == null) stageBuffer = stageArena.allocate(STAGE_BYTES, 64);
         MemorySegment.copy(bytes, 0, stageBuffer, staged, length);
         staged += length;
-        CompletableFuture<Void> f = new CompletableFuture<>();
+        if (stagedFuture == null) stagedFuture = new CompletableFuture<>();
         stagedBatches.add(batch.id(), batch.end());
-        stagedFutures.add(f);
-        return f;
+        return stagedFuture;
     }
 
     /**
@@ -504,7 +507,7 @@ public final class DirSink implements Sink {
      * failure their bytes are cut off again and their futures fail: the pipeline sends them again.
      */
     private void writeStaged() throws IOException {
-        if (stagedFutures.isEmpty()) return; // empty batches are staged too: they carry a position
+        if (stagedFuture == null) return; // empty batches are staged too: they carry a position
         awaitWriter();
         Segment seg = current;
         long before = seg.size;
@@ -519,8 +522,8 @@ public final class DirSink implements Sink {
                 LibC.ftruncate(seg.fd, before);
                 ErrnoException e = new ErrnoException("pwrite", (int) -n, seg.fd,
                         dir.resolve(segmentName(seg.seq)).toString(), before + done, length - done);
-                for (CompletableFuture<Void> f : stagedFutures) f.completeExceptionally(e);
-                stagedFutures.clear();
+                stagedFuture.completeExceptionally(e);
+                stagedFuture = null;
                 stagedBatches.n = 0;
                 throw e;
             }
@@ -531,8 +534,8 @@ public final class DirSink implements Sink {
             if (stagedBatches.ids[i] != null) changes.add(stagedBatches.ids[i], stagedBatches.ends[i]);
         }
         stagedBatches.n = 0;
-        unsynced.addAll(stagedFutures);
-        stagedFutures.clear();
+        unsynced.add(stagedFuture);
+        stagedFuture = null;
     }
 
     /** pwrite system calls that wrote batch bytes so far (pipeline thread; for tests that count them). */

@@ -202,14 +202,16 @@ public final class CheckpointStore {
         byte[][] paths = new byte[entries.size()][];
         long size = HEADER + 4;
         int k = 0;
+        int longest = 0;
         for (Checkpoint c : entries) {
             paths[k] = pathBytes(c);
+            longest = Math.max(longest, paths[k].length);
             size += ENTRY_FIXED + paths[k++].length;
         }
         MemorySegment seg = arena.allocate(size);
         ByteBuffer out = seg.asByteBuffer(); // big-endian, as the reader expects
         out.put(MAGIC).putInt(VERSION).putLong(System.currentTimeMillis()).putInt(entries.size());
-        ByteBuffer body = ByteBuffer.allocate(46 + 65_535);
+        ByteBuffer body = ByteBuffer.allocate(46 + longest); // the longest entry, not the longest possible one
         CRC32C crc = new CRC32C();
         k = 0;
         for (Checkpoint c : entries) {
