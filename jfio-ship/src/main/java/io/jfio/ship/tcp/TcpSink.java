@@ -316,7 +316,7 @@ public final class TcpSink implements Sink {
         }
         long done = 0;
         while (done < length) {
-            long n = LibC.send(c.fd, stage.asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
+            long n = LibC.send(c.fd, done == 0 ? stage : stage.asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
             sendCalls.incrementAndGet();
             if (n == -Errno.EINTR || n == -Errno.EAGAIN) {
                 continue;
