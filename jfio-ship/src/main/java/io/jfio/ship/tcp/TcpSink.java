@@ -723,7 +723,7 @@ public final class TcpSink implements Sink {
             while (true) {
                 long n;
                 try {
-                    n = recv(c, buf.asSlice(have, buf.byteSize() - have));
+                    n = recv(c, have == 0 ? buf : buf.asSlice(have, buf.byteSize() - have));
                 } catch (IOException e) {
                     lost(c, new IOException("reading acknowledgements from " + describe() + " failed: "
                             + e.getMessage(), e));
@@ -761,6 +761,9 @@ public final class TcpSink implements Sink {
                     return;
                 }
                 have += n;
+                // A full buffer may have left acknowledgements in the socket: they are read before any gathering, or
+                // a stream acknowledged more often than the buffer holds per gathering wait would fall behind.
+                boolean full = have == buf.byteSize();
                 long whole = have - have % TcpProtocol.ACK_BYTES;
                 if (whole > 0) {
                     long count = buf.get(BE_LONG, whole - TcpProtocol.ACK_BYTES);
@@ -771,7 +774,9 @@ public final class TcpSink implements Sink {
                     if (!acknowledge(c, count, completed)) {
                         return;
                     }
-                    gatherAcks(c, count - before);
+                    if (!full) {
+                        gatherAcks(c, count - before);
+                    }
                 }
             }
         }
