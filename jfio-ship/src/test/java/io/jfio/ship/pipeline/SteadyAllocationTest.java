@@ -60,7 +60,7 @@ class SteadyAllocationTest {
         Rig rig = new Rig(cfg -> new DirSink(out, cfg.segmentSize(), quiet()));
         try {
             rig.start(() -> DirSink.readAll(out).length);
-            judge(rig.measure());
+            judge("dir", rig.measure());
         } finally {
             rig.stop();
         }
@@ -75,18 +75,19 @@ class SteadyAllocationTest {
             Rig rig = new Rig(cfg -> new TcpSink("127.0.0.1", receiver.port(), TcpSink.Options.defaults()));
             try {
                 rig.start(receiver::received);
-                judge(rig.measure());
+                judge("tcp", rig.measure());
             } finally {
                 rig.stop();
             }
         }
     }
 
-    private static void judge(double bytesPerLine) {
-        System.out.printf(Locale.ROOT, "pipeline thread: %.1f bytes allocated per line%n", bytesPerLine);
+    private static void judge(String sink, double bytesPerLine) {
+        System.out.printf(Locale.ROOT, "%s sink: the pipeline thread allocated %.1f bytes per line%n", sink,
+                bytesPerLine);
         assertTrue(bytesPerLine <= MAX_BYTES_PER_LINE, String.format(Locale.ROOT,
-                "the pipeline thread allocated %.0f bytes per line (at most %d expected)", bytesPerLine,
-                MAX_BYTES_PER_LINE));
+                "%s sink: the pipeline thread allocated %.0f bytes per line (at most %d expected)", sink,
+                bytesPerLine, MAX_BYTES_PER_LINE));
     }
 
     /** A pipeline over {@link #FILES} files on its own thread, and a writer that appends to them line by line. */
