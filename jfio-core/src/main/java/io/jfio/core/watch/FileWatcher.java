@@ -72,6 +72,24 @@ public interface FileWatcher extends AutoCloseable {
      */
     List<FileEvent> poll(Duration timeout) throws IOException;
 
+    /**
+     * As {@link #poll(Duration)}, but appends the changes to {@code into} instead of returning a list of its own, so
+     * that a caller that polls often can reuse one list. The inotify watcher then allocates nothing for a wake-up
+     * whose events are writes to names it reported before: their events are the same immutable objects again.
+     *
+     * @param timeout the longest time to wait; zero returns what is there without waiting
+     * @param into    the list the changes are appended to, in the order they happened
+     * @return how many changes were appended
+     * @throws WatcherClosedException      as for {@link #poll(Duration)}
+     * @throws java.io.InterruptedIOException as for {@link #poll(Duration)}
+     * @throws IllegalStateException       as for {@link #poll(Duration)}
+     */
+    default int poll(Duration timeout, List<FileEvent> into) throws IOException {
+        List<FileEvent> got = poll(timeout);
+        into.addAll(got);
+        return got.size();
+    }
+
     /** Makes a {@link #poll} in progress (or the next one) return at once. Any thread; does nothing once closed. */
     void wakeup();
 

@@ -118,6 +118,8 @@ public final class InotifyWatcher implements FileWatcher {
          * (they happened before the polling baseline), up to its IN_IGNORED.
          */
         boolean draining;
+        /** The names of its entries that data events came for, decoded once; made at the first. */
+        Names names;
 
         Watch(int wd, Path path, boolean dir) {
             this.wd = wd;
@@ -141,6 +143,76 @@ public final class InotifyWatcher implements FileWatcher {
             this.name = name;
         }
     }
+
+    /**
+     * An entry name that data events ({@code IN_MODIFY}, {@code IN_ATTRIB}, {@code IN_CLOSE_WRITE}) came for: its
+     * bytes, its decoded string and the events made for it, which are immutable and so reported again as they are
+     * while the watch's path and the entry's type stay the same. A file appended to line by line then costs its
+     * events no name, string or event object each.
+     */
+    private static final class Name {
+        final byte[] bytes;
+        final int hash;
+        final String string;
+        /** By data kind (modify, attrib, close-write), then directory or not; null until made. */
+        final FileEvent[] events = new FileEvent[6];
+
+        Name(byte[] bytes, int hash) {
+            this.bytes = bytes;
+            this.hash = hash;
+            this.string = FileNames.decode(bytes);
+        }
+    }
+
+    /** One watch's {@link Name}s, found by the bytes of an event in the read buffer (open addressing). */
+    private static final class Names {
+        Name[] table = new Name[16];
+        int size;
+
+        /** The name of {@code len} bytes at {@code off} of {@code buf}, with hash {@code hash}, or null. */
+        Name find(MemorySegment buf, long off, int len, int hash) {
+            int mask = table.length - 1;
+            for (int i = hash & mask; ; i = (i + 1) & mask) {
+                Name n = table[i];
+                if (n == null) return null;
+                if (n.hash == hash && same(n.bytes, buf, off, len)) return n;
+            }
+        }
+
+        void add(Name n) {
+            if (2 * (size + 1) > table.length) {
+                Name[] old = table;
+                table = new Name[old.length * 2];
+                for (Name o : old) {
+                    if (o != null) put(o);
+                }
+            }
+            put(n);
+            size++;
+        }
+
+        private void put(Name n) {
+            int mask = table.length - 1;
+            int i = n.hash & mask;
+            while (table[i] != null) i = (i + 1) & mask;
+            table[i] = n;
+        }
+
+        private static boolean same(byte[] b, MemorySegment buf, long off, int len) {
+            if (b.length != len) return false;
+            for (int i = 0; i < len; i++) {
+                if (b[i] != buf.get(ValueLayout.JAVA_BYTE, off + i)) return false;
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Names kept over all watches at most: a directory of ever new names must not grow them forever; past this all
+     * tables are emptied and filled again by the events that come.
+     */
+    private static final int NAMES_MAX = 16_384;
+    private int nameCount;
 
     private final int inotifyFd;
     private final int wakeFd;
@@ -452,6 +524,13 @@ public final class InotifyWatcher implements FileWatcher {
 
     @Override
     public List<FileEvent> poll(Duration timeout) throws IOException {
+        List<FileEvent> out = new ArrayList<>();
+        poll(timeout, out);
+        return out;
+    }
+
+    @Override
+    public int poll(Duration timeout, List<FileEvent> into) throws IOException {
         long deadline = Deadlines.after(timeout);
         lock.lock();
         try {
@@ -486,13 +565,15 @@ public final class InotifyWatcher implements FileWatcher {
                     if (!held.isEmpty()) held.values().removeIf(h -> now - h.deadline >= 0);
                     int readyCount = pending.size();
                     long heldUntil = Long.MAX_VALUE;
-                    for (Held h : held.values()) {
-                        readyCount = Math.min(readyCount, h.index);
-                        heldUntil = Math.min(heldUntil, h.deadline - now);
+                    if (!held.isEmpty()) { // (an iterator per poll otherwise)
+                        for (Held h : held.values()) {
+                            readyCount = Math.min(readyCount, h.index);
+                            heldUntil = Math.min(heldUntil, h.deadline - now);
+                        }
                     }
                     if (readyCount > 0 || woken || (looked && now - deadline >= 0)) {
                         woken = false;
-                        return take(readyCount);
+                        return take(readyCount, into);
                     }
                     waitUntil = deadline;
                     if (heldUntil != Long.MAX_VALUE && now + heldUntil - waitUntil < 0) waitUntil = now + heldUntil;
@@ -529,13 +610,19 @@ public final class InotifyWatcher implements FileWatcher {
         }
     }
 
-    /** The first {@code count} pending events; held MOVED_FROMs behind them move up. */
-    private List<FileEvent> take(int count) {
-        if (count == 0) return List.of(); // most wake-ups of a busy caller: no garbage for them
-        List<FileEvent> out = new ArrayList<>(pending.subList(0, count));
-        pending.subList(0, count).clear();
-        for (Held h : held.values()) h.index -= count;
-        return out;
+    /** Moves the first {@code count} pending events to {@code into}; held MOVED_FROMs behind them move up. */
+    private int take(int count, List<FileEvent> into) {
+        if (count == 0) return 0; // most wake-ups of a busy caller: no garbage for them
+        for (int i = 0; i < count; i++) into.add(pending.get(i));
+        if (count == pending.size()) {
+            pending.clear();
+        } else {
+            pending.subList(0, count).clear();
+        }
+        if (!held.isEmpty()) {
+            for (Held h : held.values()) h.index -= count;
+        }
+        return count;
     }
 
     private void readEvents() throws IOException {
@@ -546,8 +633,7 @@ public final class InotifyWatcher implements FileWatcher {
             ErrnoException.check(n, "read", inotifyFd, null);
             long now = System.nanoTime();
             for (long off = 0; off < n; off += InotifyEvent.recordLength(readBuf, off)) {
-                handle(InotifyEvent.wd(readBuf, off), InotifyEvent.mask(readBuf, off),
-                        InotifyEvent.cookie(readBuf, off), InotifyEvent.nameBytes(readBuf, off), now);
+                handle(off, now);
             }
             // Room was left for the largest event: the queue was empty when the kernel filled the buffer, so a
             // second read would only say EAGAIN (one system call less per wake-up; epoll reports anything newer).
@@ -555,7 +641,9 @@ public final class InotifyWatcher implements FileWatcher {
         }
     }
 
-    private void handle(int wd, int mask, int cookie, byte[] nameBytes, long now) {
+    private void handle(long off, long now) {
+        int wd = InotifyEvent.wd(readBuf, off);
+        int mask = InotifyEvent.mask(readBuf, off);
         if ((mask & IN_Q_OVERFLOW) != 0) {
             overflow();
             return;
@@ -571,30 +659,74 @@ public final class InotifyWatcher implements FileWatcher {
         }
         if (w.dropping && !w.draining) return;
         boolean isDir = (mask & IN_ISDIR) != 0;
-        if (nameBytes.length == 0) {
+        long name = off + InotifyEvent.OFF_NAME;
+        long limit = name + Integer.toUnsignedLong(InotifyEvent.len(readBuf, off));
+        int nameLength = 0;
+        int hash = 0;
+        for (long i = name; i < limit; i++) {
+            byte b = readBuf.get(ValueLayout.JAVA_BYTE, i);
+            if (b == 0) break;
+            hash = 31 * hash + b;
+            nameLength++;
+        }
+        if (nameLength == 0) {
             self(w, mask);
             return;
         }
-        // The event carries the name as a string that keeps its bytes; the watcher's own paths are built from the
-        // bytes.
-        String name = FileNames.decode(nameBytes);
+        if ((mask & (IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE)) == 0) {
+            int kind = (mask & IN_MODIFY) != 0 ? 0 : (mask & IN_ATTRIB) != 0 ? 1
+                    : (mask & IN_CLOSE_WRITE) != 0 ? 2 : -1;
+            if (kind >= 0) pending.add(dataEvent(w, name, nameLength, hash, kind, isDir));
+            return;
+        }
+        // Names change: rare next to data events, so they are decoded as they come. The event carries the name as a
+        // string that keeps its bytes; the watcher's own paths are built from the bytes.
+        byte[] nameBytes = new byte[nameLength];
+        MemorySegment.copy(readBuf, ValueLayout.JAVA_BYTE, name, nameBytes, 0, nameLength);
+        String decoded = FileNames.decode(nameBytes);
+        int cookie = InotifyEvent.cookie(readBuf, off);
         if ((mask & IN_MOVED_FROM) != 0) {
             held.put(cookie, new Held(pending.size(), now + PAIR_WAIT_NANOS, nameBytes));
-            pending.add(FileEvent.of(Kind.MOVED_FROM, w.path, name, isDir));
+            pending.add(FileEvent.of(Kind.MOVED_FROM, w.path, decoded, isDir));
         } else if ((mask & IN_MOVED_TO) != 0) {
-            movedTo(w, name, nameBytes, isDir, cookie);
+            movedTo(w, decoded, nameBytes, isDir, cookie);
         } else if ((mask & IN_CREATE) != 0) {
-            pending.add(FileEvent.of(Kind.CREATE, w.path, name, isDir));
+            pending.add(FileEvent.of(Kind.CREATE, w.path, decoded, isDir));
             if (isDir && w.tree) joinTree(PathBytes.resolve(w.path, nameBytes));
-        } else if ((mask & IN_DELETE) != 0) {
-            pending.add(FileEvent.of(Kind.DELETE, w.path, name, isDir));
-        } else if ((mask & IN_MODIFY) != 0) {
-            pending.add(FileEvent.of(Kind.MODIFY, w.path, name, isDir));
-        } else if ((mask & IN_ATTRIB) != 0) {
-            pending.add(FileEvent.of(Kind.ATTRIB, w.path, name, isDir));
-        } else if ((mask & IN_CLOSE_WRITE) != 0) {
-            pending.add(FileEvent.of(Kind.CLOSE_WRITE, w.path, name, isDir));
+        } else {
+            pending.add(FileEvent.of(Kind.DELETE, w.path, decoded, isDir));
         }
+    }
+
+    /**
+     * The event of data kind {@code kind} (0 modify, 1 attrib, 2 close-write) for the entry named by the
+     * {@code length} bytes at {@code name} of the read buffer: the one made before for the same name, watch path and
+     * type when there is one (see {@link Name}).
+     */
+    private FileEvent dataEvent(Watch w, long name, int length, int hash, int kind, boolean isDir) {
+        Names names = w.names;
+        if (names == null) names = w.names = new Names();
+        Name n = names.find(readBuf, name, length, hash);
+        if (n == null) {
+            if (nameCount >= NAMES_MAX) {
+                for (Watch u : byWd.values()) u.names = null;
+                nameCount = 0;
+                names = w.names = new Names();
+            }
+            byte[] bytes = new byte[length];
+            MemorySegment.copy(readBuf, ValueLayout.JAVA_BYTE, name, bytes, 0, length);
+            n = new Name(bytes, hash);
+            names.add(n);
+            nameCount++;
+        }
+        int slot = kind * 2 + (isDir ? 1 : 0);
+        FileEvent e = n.events[slot];
+        if (e == null || e.dir() != w.path) {
+            e = FileEvent.of(kind == 0 ? Kind.MODIFY : kind == 1 ? Kind.ATTRIB : Kind.CLOSE_WRITE, w.path, n.string,
+                    isDir);
+            n.events[slot] = e;
+        }
+        return e;
     }
 
     /** An event on a watched object itself. */

@@ -114,6 +114,52 @@ class InotifyWatcherTest extends FileWatcherContract {
     }
 
     /**
+     * Data events are made once per name and reused: a write to a file of a directory renamed within the tree is still
+     * reported under the directory's new path, and every name keeps its own events.
+     */
+    @Test
+    void shouldReportWritesUnderTheirDirectorysNewPathAfterItMovesWithinATree() throws IOException {
+        Path root = Files.createDirectory(tmp.resolve("root"));
+        Path a = Files.createDirectory(root.resolve("a"));
+        Files.writeString(a.resolve("f"), "1");
+        start().watchTree(root);
+        Files.writeString(a.resolve("f"), "2", StandardOpenOption.APPEND);
+        rec.await(Kind.MODIFY, a.resolve("f"));
+        Path b = root.resolve("b");
+        Files.move(a, b);
+        rec.await(Kind.MOVED, b);
+        rec.clear();
+        Files.writeString(b.resolve("f"), "3", StandardOpenOption.APPEND);
+        FileEvent e = rec.await(Kind.MODIFY, b.resolve("f"));
+        assertEquals(b, e.dir());
+        assertFalse(rec.events().stream().anyMatch(x -> a.resolve("f").equals(x.path())), rec.events().toString());
+    }
+
+    /** Many names written again and again, polled into one reused list: each write is reported under its name. */
+    @Test
+    void shouldReportEachOfManyNamesWrittenAgainUnderItsOwnName() throws IOException {
+        int n = 200;
+        List<Path> files = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) files.add(Files.writeString(tmp.resolve("file-" + i + ".log"), "0"));
+        start().watch(tmp);
+        List<FileEvent> into = new java.util.ArrayList<>();
+        for (int round = 1; round <= 3; round++) {
+            for (Path f : files) Files.writeString(f, "x", StandardOpenOption.APPEND);
+            java.util.Set<Path> seen = new java.util.HashSet<>();
+            long deadline = System.nanoTime() + Recorder.PATIENCE.toNanos();
+            while (seen.size() < n && System.nanoTime() < deadline) {
+                into.clear();
+                int got = watcher.poll(Duration.ofMillis(200), into);
+                assertEquals(got, into.size());
+                for (FileEvent e : into) {
+                    if (e.kind() == Kind.MODIFY) seen.add(e.path());
+                }
+            }
+            assertEquals(new java.util.HashSet<>(files), seen, "round " + round);
+        }
+    }
+
+    /**
      * Fills the kernel's queue ({@code fs.inotify.max_queued_events}) while nobody reads: the next poll reports
      * OVERFLOW, and a directory created among the lost events is watched afterwards.
      */

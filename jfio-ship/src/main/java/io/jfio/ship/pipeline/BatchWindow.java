@@ -5,7 +5,6 @@ import io.jfio.ship.metrics.ShipMetrics.SinkCounters;
 import io.jfio.ship.sink.Batch;
 import io.jfio.ship.sink.Sink;
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -13,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Not thread-safe; owned by the pipeline thread. The sink's futures complete on other threads; {@code onDone}
- * (given to each future that is not done at once) is how they wake the pipeline.
+ * (given once to each distinct future that is not done at once) is how they wake the pipeline.
  *
  * <p>The batches handed to the sink and not acknowledged yet, in send order. It hands batches to the sink, counts the
  * bytes in flight (reading pauses above {@code max-in-flight}), and moves each stream's acknowledged offset forward
@@ -25,10 +24,21 @@ final class BatchWindow {
     /**
      * A batch handed to the sink and not yet acknowledged ({@code length == 0} for bytes skipped, dropped):
      * {@code length} source bytes, {@code weight} bytes in flight (the larger of its source bytes and the bytes
-     * delivered: an encoded batch may be several times its source).
+     * delivered: an encoded batch may be several times its source). The window's slots are reused: a batch costs
+     * no entry of its own.
      */
-    private record Pending(Stream stream, long end, long length, long weight, long records,
-                           CompletableFuture<Void> future) {
+    private static final class Pending {
+        Stream stream;
+        long end;
+        long length;
+        long weight;
+        long records;
+        CompletableFuture<Void> future;
+
+        void clear() {
+            stream = null;
+            future = null;
+        }
     }
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -36,7 +46,15 @@ final class BatchWindow {
     private final Sink sink;
     private final SinkCounters counters;
     private final java.util.function.BiConsumer<Void, Throwable> onDone;
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    /** The batches in send order: a ring of reused slots, {@code count} of them from {@code head}. */
+    private Pending[] ring = newSlots(16);
+    private int head;
+    private int count;
+    /**
+     * The future {@code onDone} was last given to: a sink that completes a round's batches together returns one
+     * future for all of them, which needs {@code onDone} once, not once per batch.
+     */
+    private CompletableFuture<Void> watched;
     private long inFlightBytes;
     private long unflushedBytes;
     private long firstUnflushedNanos;
@@ -62,11 +80,48 @@ final class BatchWindow {
     }
 
     boolean isEmpty() {
-        return pending.isEmpty();
+        return count == 0;
     }
 
     int size() {
-        return pending.size();
+        return count;
+    }
+
+    private static Pending[] newSlots(int n) {
+        Pending[] r = new Pending[n];
+        for (int i = 0; i < n; i++) r[i] = new Pending();
+        return r;
+    }
+
+    /** A free slot at the tail (the ring doubles when full), filled by the caller. */
+    private Pending append(Stream s, long end, long length, long weight, long records, CompletableFuture<Void> f) {
+        if (count == ring.length) {
+            Pending[] r = new Pending[ring.length * 2];
+            for (int i = 0; i < count; i++) r[i] = ring[(head + i) % ring.length];
+            for (int i = count; i < r.length; i++) r[i] = new Pending();
+            ring = r;
+            head = 0;
+        }
+        Pending p = ring[(head + count) % ring.length];
+        count++;
+        p.stream = s;
+        p.end = end;
+        p.length = length;
+        p.weight = weight;
+        p.records = records;
+        p.future = f;
+        return p;
+    }
+
+    private Pending first() {
+        return ring[head];
+    }
+
+    /** Frees the head slot (its contents must have been used before: the slot is reused). */
+    private void removeFirst() {
+        ring[head].clear();
+        head = (head + 1) % ring.length;
+        count--;
     }
 
     long acks() {
@@ -92,8 +147,11 @@ final class BatchWindow {
         unflushedBytes += length;
         counters.add(Counter.BYTES_READ, length);
         counters.add(Counter.RECORDS_READ, batch.records());
-        pending.add(new Pending(s, s.read, length, weight, batch.records(), f));
-        if (!f.isDone()) f.whenComplete(onDone);
+        append(s, s.read, length, weight, batch.records(), f);
+        if (f != watched && !f.isDone()) {
+            watched = f;
+            f.whenComplete(onDone);
+        }
     }
 
     /**
@@ -105,7 +163,7 @@ final class BatchWindow {
         s.read = end;
         s.anchor(skipped);
         s.inFlight++;
-        pending.add(new Pending(s, end, 0, 0, 0, DONE));
+        append(s, end, 0, 0, 0, DONE);
     }
 
     /** Asks the sink to make what was sent durable soon. */
@@ -122,12 +180,12 @@ final class BatchWindow {
      *         {@link #settle})
      */
     Throwable collect() {
-        while (!pending.isEmpty()) {
-            Pending p = pending.peekFirst();
-            if (!p.future().isDone()) break;
-            if (p.future().isCompletedExceptionally()) return cause(p.future());
-            pending.removeFirst();
+        while (count > 0) {
+            Pending p = first();
+            if (!p.future.isDone()) break;
+            if (p.future.isCompletedExceptionally()) return cause(p.future);
             ack(p);
+            removeFirst();
         }
         return null;
     }
@@ -138,11 +196,11 @@ final class BatchWindow {
      */
     void settle(long deadlineNanos) {
         boolean ok = true;
-        while (!pending.isEmpty()) {
-            Pending p = pending.removeFirst();
+        while (count > 0) {
+            Pending p = first();
             if (ok) {
                 try {
-                    p.future().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    p.future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (Exception e) {
                     ok = false;
                 }
@@ -150,40 +208,42 @@ final class BatchWindow {
             if (ok) {
                 ack(p);
             } else {
-                p.stream().inFlight--;
+                p.stream.inFlight--;
             }
+            removeFirst();
         }
+        watched = null;
         inFlightBytes = 0;
         unflushedBytes = 0;
     }
 
     /** At shutdown: acknowledges what completes before {@code deadlineNanos}; the number of batches left. */
     int drain(long deadlineNanos) {
-        while (!pending.isEmpty() && deadlineNanos - System.nanoTime() > 0) {
-            Pending p = pending.peekFirst();
+        while (count > 0 && deadlineNanos - System.nanoTime() > 0) {
+            Pending p = first();
             try {
-                p.future().get(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                p.future.get(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (Exception e) {
                 break;
             }
-            pending.removeFirst();
             ack(p);
+            removeFirst();
         }
-        return pending.size();
+        return count;
     }
 
     private void ack(Pending p) {
-        Stream s = p.stream();
-        inFlightBytes -= p.weight();
+        Stream s = p.stream;
+        inFlightBytes -= p.weight;
         s.inFlight--;
-        if (p.end() > s.acked) {
-            s.acked = p.end();
+        if (p.end > s.acked) {
+            s.acked = p.end;
             acks++;
         }
-        if (p.length() > 0 || p.records() > 0) {
+        if (p.length > 0 || p.records > 0) {
             // A gzip file's batches carry records and no bytes of the file (its bytes count when it is done).
-            counters.add(Counter.BYTES_SHIPPED, p.length());
-            counters.add(Counter.RECORDS_SHIPPED, p.records());
+            counters.add(Counter.BYTES_SHIPPED, p.length);
+            counters.add(Counter.RECORDS_SHIPPED, p.records);
         }
     }
 

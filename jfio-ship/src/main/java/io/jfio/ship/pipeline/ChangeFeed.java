@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,8 +67,12 @@ final class ChangeFeed implements AutoCloseable {
      */
     private Map<Path, Target> links = new LinkedHashMap<>();
     private final Set<String> warned = new HashSet<>();
-    /** Paths written to since the last drain; filled and drained on the pipeline thread, which polls. */
-    private final Set<String> modified = new java.util.LinkedHashSet<>();
+    /**
+     * The files written to since the last drain, in the order of their first event, each once (its flag says it is
+     * queued): filled and drained on the pipeline thread, which polls. A list of the cache's own entries, so an event
+     * adds no entry of its own.
+     */
+    private final List<Written> modified = new ArrayList<>();
     /**
      * What {@link #poll} concluded for a write event's (directory, name): the path's string when a glob or a watched
      * file ({@link #watchFile}) matches it, {@link #NOT_RELEVANT} otherwise. At 10,000 writes a second, resolving,
@@ -79,11 +82,22 @@ final class ChangeFeed implements AutoCloseable {
      * under the link's name; the link target's watch reports them too, under the target's path, which no glob or
      * watched file matches, so they are dropped here.
      */
-    private final Map<Path, Map<String, String>> modifyCache = new java.util.HashMap<>();
+    private final Map<Path, Map<String, Written>> modifyCache = new java.util.HashMap<>();
     private int modifyCacheSize;
     private static final int MODIFY_CACHE_MAX = 65_536;
-    /** A distinct object, compared by identity. */
-    private static final String NOT_RELEVANT = new String("");
+    /** The cache's answer for a name no input matches: compared by identity. */
+    private static final Written NOT_RELEVANT = new Written("");
+
+    /** A written file's path, and whether it is queued for the next drain. */
+    private static final class Written {
+        final String path;
+        boolean queued;
+
+        Written(String path) {
+            this.path = path;
+        }
+    }
+
     private boolean broken;
     private volatile boolean rescan;
     private volatile boolean polls;
@@ -385,11 +399,12 @@ final class ChangeFeed implements AutoCloseable {
     /** Hands each path whose data changed to {@code action} once, and forgets it. */
     void drainModified(java.util.function.Consumer<String> action) {
         if (modified.isEmpty()) return;
-        for (Iterator<String> it = modified.iterator(); it.hasNext(); ) {
-            String p = it.next();
-            it.remove();
-            action.accept(p);
+        for (int i = 0; i < modified.size(); i++) {
+            Written w = modified.get(i);
+            w.queued = false;
+            action.accept(w.path);
         }
+        modified.clear();
     }
 
     private void clearModifyCache() {
@@ -397,18 +412,18 @@ final class ChangeFeed implements AutoCloseable {
         modifyCacheSize = 0;
     }
 
-    /** The path of a write event's file as a string when it matters, else null; cached (see modifyCache). */
-    private String modifiedPath(FileEvent e) {
-        Map<String, String> byName = modifyCache.get(e.dir());
-        String p = byName != null ? byName.get(e.name()) : null;
-        if (p == null) {
+    /** The write event's file when it matters, else null; cached (see modifyCache). */
+    private Written modifiedPath(FileEvent e) {
+        Map<String, Written> byName = modifyCache.get(e.dir());
+        Written w = byName != null ? byName.get(e.name()) : null;
+        if (w == null) {
             Path path = e.path();
-            p = relevant(path) ? FileNames.of(path) : NOT_RELEVANT;
+            w = relevant(path) ? new Written(FileNames.of(path)) : NOT_RELEVANT;
             if (modifyCacheSize >= MODIFY_CACHE_MAX) clearModifyCache();
-            modifyCache.computeIfAbsent(e.dir(), k -> new java.util.HashMap<>()).put(e.name(), p);
+            modifyCache.computeIfAbsent(e.dir(), k -> new java.util.HashMap<>()).put(e.name(), w);
             modifyCacheSize++;
         }
-        return p == NOT_RELEVANT ? null : p;
+        return w == NOT_RELEVANT ? null : w;
     }
 
     private boolean relevant(Path p) {
@@ -427,9 +442,10 @@ final class ChangeFeed implements AutoCloseable {
      */
     boolean poll(long nanos) {
         if (broken) return false;
-        List<FileEvent> events;
+        List<FileEvent> events = this.events;
+        events.clear();
         try {
-            events = watcher.poll(Duration.ofNanos(Math.max(0, nanos)));
+            watcher.poll(nanos <= 0 ? Duration.ZERO : Duration.ofNanos(nanos), events);
         } catch (WatcherClosedException e) {
             broken = true;
             return false;
@@ -444,9 +460,12 @@ final class ChangeFeed implements AutoCloseable {
             FileEvent e = events.get(i);
             switch (e.kind()) {
                 case MODIFY, CLOSE_WRITE, ATTRIB -> {
-                    String p = e.directory() || e.dir() == null ? null : modifiedPath(e);
-                    if (p != null) {
-                        modified.add(p);
+                    Written w = e.directory() || e.dir() == null ? null : modifiedPath(e);
+                    if (w != null) {
+                        if (!w.queued) {
+                            w.queued = true;
+                            modified.add(w);
+                        }
                         any = true;
                     }
                 }
@@ -474,8 +493,12 @@ final class ChangeFeed implements AutoCloseable {
                 }
             }
         }
+        events.clear(); // no reference kept to what was handled
         return any;
     }
+
+    /** The list each {@link #poll} fills: one for the feed's life, not one per wake-up. */
+    private final List<FileEvent> events = new ArrayList<>();
 
     /** Closes the watcher. */
     @Override

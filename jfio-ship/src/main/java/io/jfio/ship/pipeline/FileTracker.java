@@ -889,14 +889,20 @@ final class FileTracker {
 
     /** Lets idle files out of the attention set. */
     void prune(long now) {
-        if (attention.isEmpty()) return;
-        attention.removeIf(t -> {
+        // In place, in order (no lambda capturing the time: this runs at every wake-up).
+        int kept = 0;
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
             boolean idle = t.released || (!t.readable && !t.stream.partialPending && t.stream.inFlight == 0
                     && t.copyDeadlineNanos == 0 && t.state == TrackedFile.State.ACTIVE
                     && now - t.lastGrowthNanos > HOT_NANOS);
-            if (idle) t.attended = false;
-            return idle;
-        });
+            if (idle) {
+                t.attended = false;
+            } else {
+                attention.set(kept++, t);
+            }
+        }
+        if (kept < attention.size()) attention.subList(kept, attention.size()).clear();
     }
 
     // ---------------------------------------------------------------- watcher reports

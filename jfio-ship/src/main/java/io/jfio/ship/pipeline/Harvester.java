@@ -269,7 +269,8 @@ final class Harvester {
     private long readAnchored(TrackedFile t, long want) {
         Stream s = t.stream;
         int a = s.anchorLength;
-        Iovec.set(iov, 0, anchorBytes.asSlice(0, a));
+        iov.set(ValueLayout.JAVA_LONG, Iovec.OFF_BASE, anchorBytes.address()); // no slice: nothing allocated
+        iov.set(ValueLayout.JAVA_LONG, Iovec.OFF_LEN, a);
         iov.set(ValueLayout.JAVA_LONG, Iovec.SIZE + Iovec.OFF_BASE, buffer.address());
         iov.set(ValueLayout.JAVA_LONG, Iovec.SIZE + Iovec.OFF_LEN, want);
         long n;
@@ -302,9 +303,27 @@ final class Harvester {
         return send(t, length, records, null);
     }
 
+    /** The batch handed to the sink, filled again for each one (a sink keeps nothing of it past its send). */
+    private final Batch batch = new Batch("", "", -1, 0, 0, 0, MemorySegment.NULL);
+    /** Lengths below this have their {@link #head} slice kept. */
+    private static final int HEAD_SLICES = 2048;
+    /**
+     * The buffer's first {@code n} bytes by {@code n}, made once each: at low rates a batch is a line or a few, and a
+     * file's lines keep coming in the lengths seen before, so no batch costs a slice of its own.
+     */
+    private final MemorySegment[] heads = new MemorySegment[HEAD_SLICES];
+
+    /** The buffer's first {@code length} bytes. */
+    private MemorySegment head(long length) {
+        if (length >= HEAD_SLICES) return buffer.asSlice(0, length);
+        MemorySegment h = heads[(int) length];
+        if (h == null) heads[(int) length] = h = buffer.asSlice(0, length);
+        return h;
+    }
+
     /** Sends {@code [0, length)}; {@code cut} holds its multiline records' ends, when it has them. */
     private Result send(TrackedFile t, long length, long records, RecordJoiner.Cut cut) {
-        MemorySegment bytes = buffer.asSlice(0, length);
+        MemorySegment bytes = head(length);
         io.jfio.ship.sink.RecordView view = null;
         if (stage.needed(t.input)) {
             view = stage.view(t, bytes, t.stream.read, records, cut);
@@ -316,7 +335,7 @@ final class Harvester {
             }
             records = view.count();
         }
-        Batch b = new Batch(t.path, t.input.name(), t.fd, t.stream.read, length, records, bytes, t.sourceId(), view);
+        Batch b = batch.set(t.path, t.input.name(), t.fd, t.stream.read, length, records, bytes, t.sourceId(), view);
         try {
             window.send(t, b);
         } catch (IOException | RuntimeException e) {

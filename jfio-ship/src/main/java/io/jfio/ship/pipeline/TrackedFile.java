@@ -90,12 +90,22 @@ final class TrackedFile {
         return primary() ? stream.acked : 0;
     }
 
+    /** The last identity {@link #sourceId} made: batches of the same content under the same name share it. */
+    private SourceId id;
+
     /**
-     * The identity handed to the sink with a batch, made for each one like the batch itself: kept per file, it would
-     * cost every idle file its bytes.
+     * The identity handed to the sink with a batch: made when the stream's fingerprint or the file's name changed
+     * since the last one, else the same (immutable) object again, so that a line read alone costs no identity of its
+     * own. A file that never reads holds none.
      */
     SourceId sourceId() {
-        return new SourceId(device, inode, stream.fpLength, stream.fpHash, path);
+        SourceId i = id;
+        Stream s = stream;
+        if (i == null || i.fpLength() != s.fpLength || i.fpHash() != s.fpHash || !i.path().equals(path)) {
+            i = new SourceId(device, inode, s.fpLength, s.fpHash, path);
+            id = i;
+        }
+        return i;
     }
 
     @Override

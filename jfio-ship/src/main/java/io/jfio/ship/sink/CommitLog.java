@@ -601,6 +601,24 @@ final class CommitLog implements AutoCloseable {
             entry.clear();
             return n;
         }
+        // ASCII (most paths): the chars are the bytes. The encoder needs a CharBuffer per path, and the sync thread
+        // encodes every source of a commit twice (its size, then the entry).
+        byte[] a = entry.array();
+        int max = room - ENTRY_FIXED;
+        int len = Math.min(path.length(), max);
+        boolean ascii = true;
+        for (int i = 0; i < len; i++) {
+            char ch = path.charAt(i);
+            if (ch >= 0x80) {
+                ascii = false;
+                break;
+            }
+            a[ENTRY_FIXED + i] = (byte) ch;
+        }
+        if (ascii) {
+            entry.clear();
+            return len;
+        }
         utf8.reset();
         utf8.encode(CharBuffer.wrap(path), b, true);
         utf8.flush(b);

@@ -100,7 +100,11 @@ public final class DirSink implements Sink {
     private MemorySegment stageBuffer;
     private long staged;
     private final Changes stagedBatches = new Changes(true);
-    private final List<CompletableFuture<Void>> stagedFutures = new ArrayList<>();
+    /**
+     * The staged batches' future, one for all of them: they are written with one pwrite and join the same sync task,
+     * so they are acknowledged together (one future per round rather than per batch). Null while nothing is staged.
+     */
+    private CompletableFuture<Void> stagedFuture;
     /** pwrite calls of batch bytes: the pipeline's and the writer's. */
     private final java.util.concurrent.atomic.LongAdder writeCalls = new java.util.concurrent.atomic.LongAdder();
     /** Writes encoded batches off the pipeline thread (see {@link SegmentWriter}). */
@@ -154,6 +158,12 @@ public final class DirSink implements Sink {
             this.each = each;
         }
 
+        /** Empties it for reuse (no identity kept alive by a spare). */
+        void clear() {
+            java.util.Arrays.fill(ids, 0, n, null);
+            n = 0;
+        }
+
         void add(SourceId id, long end) {
             if (!each && n > 0 && ids[n - 1] == id) {
                 ends[n - 1] = end;
@@ -167,6 +177,41 @@ public final class DirSink implements Sink {
             ends[n++] = end;
         }
     }
+
+    /**
+     * Thread-safe. The future lists and position sets of sync tasks the sync thread is done with, kept for the
+     * pipeline's next tasks: a flush per round would otherwise make a list and a position set each time. At most
+     * {@link #MAX} of each are kept.
+     */
+    private static final class Spares {
+        static final int MAX = 64;
+        private final java.util.ArrayDeque<ArrayList<CompletableFuture<Void>>> lists = new java.util.ArrayDeque<>(MAX);
+        private final java.util.ArrayDeque<Changes> changes = new java.util.ArrayDeque<>(MAX);
+
+        synchronized ArrayList<CompletableFuture<Void>> list() {
+            ArrayList<CompletableFuture<Void>> l = lists.pollLast();
+            return l != null ? l : new ArrayList<>();
+        }
+
+        synchronized Changes changes() {
+            Changes c = changes.pollLast();
+            return c != null ? c : new Changes();
+        }
+
+        /** Takes back what a task no longer needs: its futures are completed and its positions committed. */
+        synchronized void give(List<CompletableFuture<Void>> waiting, Changes c) {
+            if (waiting instanceof ArrayList<CompletableFuture<Void>> l && lists.size() < MAX) {
+                l.clear();
+                lists.addLast(l);
+            }
+            if (c != null && changes.size() < MAX) {
+                c.clear();
+                changes.addLast(c);
+            }
+        }
+    }
+
+    private final Spares spares = new Spares();
 
     /**
      * Opens (creating it if needed) the sink directory, repairs what a crash left, and starts the sync thread.
@@ -493,10 +538,9 @@ public final class DirSink implements Sink {
         if (stageBuffer == null) stageBuffer = stageArena.allocate(STAGE_BYTES, 64);
         MemorySegment.copy(bytes, 0, stageBuffer, staged, length);
         staged += length;
-        CompletableFuture<Void> f = new CompletableFuture<>();
+        if (stagedFuture == null) stagedFuture = new CompletableFuture<>();
         stagedBatches.add(batch.id(), batch.end());
-        stagedFutures.add(f);
-        return f;
+        return stagedFuture;
     }
 
     /**
@@ -504,7 +548,7 @@ public final class DirSink implements Sink {
      * failure their bytes are cut off again and their futures fail: the pipeline sends them again.
      */
     private void writeStaged() throws IOException {
-        if (stagedFutures.isEmpty()) return; // empty batches are staged too: they carry a position
+        if (stagedFuture == null) return; // empty batches are staged too: they carry a position
         awaitWriter();
         Segment seg = current;
         long before = seg.size;
@@ -512,15 +556,16 @@ public final class DirSink implements Sink {
         staged = 0;
         long done = 0;
         while (done < length) {
-            long n = LibC.pwrite(seg.fd, stageBuffer.asSlice(done), length - done, before + done);
+            long n = LibC.pwrite(seg.fd, done == 0 ? stageBuffer : stageBuffer.asSlice(done), length - done,
+                    before + done);
             writeCalls.increment();
             if (n == -Errno.EINTR) continue;
             if (n < 0) {
                 LibC.ftruncate(seg.fd, before);
                 ErrnoException e = new ErrnoException("pwrite", (int) -n, seg.fd,
                         dir.resolve(segmentName(seg.seq)).toString(), before + done, length - done);
-                for (CompletableFuture<Void> f : stagedFutures) f.completeExceptionally(e);
-                stagedFutures.clear();
+                stagedFuture.completeExceptionally(e);
+                stagedFuture = null;
                 stagedBatches.n = 0;
                 throw e;
             }
@@ -531,8 +576,8 @@ public final class DirSink implements Sink {
             if (stagedBatches.ids[i] != null) changes.add(stagedBatches.ids[i], stagedBatches.ends[i]);
         }
         stagedBatches.n = 0;
-        unsynced.addAll(stagedFutures);
-        stagedFutures.clear();
+        unsynced.add(stagedFuture);
+        stagedFuture = null;
     }
 
     /** pwrite system calls that wrote batch bytes so far (pipeline thread; for tests that count them). */
@@ -545,9 +590,9 @@ public final class DirSink implements Sink {
         if (current != null) {
             Segment old = current;
             List<CompletableFuture<Void>> waiting = unsynced;
-            unsynced = new ArrayList<>();
+            unsynced = spares.list();
             Changes c = changes;
-            changes = new Changes();
+            changes = spares.changes();
             long length = old.size;
             current = null;
             queueSync(new SyncTask(old, length, waiting, c, true));
@@ -575,9 +620,9 @@ public final class DirSink implements Sink {
         Segment seg = current;
         List<CompletableFuture<Void>> waiting = unsynced;
         long length = seg.size;
-        unsynced = new ArrayList<>();
+        unsynced = spares.list();
         Changes c = changes;
-        changes = new Changes();
+        changes = spares.changes();
         queueSync(new SyncTask(seg, length, waiting, c, false));
     }
 
@@ -609,7 +654,8 @@ public final class DirSink implements Sink {
     }
 
     private static void complete(IOException e, List<CompletableFuture<Void>> waiting) {
-        for (CompletableFuture<Void> f : waiting) {
+        for (int i = 0; i < waiting.size(); i++) {
+            CompletableFuture<Void> f = waiting.get(i);
             if (e == null) {
                 f.complete(null);
             } else {
@@ -720,6 +766,8 @@ public final class DirSink implements Sink {
                         LibC.close(s.seg().fd);
                     }
                 }
+                // Completed and committed: their lists serve the pipeline's next tasks.
+                for (int j = first; j <= i; j++) spares.give(tasks.get(j).waiting(), tasks.get(j).changes());
             }
         }
     }

@@ -202,21 +202,31 @@ public final class CheckpointStore {
         byte[][] paths = new byte[entries.size()][];
         long size = HEADER + 4;
         int k = 0;
+        int longest = 0;
         for (Checkpoint c : entries) {
-            paths[k] = pathBytes(c);
-            size += ENTRY_FIXED + paths[k++].length;
+            // An ASCII path (most) is its chars: no array per entry and write (a few a second, each of every file).
+            paths[k] = ascii(c.path()) ? null : pathBytes(c);
+            int length = pathLength(c, paths[k++]);
+            longest = Math.max(longest, length);
+            size += ENTRY_FIXED + length;
         }
         MemorySegment seg = arena.allocate(size);
         ByteBuffer out = seg.asByteBuffer(); // big-endian, as the reader expects
         out.put(MAGIC).putInt(VERSION).putLong(System.currentTimeMillis()).putInt(entries.size());
-        ByteBuffer body = ByteBuffer.allocate(46 + 65_535);
+        ByteBuffer body = ByteBuffer.allocate(46 + longest); // the longest entry, not the longest possible one
         CRC32C crc = new CRC32C();
         k = 0;
         for (Checkpoint c : entries) {
             byte[] path = paths[k++];
+            int length = pathLength(c, path);
             body.clear();
             body.putLong(c.device()).putLong(c.inode()).putInt(c.fpLength()).putLong(c.fpHash())
-                    .putLong(c.offset()).putLong(c.seenAt()).putShort((short) path.length).put(path);
+                    .putLong(c.offset()).putLong(c.seenAt()).putShort((short) length);
+            if (path != null) {
+                body.put(path);
+            } else {
+                for (int i = 0; i < length; i++) body.put((byte) c.path().charAt(i));
+            }
             body.flip();
             crc.reset();
             crc.update(body.array(), 0, body.limit());
@@ -232,6 +242,19 @@ public final class CheckpointStore {
     private static final int HEADER = 8 + 4 + 8 + 4;
     /** An entry's bytes besides its path: length, the fixed fields, path length, checksum. */
     private static final int ENTRY_FIXED = 4 + 46 + 4;
+
+    /** Whether every char of {@code path} is ASCII (then its UTF-8 bytes are its chars). */
+    private static boolean ascii(String path) {
+        for (int i = 0; i < path.length(); i++) {
+            if (path.charAt(i) >= 0x80) return false;
+        }
+        return true;
+    }
+
+    /** The stored length of an entry's path: of its bytes, or of its chars when it is ASCII ({@code bytes} null). */
+    private static int pathLength(Checkpoint c, byte[] bytes) {
+        return bytes != null ? bytes.length : Math.min(c.path().length(), 65_535);
+    }
 
     private static byte[] pathBytes(Checkpoint c) {
         byte[] path = FileNames.encode(c.path());

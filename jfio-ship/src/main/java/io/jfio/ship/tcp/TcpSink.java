@@ -28,6 +28,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -166,6 +167,12 @@ public final class TcpSink implements Sink {
      */
     private boolean flushes;
     private long staged;
+    /**
+     * The staged batches' acknowledgement, shared by all of them (they go with one send and are acknowledged
+     * together): its end moves with each batch staged, and it closes when they are sent. One future and one entry per
+     * round rather than per batch. Null while nothing is staged. Pipeline thread; its end is read under the lock.
+     */
+    private Pending stagedGroup;
     private final AtomicLong sendCalls = new AtomicLong();
     /** Set when the caller waits for the last acknowledgements (drain, finish): the reader then takes each at once. */
     private volatile boolean promptAcks;
@@ -259,20 +266,34 @@ public final class TcpSink implements Sink {
         if (!options.ack()) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> f = new CompletableFuture<>();
+        boolean staging = staged > 0;
         lock.lock();
         try {
+            Pending g = stagedGroup;
+            if (staging && g != null && g.connection == c) {
+                // Staged behind the group's earlier batches: the same send carries it. Its bytes are past the
+                // limit, so no acknowledgement can have completed the group (a dead connection failed it).
+                if (!c.dead) {
+                    g.end = end;
+                }
+                return g.future;
+            }
+            CompletableFuture<Void> f = new CompletableFuture<>();
             if (c.dead) {
                 f.completeExceptionally(c.cause);
             } else if (c.acked >= end) {
                 f.complete(null);
             } else {
-                c.pending.add(new Pending(end, f));
+                Pending p = new Pending(c, end, f);
+                c.pending.add(p);
+                if (staging) {
+                    stagedGroup = p;
+                }
             }
+            return f;
         } finally {
             lock.unlock();
         }
-        return f;
     }
 
     /**
@@ -286,6 +307,7 @@ public final class TcpSink implements Sink {
         }
         long length = staged;
         staged = 0;
+        stagedGroup = null;
         lock.lock();
         try {
             c.limit = c.sent + length;
@@ -294,7 +316,7 @@ public final class TcpSink implements Sink {
         }
         long done = 0;
         while (done < length) {
-            long n = LibC.send(c.fd, stage.asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
+            long n = LibC.send(c.fd, done == 0 ? stage : stage.asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
             sendCalls.incrementAndGet();
             if (n == -Errno.EINTR || n == -Errno.EAGAIN) {
                 continue;
@@ -425,6 +447,7 @@ public final class TcpSink implements Sink {
             release(conn);
             conn = null;
             staged = 0; // their futures failed with the connection
+            stagedGroup = null;
         }
         long wait = nextAttemptNanos - System.nanoTime();
         if (wait > 0) {
@@ -694,12 +717,13 @@ public final class TcpSink implements Sink {
     private void readAcks(Connection c) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(TcpProtocol.ACK_BYTES * 64L);
+            ArrayList<Pending> completed = new ArrayList<>(); // reused by every acknowledgement of this reader
             long have = 0;
             long lastProgress = System.nanoTime();
             while (true) {
                 long n;
                 try {
-                    n = recv(c, buf.asSlice(have, buf.byteSize() - have));
+                    n = recv(c, have == 0 ? buf : buf.asSlice(have, buf.byteSize() - have));
                 } catch (IOException e) {
                     lost(c, new IOException("reading acknowledgements from " + describe() + " failed: "
                             + e.getMessage(), e));
@@ -737,6 +761,9 @@ public final class TcpSink implements Sink {
                     return;
                 }
                 have += n;
+                // A full buffer may have left acknowledgements in the socket: they are read before any gathering, or
+                // a stream acknowledged more often than the buffer holds per gathering wait would fall behind.
+                boolean full = have == buf.byteSize();
                 long whole = have - have % TcpProtocol.ACK_BYTES;
                 if (whole > 0) {
                     long count = buf.get(BE_LONG, whole - TcpProtocol.ACK_BYTES);
@@ -744,10 +771,12 @@ public final class TcpSink implements Sink {
                     have -= whole;
                     lastProgress = System.nanoTime();
                     long before = c.acked; // the reader alone moves it
-                    if (!acknowledge(c, count)) {
+                    if (!acknowledge(c, count, completed)) {
                         return;
                     }
-                    gatherAcks(c, count - before);
+                    if (!full) {
+                        gatherAcks(c, count - before);
+                    }
                 }
             }
         }
@@ -768,8 +797,8 @@ public final class TcpSink implements Sink {
     }
 
     /** Applies a cumulative count; completes covered futures in order. False when the connection is done. */
-    private boolean acknowledge(Connection c, long count) {
-        ArrayDeque<Pending> done = new ArrayDeque<>();
+    private boolean acknowledge(Connection c, long count, ArrayList<Pending> done) {
+        done.clear();
         IOException violation = null;
         lock.lock();
         try {
@@ -794,9 +823,10 @@ public final class TcpSink implements Sink {
             return false;
         }
         // Complete outside the lock: continuations may run here and must not deadlock with send().
-        for (Pending p : done) {
-            p.future.complete(null);
+        for (int i = 0; i < done.size(); i++) {
+            done.get(i).future.complete(null);
         }
+        done.clear();
         return true;
     }
 
@@ -858,6 +888,7 @@ public final class TcpSink implements Sink {
         }
         if (c.dead) {
             staged = 0; // their futures failed with the connection
+            stagedGroup = null;
             return;
         }
         try {
@@ -946,8 +977,20 @@ public final class TcpSink implements Sink {
         }
     }
 
-    /** One unacknowledged batch: the connection's byte count at its end and its future. */
-    private record Pending(long end, CompletableFuture<Void> future) {
+    /**
+     * One unacknowledged batch, or the staged batches of one send: the connection's byte count at its end (guarded by
+     * the sink's lock: it moves while batches are staged) and its future.
+     */
+    private static final class Pending {
+        final Connection connection;
+        long end;
+        final CompletableFuture<Void> future;
+
+        Pending(Connection connection, long end, CompletableFuture<Void> future) {
+            this.connection = connection;
+            this.end = end;
+            this.future = future;
+        }
     }
 
     /** One TCP connection; fields other than fd, tls and reader are guarded by the sink's lock. */

@@ -153,6 +153,57 @@ class TcpSinkTest {
         }
     }
 
+    /**
+     * A receiver that acknowledges far more often than the reader's buffer holds per gathering wait (here 400 times per
+     * read, the count repeated) must not leave the reader behind: it reads on while its reads fill the buffer. Read 64
+     * at a time with a 10 ms wait after each, the last acknowledgement of this run would come about 19 s late.
+     */
+    @Test
+    void shouldKeepUpWithAReceiverThatAcknowledgesMoreOftenThanTheReaderGathers(@TempDir Path dir) throws Exception {
+        try (SourceFile src = SourceFile.create(dir.resolve("a.log"), "a", "acks", 300, 60, 60);
+             ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(LOOPBACK);
+            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+            Thread receiver = Thread.ofPlatform().daemon().start(() -> {
+                try (SocketChannel ch = server.accept()) {
+                    byte[] hs = TcpProtocol.HANDSHAKE.getBytes(StandardCharsets.US_ASCII);
+                    ByteBuffer in = ByteBuffer.allocate(65536);
+                    while (in.position() < hs.length) {
+                        if (ch.read(in) < 0) return;
+                    }
+                    long received = in.position() - hs.length;
+                    ch.write(ByteBuffer.wrap(hs));
+                    ByteBuffer acks = ByteBuffer.allocate(400 * TcpProtocol.ACK_BYTES);
+                    while (true) {
+                        in.clear();
+                        int n = ch.read(in);
+                        if (n < 0) return;
+                        received += n;
+                        acks.clear();
+                        while (acks.hasRemaining()) acks.putLong(received);
+                        acks.flip();
+                        while (acks.hasRemaining()) ch.write(acks);
+                    }
+                } catch (IOException e) {
+                    // the sink closed the connection
+                }
+            });
+            try (TcpSink sink = new TcpSink("localhost", port, TcpSink.Options.defaults())) {
+                sink.acknowledgeSoon(false); // acknowledgements may gather, as when nobody waits for them
+                List<CompletableFuture<Void>> futures = new ArrayList<>();
+                for (int i = 0; i < src.batches(); i++) {
+                    futures.add(sink.send(src.batch(i)));
+                    Thread.sleep(1);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                for (CompletableFuture<Void> f : futures) {
+                    f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+            }
+            receiver.join(10_000);
+        }
+    }
+
     @Test
     void shouldRefuseAPlainListenerInAckModeWithAClearMessage(@TempDir Path dir) throws Exception {
         try (SourceFile src = SourceFile.create(dir.resolve("h.log"), "h", "h", 10, 20, 100);
