@@ -76,10 +76,11 @@ class CopyAsideTest {
 
             int kills = 0;
             boolean finished = false;
-            // Kills land while files are still being copied: aimed at least 60 files short of the end (the polling
-            // below overshoots by a few), not in the last steps of the directories (the documented window where a
-            // finished copy is left under its temporary name is not what this test is about).
-            int last = files - 60;
+            // Kills land while files are still being copied: aimed at least 120 files short of the end (the polling
+            // below overshoots, by up to about 30 files on a busy machine), not in the last steps of the directories
+            // (the documented window where a finished copy is left under its temporary name is not what this test is
+            // about).
+            int last = files - 120;
             for (int k = 0; k < 4 && !finished; k++) {
                 int present = countFiles(dir);
                 if (present >= last) break;
