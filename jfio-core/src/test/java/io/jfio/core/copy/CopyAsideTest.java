@@ -262,23 +262,8 @@ class CopyAsideTest {
         }
         TreeSnapshot before = TreeSnapshot.take(src);
         Path dst = dir.resolve("dst");
-        java.util.concurrent.atomic.AtomicReference<TreeCopy> running = new java.util.concurrent.atomic
-                .AtomicReference<>();
-        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
-        TreeCopy first = TreeCopy.of(List.of(src), dst, CopyOptions.archive().jobs(2).sequential(false)
-                .buildAside(true).build(), new CopyListener() {
-                    @Override
-                    public boolean wantsEntries() {
-                        return true;
-                    }
-
-                    @Override
-                    public void onEntry(CopyEvent event) {
-                        if (seen.incrementAndGet() == 100) running.get().cancel();
-                    }
-                });
-        running.set(first);
-        CopyResult cancelled = first.run();
+        CopyResult cancelled = TreeCopyTest.cancelledAfter(List.of(src), dst, CopyOptions.archive().jobs(2)
+                .sequential(false).buildAside(true).build(), 100);
         assertTrue(cancelled.cancelled());
         assertTrue(cancelled.files() < 500, "cancelled early: " + cancelled);
         assertEquals(List.of(), asideDirs(dir), "renamed into place");

@@ -81,6 +81,27 @@ class TreeCopyTest {
         return new Run(r, List.copyOf(failures), List.copyOf(notices), List.copyOf(events));
     }
 
+    /** A copy cancelled from its listener once {@code entries} entries were reported. */
+    static CopyResult cancelledAfter(List<Path> sources, Path target, CopyOptions options, int entries) {
+        AtomicReference<TreeCopy> running = new AtomicReference<>();
+        // Two workers report entries at once: the count must be atomic, or both can read entries - 1 and neither
+        // cancels.
+        AtomicInteger seen = new AtomicInteger();
+        TreeCopy c = TreeCopy.of(sources, target, options, new CopyListener() {
+            @Override
+            public boolean wantsEntries() {
+                return true;
+            }
+
+            @Override
+            public void onEntry(CopyEvent event) {
+                if (seen.incrementAndGet() == entries) running.get().cancel();
+            }
+        });
+        running.set(c);
+        return c.run();
+    }
+
     static void assertOk(Run r) {
         assertTrue(r.failures().isEmpty(), "failures: " + r.failures());
         assertTrue(r.result().ok(), "result: " + r.result());
@@ -325,22 +346,7 @@ class TreeCopyTest {
         TreeSnapshot before = TreeSnapshot.take(src);
         Path dst = dir.resolve("dst");
         CopyOptions o = CopyOptions.archive().jobs(2).sequential(false).build();
-        AtomicReference<TreeCopy> running = new AtomicReference<>();
-        // Two workers report entries at once: the count must be atomic, or both can read 99 and neither cancels.
-        AtomicInteger seen = new AtomicInteger();
-        TreeCopy first = TreeCopy.of(List.of(src), dst, o, new CopyListener() {
-            @Override
-            public boolean wantsEntries() {
-                return true;
-            }
-
-            @Override
-            public void onEntry(CopyEvent event) {
-                if (seen.incrementAndGet() == 100) running.get().cancel();
-            }
-        });
-        running.set(first);
-        CopyResult cancelled = first.run();
+        CopyResult cancelled = cancelledAfter(List.of(src), dst, o, 100);
         assertTrue(cancelled.cancelled());
         assertTrue(cancelled.files() < 500, "cancelled early: " + cancelled);
         assertTrue(Files.exists(dst.resolve(ResumeMarker.NAME)), "an unfinished copy keeps its resume marker");
