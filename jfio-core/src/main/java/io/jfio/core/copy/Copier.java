@@ -399,8 +399,7 @@ final class Copier implements AutoCloseable {
             h = mix(source.dev() ^ mix(source.ino()));
             for (byte b : finalName) h = mix(h ^ (b & 0xff));
         }
-        String hex = Long.toHexString(h);
-        String suffix = ".jfio-" + "0".repeat(16 - hex.length()) + hex;
+        String suffix = ".jfio-" + java.util.HexFormat.of().toHexDigits(h);
         boolean fits = finalName.length + 1 + suffix.length() <= Fcntl.NAME_MAX;
         byte[] base = fits ? finalName : new byte[0];
         byte[] out = new byte[1 + base.length + suffix.length()];

@@ -356,8 +356,7 @@ final class S3Journal implements AutoCloseable {
     }
 
     private static byte[] line(String body) {
-        String hex = Integer.toHexString(crc(body));
-        return ("0".repeat(8 - hex.length()) + hex + " " + body + "\n").getBytes(StandardCharsets.US_ASCII);
+        return (HEX.toHexDigits(crc(body)) + " " + body + "\n").getBytes(StandardCharsets.US_ASCII);
     }
 
     private static int crc(String body) {
