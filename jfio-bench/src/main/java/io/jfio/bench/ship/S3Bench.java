@@ -1,5 +1,7 @@
 package io.jfio.bench.ship;
 
+import io.jfio.bench.CpuUsage;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -46,6 +48,10 @@ public final class S3Bench {
     private static final String USER = "minioadmin";
     /** The name prefix of the files a running shipper is warmed up with before it is measured. */
     private static final String WARMUP = "warmup-";
+    /** Warm-up rounds stop once the JIT compiler threads took less than this share of a round's CPU... */
+    private static final double SETTLED_COMPILER_SHARE = 0.10;
+    /** ...or after this many rounds of 64 MB. */
+    private static final int MAX_WARMUP_ROUNDS = 12;
 
     /**
      * What to run.
@@ -87,9 +93,14 @@ public final class S3Bench {
     public record Result(List<Row> rows, String report, boolean ok) {
     }
 
+    /** How a running shipper was warmed up: rounds of 64 MB, and its JIT compiler's share of the last round's CPU. */
+    private record Warmup(int rounds, double compilerShare) {
+    }
+
     private final Options o;
     private final PrintWriter err;
     private final String password = "bench-" + Long.toHexString(System.nanoTime());
+    private final List<Warmup> warmups = new ArrayList<>();
     private Path work;
     private Path mcConfig;
     private String endpoint;
@@ -201,26 +212,39 @@ public final class S3Bench {
                 }
                 sleep(20);
             }
-            // Warmed up first, as a shipper that runs all the time is: 64 MB through the same path, in as many
-            // files as the measured workload (so the per-file and per-object code has run too), acknowledged.
+            // Warmed up first, as a shipper that runs all the time is: rounds of 64 MB through the same path, in as
+            // many files as the measured workload (so the per-file and per-object code has run too), acknowledged,
+            // until the JIT compiler is done with that code: a round in which the compiler threads took under a
+            // tenth of the process's CPU (compilation is a cost of the first minutes, not of a shipper that runs).
             Path warm = work.resolve("warmup-" + w);
             Files.createDirectories(warm);
             int n = w == 0 ? 1 : o.files();
             List<String> warmNames = new ArrayList<>();
             long warmBytes = 0;
-            for (int i = 0; i < n; i++) {
-                String wn = WARMUP + i + ".log";
-                write(warm.resolve(wn), 64_000_000L / n, 999 - i);
-                Files.createLink(in.resolve(wn), warm.resolve(wn));
-                warmBytes += Files.size(warm.resolve(wn));
-                warmNames.add(wn);
-            }
-            while (metric(port, "jfio_ship_bytes_read_total") < warmBytes) {
-                if (!c.process().isAlive() || System.nanoTime() > deadline) {
-                    throw new IOException("jfio ship did not read the warm-up files: " + tail(log));
+            int rounds = 0;
+            double compiling = 1;
+            while (rounds < MAX_WARMUP_ROUNDS && compiling >= SETTLED_COMPILER_SHARE) {
+                double jit0 = compilerSeconds(c.process().pid());
+                double all0 = c.cpuNow();
+                for (int i = 0; i < n; i++) {
+                    String wn = WARMUP + rounds + "-" + i + ".log";
+                    write(warm.resolve(wn), 64_000_000L / n, 999 - i - rounds * n);
+                    Files.createLink(in.resolve(wn), warm.resolve(wn));
+                    warmBytes += Files.size(warm.resolve(wn));
+                    warmNames.add(wn);
                 }
-                sleep(5);
+                while (metric(port, "jfio_ship_bytes_read_total") < warmBytes) {
+                    if (!c.process().isAlive() || System.nanoTime() > deadline) {
+                        throw new IOException("jfio ship did not read the warm-up files: " + tail(log));
+                    }
+                    sleep(5);
+                }
+                sleep(500);
+                rounds++;
+                compiling = (compilerSeconds(c.process().pid()) - jit0) / (c.cpuNow() - all0);
+                if (Double.isNaN(compiling)) throw new IOException("jfio ship stopped while warming up: " + tail(log));
             }
+            warmups.add(new Warmup(rounds, compiling));
             sleep(1000);
             double cpu0 = c.cpuNow();
             long t0 = System.nanoTime();
@@ -247,6 +271,29 @@ public final class S3Bench {
             return new Row("jfio ship (running)", name, total, seconds, c.cpuSeconds() - cpu0, c.peakRssBytes(),
                     verified);
         }
+    }
+
+    /**
+     * CPU seconds of a JVM's JIT compiler threads so far (the threads HotSpot names "C1 CompilerThread" and "C2
+     * CompilerThread", as {@code /proc/PID/task/TID/comm} shows them cut to 15 characters); 0 when none is found.
+     */
+    static double compilerSeconds(long pid) {
+        long ticks = 0;
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    String comm = Files.readString(t.resolve("comm"));
+                    if (!comm.startsWith("C1 Compiler") && !comm.startsWith("C2 Compiler")) continue;
+                    long k = Child.statTicks(Files.readString(t.resolve("stat")));
+                    if (k > 0) ticks += k;
+                } catch (IOException e) {
+                    // the thread ended between the listing and the read: its time is no longer counted anywhere
+                }
+            }
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+        return ticks / CpuUsage.TICKS_PER_SECOND;
     }
 
     /** The HTTP status of {@code path} on the metrics port, or -1 while it does not answer. */
@@ -416,9 +463,18 @@ public final class S3Bench {
                     TARGET_RSS / 1_000_000, r.rss() <= TARGET_RSS ? "met" : "NOT met", j.mbps() / m.mbps()));
         }
         b.append("All read the same page-cached files and send them uncompressed to the same MinIO on 127.0.0.1. "
-                + "Running: warmed up with 64 MB in as many files, then from the files' appearance to the last byte "
-                + "in the bucket (a SIGTERM uploads the objects still filling), as for a shipper that runs all the "
-                + "time. --once and mc: start to exit, start-up included.\n");
+                + "Running: warmed up with rounds of 64 MB in as many files until its JIT compiler took under "
+                + Math.round(SETTLED_COMPILER_SHARE * 100) + "% of a round's CPU (at most " + MAX_WARMUP_ROUNDS
+                + " rounds), then from the files' appearance to the last byte in the bucket (a SIGTERM uploads the "
+                + "objects still filling), as for a shipper that runs all the time. --once and mc: start to exit, "
+                + "start-up included.\n");
+        for (int i = 0; i < warmups.size() && 3 * i < rows.size(); i++) {
+            Warmup u = warmups.get(i);
+            b.append(String.format(Locale.ROOT,
+                    "Warm-up, %s: %d round%s, the compiler %.0f%% of the last one's CPU%s%n",
+                    rows.get(3 * i).workload(), u.rounds(), u.rounds() == 1 ? "" : "s", u.compilerShare() * 100,
+                    u.compilerShare() < SETTLED_COMPILER_SHARE ? "" : " (not settled: measured all the same)"));
+        }
         return b.toString();
     }
 
