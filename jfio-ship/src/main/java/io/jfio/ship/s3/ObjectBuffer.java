@@ -156,7 +156,7 @@ final class ObjectBuffer implements AutoCloseable {
         if (chunks.isEmpty() || lastUsed == chunks.get(chunks.size() - 1).byteSize()) {
             long next = chunks.isEmpty() ? FIRST_CHUNK
                     : Math.min(CHUNK, chunks.get(chunks.size() - 1).byteSize() * 2);
-            chunks.add(arena.allocate(next, 4096));
+            chunks.add(arena.allocate(next));
             lastUsed = 0;
         }
         return chunks.get(chunks.size() - 1);
