@@ -114,15 +114,6 @@ final class GzipHarvest {
             return Harvester.Result.IDLE;
         }
         s.partialPending = false;
-        String damage = check(t.fd);
-        if (damage != null) {
-            log.error("gzip-damaged", "sink", name, "path", t.path, "size", size, "why", damage, "action",
-                    "skipped: nothing of it is shipped; the other files go on");
-            metrics.error(name, "gzip");
-            damaged++;
-            window.skip(t, size, MemorySegment.NULL);
-            return Harvester.Result.MOVED;
-        }
         long kept;
         try {
             kept = window.committedDecompressed(t.sourceId());
@@ -140,6 +131,15 @@ final class GzipHarvest {
             t.readable = false;
             t.atEof = true;
             return Harvester.Result.IDLE;
+        }
+        String damage = check(t.fd);
+        if (damage != null) {
+            log.error("gzip-damaged", "sink", name, "path", t.path, "size", size, "why", damage, "action",
+                    "skipped: nothing of it is shipped; the other files go on");
+            metrics.error(name, "gzip");
+            damaged++;
+            window.skip(t, size, MemorySegment.NULL);
+            return Harvester.Result.MOVED;
         }
         long shipped = head == NO_HEAD ? 0 : files.shippedOfContent(head);
         long from = Math.max(shipped, kept);

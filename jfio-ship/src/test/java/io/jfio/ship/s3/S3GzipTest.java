@@ -23,7 +23,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,8 +77,15 @@ class S3GzipTest {
      * cut at 500 ms, gzip; its output appended to {@code err}.
      */
     private Process shipper(Minio minio, Path logs, Path state, Path err, String prefix) throws IOException {
+        return shipper(minio, logs, state, err, prefix, Map.of());
+    }
+
+    /** As above, with more settings. */
+    private Process shipper(Minio minio, Path logs, Path state, Path err, String prefix, Map<String, String> more)
+            throws IOException {
         Map<String, String> s = new LinkedHashMap<>(settings(minio, prefix, "gzip"));
         s.put("s3.object-age", "500ms");
+        s.putAll(more);
         s.remove("buffer-size");
         List<String> args = new ArrayList<>(List.of(logs.resolve("app.log*").toString(),
                 tmp.resolve("unused").toString(), state.toString(), "8MiB", "256KiB", "64KiB", "run"));
@@ -209,6 +218,95 @@ class S3GzipTest {
         }
     }
 
+    /**
+     * Records of gzip files into s3 through kill -9: ndjson of multiline records (Java stack traces), and raw lines
+     * through a filter. Every record in exactly one object, inside its object's decompressed range, with its offset in
+     * the decompressed bytes.
+     */
+    @Test
+    void shouldHoldEveryRecordOfGzipFilesInExactlyOneObjectThroughKillsWithNdjsonAndFilters() throws Exception {
+        TestSeed seed = TestSeed.pick();
+        System.out.println("S3GzipTest records " + seed);
+        seed.run(ts -> {
+            SplittableRandom rnd = ts.random();
+            try (Minio minio = Minio.start(tmp.resolve("server-" + ts.value()), BUCKET)) {
+                Map<String, byte[]> ndjson = recordKills(minio, rnd, "ndjson", Map.of("encoding", "ndjson",
+                        "multiline.preset", "java"), true);
+                Map<String, TreeMap<Long, String>> want = new HashMap<>();
+                int records = 0;
+                for (var e : ndjson.entrySet()) {
+                    List<String> recs = javaRecords.get(e.getKey());
+                    long[] at = io.jfio.ship.testing.JavaLog.boundaries(recs);
+                    TreeMap<Long, String> m = new TreeMap<>();
+                    for (int i = 0; i < recs.size(); i++) {
+                        m.put(at[i], recs.get(i).substring(0, recs.get(i).length() - 1));
+                    }
+                    want.put(e.getKey(), m);
+                    records += recs.size();
+                }
+                List<S3RecordsTest.Found> found = S3RecordsTest.records(minio, "rec-ndjson");
+                S3RecordsTest.assertExactlyOnce(found, want);
+                System.out.println("S3GzipTest ndjson: " + records + " multiline records of " + ndjson.size()
+                        + " gzip files in " + found.stream().map(S3RecordsTest.Found::key).distinct().count()
+                        + " objects, each once");
+                Pattern exclude = Pattern.compile(" v=-");
+                Map<String, byte[]> raw = recordKills(minio, rnd, "filtered", Map.of("exclude-lines",
+                        exclude.pattern()), false);
+                List<Minio.Stored> objects = minio.objects(BUCKET, "rec-filtered/");
+                S3RecordsTest.assertFilteredTiles(objects, raw, exclude);
+                System.out.println("S3GzipTest filtered: " + raw.size() + " gzip files in " + objects.size()
+                        + " objects, every kept line once");
+            }
+        });
+    }
+
+    private final Map<String, List<String>> javaRecords = new HashMap<>();
+
+    /** Gzip files shipped through kills with {@code more}, then a last run; the decompressed sources by name. */
+    private Map<String, byte[]> recordKills(Minio minio, SplittableRandom rnd, String name, Map<String, String> more,
+                                            boolean java) throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs-" + name));
+        Path state = tmp.resolve("state-" + name);
+        Path err = tmp.resolve("ship-" + name + ".err");
+        Map<String, byte[]> sources = new LinkedHashMap<>();
+        int kills = 5;
+        for (int k = 0; k < kills; k++) {
+            String file = "app.log." + (k + 1) + ".gz";
+            byte[] plain;
+            if (java) {
+                List<String> recs = io.jfio.ship.testing.JavaLog.records(rnd.nextLong(), 6000 + rnd.nextInt(6000),
+                        20, 40);
+                javaRecords.put(file, recs);
+                plain = io.jfio.ship.testing.JavaLog.bytes(recs);
+            } else {
+                plain = lines("f" + k, rnd, 1_500_000 + rnd.nextInt(1_500_000));
+            }
+            sources.put(file, plain);
+            put(logs, file, gzip(plain));
+            Process p = shipper(minio, logs, state, err, "rec-" + name, more);
+            try {
+                if (k % 2 == 1) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (p.isAlive() && System.nanoTime() < deadline && !gzipIntentLast(state)) Thread.sleep(1);
+                } else {
+                    Thread.sleep(1000 + rnd.nextInt(2500));
+                }
+                if (!p.isAlive()) fail("shipper " + k + " died by itself: " + ShipRun.tail(err, 40));
+            } finally {
+                p.destroyForcibly();
+                p.waitFor();
+            }
+        }
+        Map<String, String> s = settings(minio, "rec-" + name, "gzip");
+        s.putAll(more);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(ShipRun.config(List.of(logs.resolve("app.log*").toString()), null, state, s), log),
+                log.toString(StandardCharsets.UTF_8));
+        String all = Files.readString(err) + log.toString(StandardCharsets.UTF_8);
+        assertFalse(all.contains("Exception in thread"), ShipRun.tail(err, 40));
+        return sources;
+    }
+
     /** Whether the journal's last complete line is the intent of a gzip file's object (it has the 14th field). */
     static boolean gzipIntentLast(Path state) throws IOException {
         String l = S3CrashTest.lastLine(state);
@@ -268,6 +366,54 @@ class S3GzipTest {
             assertTrue(pieces.stream().anyMatch(p -> p.file().equals("app.log.1.gz") && p.start() == before.length),
                     "the gzip file's first object starts where the log's shipping had got");
         }
+    }
+
+    /**
+     * logrotate with compress while the shipper runs: the log's last bytes are still in an object that waits for its
+     * age when the compressed copy appears. The copy waits until they are stored, then holds nothing new: every byte
+     * of the log in exactly one object, none of them under the gzip file's name.
+     */
+    @Test
+    void shouldNotStoreALogAgainWhenItIsCompressedWhileItsLastBytesAreStillBeingStored() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        SplittableRandom r = new SplittableRandom(13);
+        byte[] first = lines("first", r, 2_500_000);
+        byte[] second = lines("second", r, 20_000);
+        try (Minio minio = Minio.start(tmp.resolve("server"), BUCKET)) {
+            Map<String, String> s = settings(minio, "live", "gzip");
+            s.put("s3.object-age", "4s");
+            Files.write(logs.resolve("app.log"), first);
+            try (ShipRun run = ShipRun.start(ShipRun.config(List.of(logs.resolve("app.log*").toString()), null,
+                    tmp.resolve("state"), s))) {
+                Thread.sleep(1000); // read, its last object still filling
+                Files.move(logs.resolve("app.log"), logs.resolve("app.log.1"));
+                Files.write(logs.resolve("app.log"), second);
+                put(logs, "app.log.1.gz", gzip(Files.readAllBytes(logs.resolve("app.log.1"))));
+                Files.delete(logs.resolve("app.log.1"));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                long want = first.length + second.length;
+                while (System.nanoTime() < deadline && stored(minio, "live/") < want) Thread.sleep(100);
+                Thread.sleep(2500); // past the gzip file's quiet second and its wait: it has been looked at
+                List<S3Objects.Piece> pieces = S3Objects.pieces(minio.objects(BUCKET, "live/"));
+                assertFalse(pieces.stream().anyMatch(p -> p.file().equals("app.log.1.gz")), run.log());
+                List<S3Objects.Piece> named = new ArrayList<>();
+                for (S3Objects.Piece p : pieces) {
+                    // Both logs were app.log: an object's first line says which (lines are never split here).
+                    String which = new String(p.bytes(), 0, 6, StandardCharsets.US_ASCII).equals("second") ? "second"
+                            : "first";
+                    named.add(new S3Objects.Piece(p.key(), which, p.start(), p.end(), p.bytes()));
+                }
+                S3Objects.Tally t = S3Objects.tally(named, Map.of("first", first, "second", second));
+                System.out.println("S3GzipTest compressed while running: " + t);
+                assertEquals(0, t.lost(), t + "\n" + run.log());
+                assertEquals(0, t.duplicated(), t + "\n" + run.log());
+                assertTrue(run.log().contains("event=gzip-resumed"), run.log());
+            }
+        }
+    }
+
+    private static long stored(Minio minio, String prefix) {
+        return S3Objects.pieces(minio.objects(BUCKET, prefix)).stream().mapToLong(p -> p.end() - p.start()).sum();
     }
 
     @Test
