@@ -28,10 +28,14 @@ import java.util.zip.GZIPInputStream;
  * or corrupt file is reported and skipped, nothing of it shipped, while the other files go on; then again to ship
  * it: decompressed into the pipeline's buffer, framed into lines (or multiline records), and sent as batches whose
  * records are the decompressed bytes ({@link RecordView} payload) and whose source range is empty, the last step
- * being a skip to the file's size. A crash or a sink failure in the middle ships the file again from its start:
- * gzip files are shipped at least once, into every sink. A gzip file whose decompressed first bytes are a content
- * the shipper knows (the log it was compressed from, shipped under the log's name) is shipped from where that
- * content's shipping had got.
+ * being a skip to the file's size. Each batch also carries its range of the decompressed bytes ({@link
+ * Batch#decompressed}). A crash or a sink failure in the middle ships the file again from its start (at least
+ * once), except into a sink that keeps the file's decompressed position with its data ({@link
+ * io.jfio.ship.sink.Sink#committedDecompressed}, the s3 sink): the file is then decompressed again from its start
+ * and shipped from that position, every decompressed byte once. A gzip file whose decompressed first bytes are a
+ * content the shipper knows (the log it was compressed from, shipped under the log's name) is shipped from where
+ * that content's shipping had got; into a sink of the second kind only once nothing of that content is in flight
+ * or unread, so that where it starts is what the sink holds.
  */
 final class GzipHarvest {
     /** How long a gzip file must not have grown before it is read. */

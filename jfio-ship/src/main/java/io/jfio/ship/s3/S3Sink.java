@@ -44,6 +44,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * so the object that may already be in the bucket is overwritten by the same bytes. An intent whose source does not
  * come back at its start (the file was truncated or replaced while the shipper was down) is abandoned: its bytes
  * are not sent again, so they cannot be in two objects.
+ *
+ * <p>A gzip file's records ({@link Batch#isDecompressed}) go into objects of its decompressed bytes: their ranges,
+ * intents and position ({@link #committedDecompressed}) are decompressed offsets, which do not change since a gzip
+ * file is read only when it no longer grows; the rest is as above. {@link GoneGzipFiles} reports, at start, the
+ * gzip files deleted before all of their objects were stored.
  */
 public final class S3Sink implements Sink {
     /** An object being filled: one source's bytes {@code [start, end)}. */
