@@ -209,9 +209,12 @@ public final class Pipeline {
         return name;
     }
 
-    /** Files that could not be opened or read during the run (for the exit code of {@code --once}). */
+    /**
+     * Files that could not be opened or read during the run, and sources the sink can no longer complete (for the
+     * exit code of {@code --once}).
+     */
     public int fileErrors() {
-        return files.fileErrors() + harvester.readErrors();
+        return files.fileErrors() + harvester.readErrors() + sink.sourcesLost();
     }
 
     /** The patterns of this sink's inputs that named no file when the run began. */

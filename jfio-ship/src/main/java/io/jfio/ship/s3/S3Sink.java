@@ -119,6 +119,8 @@ public final class S3Sink implements Sink {
     private long openRaw;
     private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
     private boolean closed;
+    /** Gzip files found gone at start before all of their objects were stored. */
+    private final int gone;
 
     /**
      * Opens the sink: replays the journal, checks that the bucket answers, starts the upload and timer threads.
@@ -152,7 +154,7 @@ public final class S3Sink implements Sink {
         }
         new S3Recovery(client, bucket, settings, journal, log).settle();
         try {
-            GoneGzipFiles.settle(journal, describe(), log, metrics);
+            this.gone = GoneGzipFiles.settle(journal, describe(), log, metrics);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -192,6 +194,11 @@ public final class S3Sink implements Sink {
     @Override
     public List<Checkpoint> committed() {
         return journal.positions();
+    }
+
+    @Override
+    public int sourcesLost() {
+        return gone;
     }
 
     /** Where the gzip file's objects end in its decompressed bytes: it is resumed there, never stored twice. */

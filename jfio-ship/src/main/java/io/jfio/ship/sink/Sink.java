@@ -75,6 +75,15 @@ public interface Sink extends AutoCloseable {
     }
 
     /**
+     * How many sources this sink found at its start that it can no longer complete (the s3 sink: gzip files deleted
+     * before all of their objects were stored, each reported once when found): work that failed, so that a {@code
+     * --once} run ends with exit 1. 0 by default.
+     */
+    default int sourcesLost() {
+        return 0;
+    }
+
+    /**
      * The pipeline has read everything there is and waits for the last acknowledgements ({@code --once}): deliver
      * what the sink holds now rather than on its own schedule (the s3 sink uploads the objects it is still filling).
      * By default a {@link #flush}.

@@ -476,7 +476,8 @@ class S3GzipTest {
             Files.write(logs.resolve("app.log"), lines("live", r, 1000));
             Map<String, String> s = settings(minio, "gone", "gzip");
             ByteArrayOutputStream log = new ByteArrayOutputStream();
-            ShipRun.once(ShipRun.config(List.of(logs.resolve("app.log*").toString()), null, state, s), log);
+            assertFalse(ShipRun.once(ShipRun.config(List.of(logs.resolve("app.log*").toString()), null, state, s), log),
+                    "work that failed: exit 1");
             String text = log.toString(StandardCharsets.UTF_8);
             assertTrue(text.contains("level=error") && text.contains("event=s3-redo-source-gone")
                     && text.contains("app.log.1.gz") && text.contains("-" + plain.length), text);
