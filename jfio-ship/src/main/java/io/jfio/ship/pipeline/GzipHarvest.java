@@ -50,6 +50,9 @@ final class GzipHarvest {
     private final long maxRecord;
     private final RecordStage stage;
     private final Function<TrackedFile, RecordJoiner> joiners;
+    private final long maxInFlight;
+    /** Whether the pipeline is stopping (a wait for room ends then). */
+    private java.util.function.BooleanSupplier stopping = () -> false;
     private final Framer.Scan scan = new Framer.Scan();
     private final RecordJoiner.Cut cut = new RecordJoiner.Cut();
     private final byte[] chunk = new byte[64 << 10];
@@ -63,7 +66,8 @@ final class GzipHarvest {
     private long plainSize;
 
     GzipHarvest(String name, ShipLog log, ShipMetrics metrics, FileTracker files, BatchWindow window,
-                MemorySegment buffer, long maxRecord, RecordStage stage, Function<TrackedFile, RecordJoiner> joiners) {
+                MemorySegment buffer, long maxRecord, RecordStage stage, Function<TrackedFile, RecordJoiner> joiners,
+                long maxInFlight) {
         this.name = name;
         this.log = log;
         this.metrics = metrics;
@@ -73,6 +77,12 @@ final class GzipHarvest {
         this.maxRecord = maxRecord;
         this.stage = stage;
         this.joiners = joiners;
+        this.maxInFlight = maxInFlight;
+    }
+
+    /** What says that the pipeline is stopping: a wait for the window's room ends then. */
+    void stopping(java.util.function.BooleanSupplier stopping) {
+        this.stopping = stopping;
     }
 
     IOException sinkError() {
@@ -169,6 +179,10 @@ final class GzipHarvest {
         } catch (SinkFailed e) {
             sinkError = e.cause;
             return Harvester.Result.SINK_FAILED;
+        } catch (Paused e) {
+            // Stopping, or a batch failed (the pipeline's next look at the acknowledgements finds it): the pipeline
+            // takes it from here, and the file is shipped again from where the sink's stored objects end.
+            return Harvester.Result.MOVED;
         }
         window.skip(t, Math.max(size, LibC.lseek(t.fd, 0, 2)), MemorySegment.NULL);
         return Harvester.Result.MOVED;
@@ -294,6 +308,31 @@ final class GzipHarvest {
             window.send(t, b);
         } catch (IOException | RuntimeException e) {
             throw new SinkFailed(e instanceof IOException io ? io : new IOException(e.toString(), e));
+        }
+        if (exact) room();
+    }
+
+    /**
+     * Waits while the window holds more than {@code max-in-flight}, taking the acknowledgements that come. A gzip file
+     * is shipped in one harvest, and a sink that keeps what it was sent in memory until it is stored (s3) does not
+     * block in {@code send}: without this a large file would be held whole. Ends with {@link Paused} when a batch
+     * failed or the pipeline is stopping.
+     */
+    private void room() {
+        while (window.inFlightBytes() > maxInFlight) {
+            if (window.collect() != null || stopping.getAsBoolean()) throw new Paused();
+            if (window.inFlightBytes() <= maxInFlight) return;
+            java.util.concurrent.locks.LockSupport.parkNanos(ROOM_POLL_NANOS);
+        }
+    }
+
+    /** How often a wait for room looks at the acknowledgements. */
+    private static final long ROOM_POLL_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(2);
+
+    /** A gzip file's shipping paused: the pipeline is stopping, or a batch failed. */
+    private static final class Paused extends RuntimeException {
+        Paused() {
+            super("paused", null, false, false);
         }
     }
 

@@ -177,6 +177,7 @@ public final class Pipeline {
         });
         this.harvester = new Harvester(name, config, log, metrics, files, window,
                 arena.allocate(config.bufferCapacity(), 4096));
+        harvester.stopping(() -> stopping);
         this.checkpointer = new Checkpointer(name, store, log, metrics);
         this.checkpointFile = store.file();
         metrics.register(() -> gauges);

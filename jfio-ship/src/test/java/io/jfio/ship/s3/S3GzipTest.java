@@ -101,6 +101,8 @@ class S3GzipTest {
         s.put("s3.compression", codec);
         s.put("read-gz", "true");
         s.put("buffer-size", "256KiB");
+        // Less than the larger files: a gzip file is shipped in one harvest, which waits for room as it goes.
+        s.put("max-in-flight", "3MiB");
         return s;
     }
 
