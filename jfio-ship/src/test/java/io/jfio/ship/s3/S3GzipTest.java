@@ -478,8 +478,12 @@ class S3GzipTest {
             Files.write(logs.resolve("app.log"), lines("live", r, 1000));
             Map<String, String> s = settings(minio, "gone", "gzip");
             ByteArrayOutputStream log = new ByteArrayOutputStream();
-            assertFalse(ShipRun.once(ShipRun.config(List.of(logs.resolve("app.log*").toString()), null, state, s), log),
-                    "work that failed: exit 1");
+            io.jfio.ship.Shipper shipper = io.jfio.ship.Shipper.open(ShipRun.config(List.of(logs.resolve("app.log*")
+                    .toString()), null, state, s), io.jfio.ship.pipeline.Pipeline.Mode.ONCE,
+                    new io.jfio.ship.log.ShipLog(new java.io.PrintStream(log, true, StandardCharsets.UTF_8), true));
+            assertFalse(shipper.run(), "work that failed: exit 1");
+            String metrics = shipper.metrics().render();
+            assertTrue(metrics.contains("jfio_ship_errors_total{sink=\"main\",kind=\"s3\"} 1"), metrics);
             String text = log.toString(StandardCharsets.UTF_8);
             assertTrue(text.contains("level=error") && text.contains("event=s3-redo-source-gone")
                     && text.contains("app.log.1.gz") && text.contains("-" + plain.length), text);
