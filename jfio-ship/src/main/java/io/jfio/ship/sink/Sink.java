@@ -68,6 +68,7 @@ public interface Sink extends AutoCloseable {
      * there after a crash, never shipped twice. -1 (the default) when the sink keeps no such position: a gzip file that
      * was not shipped whole is shipped again from its start (at least once).
      *
+     * @param id the gzip file's identity (device, inode, fingerprint of its compressed first bytes)
      * @throws IOException when the sink cannot say
      */
     default long committedDecompressed(SourceId id) throws IOException {
