@@ -377,18 +377,11 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 }
                 throw new ConfigException("encoding headers is for kafka sinks only: sink=" + s.getKey());
             }
-            boolean gz = inputs.stream().anyMatch(i -> i.sink().equals(s.getKey()) && i.readGz());
             for (InputConfig in : inputs) {
                 if (in.sink().equals(s.getKey()) && in.framing() == Framing.RAW && enc != RecordView.Encoding.RAW) {
                     throw new ConfigException("encoding " + enc.name().toLowerCase(Locale.ROOT) + " needs records: "
                             + "input=" + in.name() + " has framing raw, sink=" + s.getKey());
                 }
-            }
-            if (kind.equals("s3") && gz) {
-                // An object is a byte range of its source, named and re-cut by that range after a crash; a gzip
-                // file's records have no range in the file that they were read from.
-                throw new ConfigException("read-gz does not go to an s3 sink: sink=" + s.getKey()
-                        + " (objects are named by the byte ranges of the files they hold)");
             }
             out.put(s.getKey(), enc);
         }

@@ -166,6 +166,11 @@ final class BatchWindow {
         append(s, end, 0, 0, 0, DONE);
     }
 
+    /** The sink's decompressed position of the gzip file {@code id} ({@link Sink#committedDecompressed}). */
+    long committedDecompressed(io.jfio.ship.sink.SourceId id) throws IOException {
+        return sink.committedDecompressed(id);
+    }
+
     /** Asks the sink to make what was sent durable soon. */
     void flush() throws IOException {
         if (unflushedBytes == 0) return;

@@ -1141,6 +1141,25 @@ final class FileTracker {
         return best;
     }
 
+    /**
+     * Whether a stream of the content whose first {@link Fingerprint#SIZE} bytes hash to {@code head} may still ship
+     * bytes: batches of it not acknowledged, a file of it not read to its end, or an unterminated line or multiline
+     * record it holds back. A gzip file of that content waits for it when the sink stores every byte once: it starts
+     * where that content's shipping ended.
+     */
+    boolean contentBusy(long head) {
+        List<Stream> streams = byHead.get(head);
+        if (streams == null) return false;
+        for (Stream s : streams) {
+            if (!s.fullFingerprint()) continue;
+            TrackedFile p = s.primary();
+            if (s.inFlight > 0 || p != null && !p.released && (!p.atEof || s.partialPending || s.recordPending)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Closes every descriptor (shutdown). */
     void closeAll() {
         for (TrackedFile t : tracked.values()) {

@@ -28,10 +28,14 @@ import java.util.zip.GZIPInputStream;
  * or corrupt file is reported and skipped, nothing of it shipped, while the other files go on; then again to ship
  * it: decompressed into the pipeline's buffer, framed into lines (or multiline records), and sent as batches whose
  * records are the decompressed bytes ({@link RecordView} payload) and whose source range is empty, the last step
- * being a skip to the file's size. A crash or a sink failure in the middle ships the file again from its start:
- * gzip files are shipped at least once, into every sink. A gzip file whose decompressed first bytes are a content
- * the shipper knows (the log it was compressed from, shipped under the log's name) is shipped from where that
- * content's shipping had got.
+ * being a skip to the file's size. Each batch also carries its range of the decompressed bytes ({@link
+ * Batch#decompressed}). A crash or a sink failure in the middle ships the file again from its start (at least
+ * once), except into a sink that keeps the file's decompressed position with its data ({@link
+ * io.jfio.ship.sink.Sink#committedDecompressed}, the s3 sink): the file is then decompressed again from its start
+ * and shipped from that position, every decompressed byte once. A gzip file whose decompressed first bytes are a
+ * content the shipper knows (the log it was compressed from, shipped under the log's name) is shipped from where
+ * that content's shipping had got; into a sink of the second kind only once nothing of that content is in flight
+ * or unread, so that where it starts is what the sink holds.
  */
 final class GzipHarvest {
     /** How long a gzip file must not have grown before it is read. */
@@ -46,14 +50,24 @@ final class GzipHarvest {
     private final long maxRecord;
     private final RecordStage stage;
     private final Function<TrackedFile, RecordJoiner> joiners;
+    private final long maxInFlight;
+    /** Whether the pipeline is stopping (a wait for room ends then). */
+    private java.util.function.BooleanSupplier stopping = () -> false;
     private final Framer.Scan scan = new Framer.Scan();
     private final RecordJoiner.Cut cut = new RecordJoiner.Cut();
     private final byte[] chunk = new byte[64 << 10];
+    /** {@link #head}'s answer for a file shorter than a fingerprint. */
+    private static final long NO_HEAD = Long.MIN_VALUE;
     private IOException sinkError;
     private int damaged;
+    /** Whether the sink keeps the file's decompressed position: every batch is sent, those a filter emptied too. */
+    private boolean exact;
+    /** The decompressed size of the file being shipped, as its check found it: what is shipped of it. */
+    private long plainSize;
 
     GzipHarvest(String name, ShipLog log, ShipMetrics metrics, FileTracker files, BatchWindow window,
-                MemorySegment buffer, long maxRecord, RecordStage stage, Function<TrackedFile, RecordJoiner> joiners) {
+                MemorySegment buffer, long maxRecord, RecordStage stage, Function<TrackedFile, RecordJoiner> joiners,
+                long maxInFlight) {
         this.name = name;
         this.log = log;
         this.metrics = metrics;
@@ -63,6 +77,12 @@ final class GzipHarvest {
         this.maxRecord = maxRecord;
         this.stage = stage;
         this.joiners = joiners;
+        this.maxInFlight = maxInFlight;
+    }
+
+    /** What says that the pipeline is stopping: a wait for the window's room ends then. */
+    void stopping(java.util.function.BooleanSupplier stopping) {
+        this.stopping = stopping;
     }
 
     IOException sinkError() {
@@ -108,6 +128,24 @@ final class GzipHarvest {
             return Harvester.Result.IDLE;
         }
         s.partialPending = false;
+        long kept;
+        try {
+            kept = window.committedDecompressed(t.sourceId());
+        } catch (IOException e) {
+            sinkError = e;
+            return Harvester.Result.SINK_FAILED;
+        }
+        boolean exact = kept >= 0;
+        long head = head(t);
+        if (exact && head != NO_HEAD && files.contentBusy(head)) {
+            // The log it was compressed from still ships (bytes in flight, or not read to its end): where that ends
+            // is where this file starts, and a sink that stores every byte once must not get the rest twice.
+            s.partialPending = true;
+            files.attend(t);
+            t.readable = false;
+            t.atEof = true;
+            return Harvester.Result.IDLE;
+        }
         String damage = check(t.fd);
         if (damage != null) {
             log.error("gzip-damaged", "sink", name, "path", t.path, "size", size, "why", damage, "action",
@@ -117,14 +155,20 @@ final class GzipHarvest {
             window.skip(t, size, MemorySegment.NULL);
             return Harvester.Result.MOVED;
         }
-        long shipped = shippedBefore(t);
-        if (shipped > 0) {
+        long shipped = head == NO_HEAD ? 0 : files.shippedOfContent(head);
+        long from = Math.max(shipped, kept);
+        if (kept > 0 && kept >= shipped) {
+            log.info("gzip-continued", "sink", name, "path", t.path, "offset", kept, "why",
+                    "the sink holds its decompressed bytes up to there (stored before a stop or crash)",
+                    "action", "shipped from there");
+        } else if (shipped > 0) {
             log.info("gzip-resumed", "sink", name, "path", t.path, "offset", shipped, "why",
                     "its first bytes are those of a content shipped before (the log it was compressed from)",
                     "action", "shipped from there");
         }
+        this.exact = exact;
         try {
-            ship(t, shipped);
+            ship(t, from);
         } catch (IOException e) {
             // Checked a moment ago: it changed since (rewritten in place). Shipped again from its start next time.
             log.error("gzip-damaged", "sink", name, "path", t.path, "size", size, "why", e.getMessage(),
@@ -135,17 +179,26 @@ final class GzipHarvest {
         } catch (SinkFailed e) {
             sinkError = e.cause;
             return Harvester.Result.SINK_FAILED;
+        } catch (Paused e) {
+            // Stopping, or a batch failed (the pipeline's next look at the acknowledgements finds it): the pipeline
+            // takes it from here, and the file is shipped again from where the sink's stored objects end.
+            return Harvester.Result.MOVED;
         }
         window.skip(t, Math.max(size, LibC.lseek(t.fd, 0, 2)), MemorySegment.NULL);
         return Harvester.Result.MOVED;
     }
 
-    /** Null when the whole file decompresses with every member's CRC and length right, else what is wrong. */
+    /**
+     * Null when the whole file decompresses with every member's CRC and length right, else what is wrong; its
+     * decompressed size is then {@link #plainSize}.
+     */
     private String check(int fd) {
+        long n = 0;
         try (InputStream in = new GZIPInputStream(new FdInput(fd), 64 << 10)) {
-            while (in.read(chunk) >= 0) {
-                // Decompressed to nowhere: only the checks matter.
+            for (int r; (r = in.read(chunk)) >= 0; ) {
+                n += r; // decompressed to nowhere: only the checks and the size matter
             }
+            plainSize = n;
             return null;
         } catch (java.io.EOFException e) {
             return "truncated: the compressed data ends before its end (" + e.getMessage() + ")";
@@ -155,25 +208,26 @@ final class GzipHarvest {
     }
 
     /**
-     * How many decompressed bytes of {@code t} were shipped before, as another file: the compressed copy of a log
-     * whose content (by the fingerprint of its first {@link io.jfio.ship.harvest.Fingerprint#SIZE} bytes) the
-     * shipper knows. Shipped offsets are record boundaries, so shipping from there starts at a record.
+     * The hash of {@code t}'s first {@link io.jfio.ship.harvest.Fingerprint#SIZE} decompressed bytes, by which a
+     * content the shipper knows is found (the log this file was compressed from, shipped under the log's name), or
+     * {@link #NO_HEAD} when it is shorter than that (never taken for a copy, as with plain files).
      */
-    private long shippedBefore(TrackedFile t) {
+    private long head(TrackedFile t) {
         int size = io.jfio.ship.harvest.Fingerprint.SIZE;
-        byte[] head = new byte[size];
+        byte[] bytes = new byte[size];
         int n = 0;
         try (InputStream in = new GZIPInputStream(new FdInput(t.fd), 64 << 10)) {
             while (n < size) {
-                int r = in.read(head, n, size - n);
+                int r = in.read(bytes, n, size - n);
                 if (r < 0) break;
                 n += r;
             }
         } catch (IOException e) {
-            return 0; // checked a moment ago; the shipping pass reports what went wrong
+            return NO_HEAD; // checked a moment ago; the shipping pass reports what went wrong
         }
-        if (n < size) return 0; // shorter than a fingerprint: never taken for a copy, as with plain files
-        return files.shippedOfContent(io.jfio.ship.harvest.Fingerprint.hash(MemorySegment.ofArray(head), size));
+        if (n < size) return NO_HEAD;
+        long h = io.jfio.ship.harvest.Fingerprint.hash(MemorySegment.ofArray(bytes), size);
+        return h == NO_HEAD ? NO_HEAD + 1 : h;
     }
 
     /** The file decompressed through the buffer, framed and sent, from decompressed offset {@code from}. */
@@ -192,7 +246,9 @@ final class GzipHarvest {
             boolean end = false;
             while (!end || fill > 0) {
                 while (!end && fill < limit) {
-                    int n = in.read(chunk, 0, (int) Math.min(chunk.length, limit - fill));
+                    // What the check found, no more: a member appended since is not shipped (as a file that grew).
+                    long want = Math.min(limit - fill, plainSize - position - fill);
+                    int n = want <= 0 ? -1 : in.read(chunk, 0, (int) Math.min(chunk.length, want));
                     if (n < 0) {
                         end = true;
                         break;
@@ -244,13 +300,39 @@ final class GzipHarvest {
     private void send(TrackedFile t, long length, long records, RecordJoiner.Cut bounds, long position) {
         MemorySegment bytes = buffer.asSlice(0, length);
         RecordView view = stage.viewAlways(t, bytes, position, records, bounds);
-        if (view.count() == 0) return;
+        // A sink that names what it stores by decompressed range gets every range, an empty one too.
+        if (view.count() == 0 && !exact) return;
         Batch b = new Batch(t.path, t.input.name(), t.fd, 0, 0, view.count(), buffer.asSlice(0, 0), t.sourceId(),
-                view);
+                view).decompressed(position, length, plainSize);
         try {
             window.send(t, b);
         } catch (IOException | RuntimeException e) {
             throw new SinkFailed(e instanceof IOException io ? io : new IOException(e.toString(), e));
+        }
+        if (exact) room();
+    }
+
+    /**
+     * Waits while the window holds more than {@code max-in-flight}, taking the acknowledgements that come. A gzip file
+     * is shipped in one harvest, and a sink that keeps what it was sent in memory until it is stored (s3) does not
+     * block in {@code send}: without this a large file would be held whole. Ends with {@link Paused} when a batch
+     * failed or the pipeline is stopping.
+     */
+    private void room() {
+        while (window.inFlightBytes() > maxInFlight) {
+            if (window.collect() != null || stopping.getAsBoolean()) throw new Paused();
+            if (window.inFlightBytes() <= maxInFlight) return;
+            java.util.concurrent.locks.LockSupport.parkNanos(ROOM_POLL_NANOS);
+        }
+    }
+
+    /** How often a wait for room looks at the acknowledgements. */
+    private static final long ROOM_POLL_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(2);
+
+    /** A gzip file's shipping paused: the pipeline is stopping, or a batch failed. */
+    private static final class Paused extends RuntimeException {
+        Paused() {
+            super("paused", null, false, false);
         }
     }
 

@@ -177,6 +177,7 @@ public final class Pipeline {
         });
         this.harvester = new Harvester(name, config, log, metrics, files, window,
                 arena.allocate(config.bufferCapacity(), 4096));
+        harvester.stopping(() -> stopping);
         this.checkpointer = new Checkpointer(name, store, log, metrics);
         this.checkpointFile = store.file();
         metrics.register(() -> gauges);
@@ -209,9 +210,12 @@ public final class Pipeline {
         return name;
     }
 
-    /** Files that could not be opened or read during the run (for the exit code of {@code --once}). */
+    /**
+     * Files that could not be opened or read during the run, and sources the sink can no longer complete (for the
+     * exit code of {@code --once}).
+     */
     public int fileErrors() {
-        return files.fileErrors() + harvester.readErrors();
+        return files.fileErrors() + harvester.readErrors() + sink.sourcesLost();
     }
 
     /** The patterns of this sink's inputs that named no file when the run began. */

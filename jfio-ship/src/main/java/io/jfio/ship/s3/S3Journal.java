@@ -39,15 +39,18 @@ import java.util.zip.CRC32C;
  * by the same bytes, and no byte ends up in two objects.
  *
  * <p>Format: text lines, each {@code CRC32C-HEX SP BODY LF}, the CRC over the body. Bodies: {@code I seq dev ino
- * fp-length fp-hash start end millis key-hex path-hex kind obsolete-key-hex} (intent; kind {@code s} for one request,
- * {@code m} for a multipart upload whose end is planned), {@code R seq end key-hex} (a multipart object cut before its
- * planned end: its new end and key), {@code D seq millis} (done), {@code X seq} (abandoned: its source content is
- * gone), {@code P dev ino fp-length fp-hash offset seen-at path-hex} (a position, in
- * a snapshot) and {@code N next-seq}. A line whose CRC fails (the torn last line a crash left) is skipped and
- * logged. The file is created 0600 and never opened through a symbolic link; compaction writes a snapshot (the
- * positions, the open intents, the next number) to a temporary created exclusively, fdatasyncs it, renames it over
- * the journal and fsyncs the directory: at every open and when the appended lines outgrow the last snapshot by
- * {@link #COMPACT_MIN}. Positions not touched for 7 days and intents older than that are dropped then.
+ * fp-length fp-hash start end millis key-hex path-hex kind obsolete-key-hex [gzip-size]} (intent; kind {@code s} for
+ * one request, {@code m} for a multipart upload whose end is planned; {@code gzip-size} only for an object of a gzip
+ * file's decompressed bytes, whose {@code start} and {@code end} are then decompressed offsets), {@code R seq end
+ * key-hex} (a multipart object cut before its planned end: its new end and key), {@code D seq millis} (done), {@code X
+ * seq} (abandoned: its source content is gone), {@code P dev ino fp-length fp-hash offset seen-at path-hex} (a
+ * position, in a snapshot), {@code G dev ino fp-length fp-hash offset seen-at path-hex gzip-size} (a gzip file's
+ * position in its decompressed bytes, in a snapshot, or when the file is gone before all of it was stored) and {@code
+ * N next-seq}. A line whose CRC fails (the torn last line a crash left) is skipped and logged. The file is created
+ * 0600 and never opened through a symbolic link; compaction writes a snapshot (the positions, the open intents, the
+ * next number) to a temporary created exclusively, fdatasyncs it, renames it over the journal and fsyncs the
+ * directory: at every open and when the appended lines outgrow the last snapshot by {@link #COMPACT_MIN}. Positions
+ * not touched for 7 days and intents older than that are dropped then.
  */
 final class S3Journal implements AutoCloseable {
     /** Lines appended past the last snapshot before compaction. */
@@ -74,23 +77,51 @@ final class S3Journal implements AutoCloseable {
      *                  end, and {@link #replan} records where it ends when it is cut before that
      * @param obsolete  a key to delete (its incomplete uploads aborted) before this object is done, or null: the key
      *                  a multipart object was planned under, when it was cut before its planned end
+     * @param gzipSize  -1 when the source is a plain file; else the source is a gzip file, {@code start} and {@code
+     *                  end} are offsets in its decompressed bytes, and this is their number
      */
     record Intent(long seq, String key, long device, long inode, int fpLen, long fpHash, String path, long start,
-                  long end, long millis, boolean multipart, String obsolete) {
+                  long end, long millis, boolean multipart, String obsolete, long gzipSize) {
         /** A single-request object. */
         Intent(long seq, String key, long device, long inode, int fpLen, long fpHash, String path, long start,
                long end, long millis) {
-            this(seq, key, device, inode, fpLen, fpHash, path, start, end, millis, false, null);
+            this(seq, key, device, inode, fpLen, fpHash, path, start, end, millis, false, null, -1);
+        }
+
+        /** An object of a plain file. */
+        Intent(long seq, String key, long device, long inode, int fpLen, long fpHash, String path, long start,
+               long end, long millis, boolean multipart, String obsolete) {
+            this(seq, key, device, inode, fpLen, fpHash, path, start, end, millis, multipart, obsolete, -1);
+        }
+
+        /** Whether its range is of a gzip file's decompressed bytes. */
+        boolean gzip() {
+            return gzipSize >= 0;
         }
 
         /** This single-request object ending at {@code at} instead, under the same key. */
         Intent ending(long at) {
-            return new Intent(seq, key, device, inode, fpLen, fpHash, path, start, at, millis, multipart, obsolete);
+            return new Intent(seq, key, device, inode, fpLen, fpHash, path, start, at, millis, multipart, obsolete,
+                    gzipSize);
         }
 
         /** This multipart object cut at {@code at}: key {@code newKey}, stored by completing it and copying. */
         Intent replanned(long at, String newKey) {
-            return new Intent(seq, newKey, device, inode, fpLen, fpHash, path, start, at, millis, false, key);
+            return new Intent(seq, newKey, device, inode, fpLen, fpHash, path, start, at, millis, false, key,
+                    gzipSize);
+        }
+    }
+
+    /**
+     * Where a gzip file's objects end, in its decompressed bytes.
+     *
+     * @param at   the position: the file's identity, the decompressed offset its objects end at, when, the path
+     * @param size the file's decompressed size: the file is all in the bucket when {@code at.offset() == size}
+     */
+    record GzipPosition(Checkpoint at, long size) {
+        /** Whether objects hold all of the file. */
+        boolean complete() {
+            return at.offset() >= size;
         }
     }
 
@@ -101,6 +132,8 @@ final class S3Journal implements AutoCloseable {
     private final ShipLog log;
     private final Map<List<Long>, Checkpoint> positions = new LinkedHashMap<>();
     private final Map<Long, Intent> open = new LinkedHashMap<>();
+    /** The gzip files' positions (decompressed offsets): kept apart, the pipeline's positions are the files' own. */
+    private final Map<List<Long>, GzipPosition> gzipPositions = new LinkedHashMap<>();
     private long nextSeq = 1;
     private FileChannel out;
     private long snapshotSize;
@@ -190,11 +223,13 @@ final class S3Journal implements AutoCloseable {
             String[] f = body.split(" ");
             switch (f[0]) {
                 case "I" -> {
-                    // Fields 11 and 12 (multipart, obsolete key) are absent from lines written before they existed.
+                    // Fields 11 and 12 (multipart, obsolete key) are absent from lines written before they existed;
+                    // field 13 (a gzip source's decompressed size) is there only for a gzip file's object.
                     Intent in = new Intent(Long.parseLong(f[1]), str(f[9]), Long.parseLong(f[2]), Long.parseLong(f[3]),
                             Integer.parseInt(f[4]), Long.parseLong(f[5]), str(f[10]), Long.parseLong(f[6]),
                             Long.parseLong(f[7]), Long.parseLong(f[8]), f.length > 11 && f[11].equals("m"),
-                            f.length > 12 && !f[12].equals("-") ? str(f[12]) : null);
+                            f.length > 12 && !f[12].equals("-") ? str(f[12]) : null,
+                            f.length > 13 ? Long.parseLong(f[13]) : -1);
                     open.put(in.seq(), in);
                     nextSeq = Math.max(nextSeq, in.seq() + 1);
                 }
@@ -213,6 +248,11 @@ final class S3Journal implements AutoCloseable {
                             Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), str(f[7]));
                     positions.put(List.of(c.device(), c.inode()), c);
                 }
+                case "G" -> {
+                    Checkpoint c = new Checkpoint(Long.parseLong(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3]),
+                            Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), str(f[7]));
+                    gzipPositions.put(List.of(c.device(), c.inode()), new GzipPosition(c, Long.parseLong(f[8])));
+                }
                 case "N" -> nextSeq = Math.max(nextSeq, Long.parseLong(f[1]));
                 default -> {
                     return false;
@@ -225,6 +265,11 @@ final class S3Journal implements AutoCloseable {
     }
 
     private void position(Intent in, long millis) {
+        if (in.gzip()) {
+            gzipPositions.put(List.of(in.device(), in.inode()), new GzipPosition(new Checkpoint(in.device(),
+                    in.inode(), in.fpLen(), in.fpHash(), in.end(), millis, in.path()), in.gzipSize()));
+            return;
+        }
         positions.put(List.of(in.device(), in.inode()), new Checkpoint(in.device(), in.inode(), in.fpLen(),
                 in.fpHash(), in.end(), millis, in.path()));
     }
@@ -242,6 +287,38 @@ final class S3Journal implements AutoCloseable {
     /** Where every source content's objects end: the positions the pipeline resumes from. */
     synchronized List<Checkpoint> positions() {
         return new ArrayList<>(positions.values());
+    }
+
+    /**
+     * Where the objects of the gzip file {@code (device, inode)} with that fingerprint end, in its decompressed bytes;
+     * 0 when none of it is done.
+     */
+    synchronized long gzipPosition(long device, long inode, int fpLen, long fpHash) {
+        GzipPosition p = gzipPositions.get(List.of(device, inode));
+        return p != null && p.at().fpLength() == fpLen && p.at().fpHash() == fpHash ? p.at().offset() : 0;
+    }
+
+    /** The gzip files' positions. */
+    synchronized List<GzipPosition> gzipPositions() {
+        return new ArrayList<>(gzipPositions.values());
+    }
+
+    /**
+     * Records durably that nothing more of the gzip file {@code (device, inode)} will be stored (it is gone): its
+     * position is complete from now on, so that it is reported once.
+     */
+    synchronized void gzipGone(long device, long inode) throws IOException {
+        GzipPosition p = gzipPositions.get(List.of(device, inode));
+        if (p == null || p.complete()) return;
+        GzipPosition done = new GzipPosition(p.at(), p.at().offset());
+        append(gzipLine(done));
+        gzipPositions.put(List.of(device, inode), done);
+    }
+
+    private static String gzipLine(GzipPosition p) {
+        Checkpoint c = p.at();
+        return "G " + c.device() + " " + c.inode() + " " + c.fpLength() + " " + c.fpHash() + " " + c.offset() + " "
+                + c.seenAt() + " " + hex(c.path()) + " " + p.size();
     }
 
     /** Records {@code in} durably, before its upload (again after a crash: nothing new is written then). */
@@ -280,7 +357,8 @@ final class S3Journal implements AutoCloseable {
     private static String body(Intent in) {
         return "I " + in.seq() + " " + in.device() + " " + in.inode() + " " + in.fpLen() + " " + in.fpHash() + " "
                 + in.start() + " " + in.end() + " " + in.millis() + " " + hex(in.key()) + " " + hex(in.path()) + " "
-                + (in.multipart() ? "m" : "s") + " " + (in.obsolete() == null ? "-" : hex(in.obsolete()));
+                + (in.multipart() ? "m" : "s") + " " + (in.obsolete() == null ? "-" : hex(in.obsolete()))
+                + (in.gzip() ? " " + in.gzipSize() : "");
     }
 
     /** Records that object {@code seq} is in the bucket, durably; its end becomes its source's position. */
@@ -326,10 +404,14 @@ final class S3Journal implements AutoCloseable {
         long now = System.currentTimeMillis();
         positions.values().removeIf(c -> now - c.seenAt() > FORGET_MILLIS);
         open.values().removeIf(in -> now - in.millis() > FORGET_MILLIS);
+        gzipPositions.values().removeIf(p -> now - p.at().seenAt() > FORGET_MILLIS);
         StringBuilder b = new StringBuilder();
         for (Checkpoint c : positions.values()) {
             b.append(new String(line("P " + c.device() + " " + c.inode() + " " + c.fpLength() + " " + c.fpHash() + " "
                     + c.offset() + " " + c.seenAt() + " " + hex(c.path())), StandardCharsets.US_ASCII));
+        }
+        for (GzipPosition p : gzipPositions.values()) {
+            b.append(new String(line(gzipLine(p)), StandardCharsets.US_ASCII));
         }
         for (Intent in : open.values()) {
             b.append(new String(line(body(in)), StandardCharsets.US_ASCII));

@@ -18,9 +18,24 @@ final class S3Metrics {
     private final LongAdder latencyNanos = new LongAdder();
     private final AtomicLong maxLatencyNanos = new AtomicLong();
     private volatile LongSupplier oldestMillis = () -> 0;
+    /** The shipper's metrics, where errors are counted ({@code jfio_ship_errors_total}), or null. */
+    private final io.jfio.ship.metrics.ShipMetrics shared;
+    private final String sinkName;
 
     S3Metrics(String sink) {
+        this(sink, null);
+    }
+
+    /** With the shipper's metrics, which count this sink's errors. */
+    S3Metrics(String sink, io.jfio.ship.metrics.ShipMetrics shared) {
         this.sink = sink.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+        this.sinkName = sink;
+        this.shared = shared;
+    }
+
+    /** Counts an error of {@code kind} in {@code jfio_ship_errors_total}. */
+    void error(String kind) {
+        if (shared != null) shared.error(sinkName, kind);
     }
 
     void uploaded(long storedBytes, long sourceBytes, long nanos) {

@@ -44,6 +44,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * so the object that may already be in the bucket is overwritten by the same bytes. An intent whose source does not
  * come back at its start (the file was truncated or replaced while the shipper was down) is abandoned: its bytes
  * are not sent again, so they cannot be in two objects.
+ *
+ * <p>A gzip file's records ({@link Batch#isDecompressed}) go into objects of its decompressed bytes: their ranges,
+ * intents and position ({@link #committedDecompressed}) are decompressed offsets, which do not change since a gzip
+ * file is read only when it no longer grows; the rest is as above. {@link GoneGzipFiles} reports, at start, the
+ * gzip files deleted before all of their objects were stored.
  */
 public final class S3Sink implements Sink {
     /** An object being filled: one source's bytes {@code [start, end)}. */
@@ -70,6 +75,8 @@ public final class S3Sink implements Sink {
         S3Journal.Intent planned;
         /** A multipart object's upload. */
         S3Uploader.Job job;
+        /** -1 for a plain file's bytes; else the object holds decompressed bytes of a gzip file of this size. */
+        long gzipSize = -1;
         final List<CompletableFuture<Void>> futures = new ArrayList<>();
 
         OpenObject(Object key, SourceId id, String path, long start, long firstMillis, ObjectBuffer buffer,
@@ -112,6 +119,8 @@ public final class S3Sink implements Sink {
     private long openRaw;
     private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
     private boolean closed;
+    /** Gzip files found gone at start before all of their objects were stored. */
+    private final int gone;
 
     /**
      * Opens the sink: replays the journal, checks that the bucket answers, starts the upload and timer threads.
@@ -144,6 +153,11 @@ public final class S3Sink implements Sink {
                             + "raise max-in-flight for larger objects");
         }
         new S3Recovery(client, bucket, settings, journal, log).settle();
+        try {
+            this.gone = GoneGzipFiles.settle(journal, describe(), log, metrics);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         for (S3Journal.Intent in : journal.openIntents()) {
             redo.computeIfAbsent(List.of(in.device(), in.inode()), k -> new ArrayList<>()).add(in);
             if (in.fpLen() == Fingerprint.SIZE) {
@@ -183,6 +197,17 @@ public final class S3Sink implements Sink {
     }
 
     @Override
+    public int sourcesLost() {
+        return gone;
+    }
+
+    /** Where the gzip file's objects end in its decompressed bytes: it is resumed there, never stored twice. */
+    @Override
+    public long committedDecompressed(SourceId id) {
+        return id == null ? 0 : journal.gzipPosition(id.device(), id.inode(), id.fpLength(), id.fpHash());
+    }
+
+    @Override
     public synchronized CompletableFuture<Void> send(Batch batch) throws IOException {
         if (closed) throw new IOException("s3 sink closed: sink=" + describe());
         batches++;
@@ -191,13 +216,27 @@ public final class S3Sink implements Sink {
         // line filters and the raw encoding, a batch none of whose records was left out is the source's bytes as
         // they are (any byte may end an object then): both go into the same objects.
         boolean encoded = !batch.asRead();
-        long offset = batch.offset();
-        long left = batch.length();
+        // A gzip file's records: its range is of the decompressed bytes (the file is not appended to once read, so
+        // they are the same at every reading), and so are the objects' ranges.
+        boolean gzip = batch.isDecompressed();
+        long base = gzip ? batch.decompressedOffset() : batch.offset();
+        long batchEnd = gzip ? base + batch.decompressedLength() : batch.end();
+        long offset = base;
+        long left = batchEnd - base;
         // Where the payload's bytes for the source from offset on start.
         long out = 0;
         List<CompletableFuture<Void>> parts = new ArrayList<>(1);
         while (left > 0 || parts.isEmpty()) {
             OpenObject o = open.get(key);
+            if (o != null && (o.gzipSize >= 0) != gzip) {
+                // The same inode read as gzip and as a plain file (renamed to or from .gz): offsets of two kinds.
+                if (o.redo != null) {
+                    drop(o, new IOException("s3 sink: redone object " + o.redo.key() + " of another kind of bytes"));
+                } else {
+                    cut(o);
+                }
+                o = null;
+            }
             if (o != null && offset < o.end) {
                 // A resend after a failure: the pipeline reads these bytes again. The object was never cut, so
                 // nothing of it is in the bucket or the journal; dropped, its bytes come again in this batch.
@@ -221,21 +260,21 @@ public final class S3Sink implements Sink {
             if (!encoded) {
                 n = fixed >= 0 ? Math.min(left, fixed - offset) : left;
                 stored = n;
-                o.buffer.write(batch.bytes(), offset - batch.offset(), n);
+                o.buffer.write(batch.bytes(), offset - base, n);
             } else {
-                long stop = batch.end();
+                long stop = batchEnd;
                 if (fixed >= 0 && fixed < stop) {
                     stop = fixed;
                     RecordView v = batch.view();
-                    int k = firstEndingAfter(v, fixed - batch.offset());
-                    if (k < v.count() && v.start(k) < fixed - batch.offset()) {
+                    int k = firstEndingAfter(v, fixed - base);
+                    if (k < v.count() && v.start(k) < fixed - base) {
                         // A record runs over the end the object must have, and records encoded or filtered are
                         // not split: the object ends after that record instead. A redone object (the record was cut
                         // there by a timeout in the run that planned it, and came whole this time): its key is
                         // deleted and its new end recorded before its upload (S3Uploader#putReshaped). A multipart
                         // object (its end planned when its upload began): completed and copied to the key of its
                         // real range, as an object cut short of its planned end is.
-                        long whole = batch.offset() + v.end(k);
+                        long whole = base + v.end(k);
                         if (o.redo != null) {
                             o.redo = o.redo.ending(whole);
                             o.reshaped = true;
@@ -248,8 +287,8 @@ public final class S3Sink implements Sink {
                     }
                 }
                 n = Math.max(0, stop - offset);
-                long to = stop == batch.end() ? batch.payload().byteSize()
-                        : payloadAt(batch.view(), stop - batch.offset(), batch.payload().byteSize());
+                long to = stop == batchEnd ? batch.payload().byteSize()
+                        : payloadAt(batch.view(), stop - base, batch.payload().byteSize());
                 stored = to - out;
                 o.buffer.write(batch.payload(), out, stored);
                 out = to;
@@ -380,12 +419,14 @@ public final class S3Sink implements Sink {
     private OpenObject start(Object key, Batch batch, long offset) throws IOException {
         S3Journal.Intent again = null;
         SourceId id = batch.id();
+        boolean gzip = batch.isDecompressed();
         if (id != null && !redo.isEmpty()) {
             // Its own inode's intents, then a copy's (same full fingerprint, another inode: copytruncate, or a file
             // renamed across file systems), which are only ever taken, never abandoned: their inode may come back.
             List<S3Journal.Intent> own = new ArrayList<>(redo.getOrDefault(key, List.of()));
             for (S3Journal.Intent in : own) {
-                boolean same = in.fpLen() < id.fpLength() || in.fpLen() == id.fpLength() && in.fpHash() == id.fpHash();
+                boolean same = (in.fpLen() < id.fpLength() || in.fpLen() == id.fpLength() && in.fpHash() == id.fpHash())
+                        && in.gzip() == gzip;
                 if (in.start() == offset && same && again == null) {
                     again = in;
                 } else if (in.start() <= offset || !same) {
@@ -399,7 +440,7 @@ public final class S3Sink implements Sink {
             }
             if (again == null && id.fpLength() == Fingerprint.SIZE) {
                 for (S3Journal.Intent in : redo.getOrDefault(List.of(id.fpHash()), List.of())) {
-                    if (in.start() == offset && in.fpLen() == Fingerprint.SIZE) {
+                    if (in.start() == offset && in.fpLen() == Fingerprint.SIZE && in.gzip() == gzip) {
                         again = in;
                         break;
                     }
@@ -413,6 +454,7 @@ public final class S3Sink implements Sink {
         OpenObject o = new OpenObject(key, id, batch.source(), offset, again != null ? again.millis()
                 : System.currentTimeMillis(), new ObjectBuffer(settings.compression(), type), parts ? null : again,
                 batches);
+        if (gzip) o.gzipSize = batch.decompressedSize();
         if (parts) {
             // A multipart object again: same number, key and planned end, uploaded in parts as its bytes come.
             o.planned = again;
@@ -480,7 +522,7 @@ public final class S3Sink implements Sink {
             in = new S3Journal.Intent(seq, template.key(prefix, host, o.path, o.firstMillis, o.start, o.end, seq,
                     settings.extension()), id == null ? -1 : id.device(), id == null ? -1 : id.inode(),
                     id == null ? 0 : id.fpLength(), id == null ? 0 : id.fpHash(), o.path, o.start, o.end,
-                    o.firstMillis);
+                    o.firstMillis, false, null, o.gzipSize);
         }
         if (o.reshaped) {
             uploader.putReshaped(in, o.buffer.take(), List.copyOf(o.futures), o.firstNanos, o.order, o.buffer.raw());

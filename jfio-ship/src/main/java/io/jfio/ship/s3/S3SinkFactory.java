@@ -91,7 +91,7 @@ public final class S3SinkFactory implements SinkFactory {
             client = S3Clients.open(c);
             transfer = new S3Transfer(S3Clients.presigner(c), S3Clients.credentials(c), S3Clients.region(c), bucket, c);
             S3Check.bucket(client, bucket, endpoint, options.log());
-            S3Metrics metrics = new S3Metrics(s.sink());
+            S3Metrics metrics = new S3Metrics(s.sink(), s.metrics());
             s.metrics().registerFamilies(metrics::render);
             return new S3Sink(client, transfer, bucket, prefix, c, journal, options.maxInFlight(), options.log(),
                     metrics);

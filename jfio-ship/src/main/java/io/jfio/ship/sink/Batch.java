@@ -47,6 +47,9 @@ public final class Batch {
     private MemorySegment bytes;
     private SourceId id;
     private RecordView view;
+    private long decompressedOffset = -1;
+    private long decompressedLength;
+    private long decompressedSize;
 
     /** A batch with every part given (see the class comment for each). */
     public Batch(String source, String input, int fd, long offset, long length, long records, MemorySegment bytes,
@@ -87,7 +90,51 @@ public final class Batch {
         this.bytes = bytes;
         this.id = id;
         this.view = view;
+        this.decompressedOffset = -1;
+        this.decompressedLength = 0;
+        this.decompressedSize = 0;
         return this;
+    }
+
+    /**
+     * Marks this batch's records as decompressed bytes of its source (a gzip file), not bytes of the file itself: its
+     * view's records are bytes {@code [offset, offset + length)} of the decompressed content (record {@code i} at
+     * {@code offset + view().start(i)}), while {@link #offset()} and {@link #length()} stay the file's range (empty:
+     * the file's offsets move once it is done). A sink that names what it stores by range (s3) uses this one.
+     *
+     * @param size the file's whole decompressed size
+     * @return this batch
+     * @throws IllegalArgumentException when the offset or length is negative, or the range ends after {@code size}
+     */
+    public Batch decompressed(long offset, long length, long size) {
+        if (offset < 0 || length < 0 || offset + length > size) {
+            throw new IllegalArgumentException("batch " + source + " decompressed offset " + offset + " length "
+                    + length + " size " + size);
+        }
+        this.decompressedOffset = offset;
+        this.decompressedLength = length;
+        this.decompressedSize = size;
+        return this;
+    }
+
+    /** The source's whole decompressed size ({@link #decompressed}); 0 when not decompressed. */
+    public long decompressedSize() {
+        return decompressedSize;
+    }
+
+    /** Whether the records are decompressed bytes of the source ({@link #decompressed}). */
+    public boolean isDecompressed() {
+        return decompressedOffset >= 0;
+    }
+
+    /** The decompressed offset of the records' first byte, or -1 when they are the file's own bytes. */
+    public long decompressedOffset() {
+        return decompressedOffset;
+    }
+
+    /** How many decompressed bytes the records span (those a filter left out included); 0 when not decompressed. */
+    public long decompressedLength() {
+        return decompressedLength;
     }
 
     /** The source file as the user named it (also the Kafka record key). */

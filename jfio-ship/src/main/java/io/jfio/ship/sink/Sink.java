@@ -62,6 +62,29 @@ public interface Sink extends AutoCloseable {
     }
 
     /**
+     * How much of the gzip file {@code id} this sink holds durably, in decompressed bytes: the decompressed offset
+     * just past the last record of it the sink stored (0 when none), for a sink that stores decompressed records by
+     * their range ({@link Batch#decompressed}) with the position, as the s3 sink does; a gzip file is then resumed from
+     * there after a crash, never shipped twice. -1 (the default) when the sink keeps no such position: a gzip file that
+     * was not shipped whole is shipped again from its start (at least once).
+     *
+     * @param id the gzip file's identity (device, inode, fingerprint of its compressed first bytes)
+     * @throws IOException when the sink cannot say
+     */
+    default long committedDecompressed(SourceId id) throws IOException {
+        return -1;
+    }
+
+    /**
+     * How many sources this sink found at its start that it can no longer complete (the s3 sink: gzip files deleted
+     * before all of their objects were stored, each reported once when found): work that failed, so that a {@code
+     * --once} run ends with exit 1. 0 by default.
+     */
+    default int sourcesLost() {
+        return 0;
+    }
+
+    /**
      * The pipeline has read everything there is and waits for the last acknowledgements ({@code --once}): deliver
      * what the sink holds now rather than on its own schedule (the s3 sink uploads the objects it is still filling).
      * By default a {@link #flush}.

@@ -89,10 +89,16 @@ class RecordConfigTest {
         assertTrue(refused(base + "framing: raw\nencoding: ndjson\n").contains("framing raw"));
         assertTrue(refused(base + "include-lines: ['[']\n").contains("invalid include-lines"));
         assertTrue(refused(base + "framing: raw\nexclude-lines: [x]\n").contains("framing lines"));
-        assertTrue(refused("state: s\nfrom: [/var/log/*.log]\nto: s3://bucket/p\nread-gz: true\n")
-                .contains("s3 sink"));
         assertTrue(refused("state: s\nfrom: [/var/log/*.log]\nto: s3://bucket/p\nencoding: headers\n")
                 .contains("kafka sinks only"));
+    }
+
+    @Test
+    void shouldTakeReadGzForAnS3Sink() throws Exception {
+        // Its objects of a gzip file are named by decompressed ranges: exactly once, as for plain files.
+        ShipConfig c = load("state: s\nfrom: [/var/log/*.log*]\nto: s3://bucket/p\nread-gz: true\nencoding: ndjson\n");
+        assertTrue(c.inputs().get(0).readGz());
+        assertTrue(c.inputs().get(0).gzip("/var/log/app.log.1.gz"));
     }
 
     @Test

@@ -58,6 +58,45 @@ class S3JournalTest {
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("j.log"))));
     }
 
+    private static S3Journal.Intent gzipIntent(long seq, long start, long end) {
+        return new S3Journal.Intent(seq, "p/host/app.log.1.gz." + start + "-" + end + "." + seq + ".log.gz", 7, 43,
+                1024, 77L, "/var/log/app.log.1.gz", start, end, NOW + seq, false, null, 5000);
+    }
+
+    @Test
+    void shouldKeepGzipFilesDecompressedPositionsApartFromTheFilesPositionsThroughReplayAndCompaction()
+            throws IOException {
+        try (S3Journal j = new S3Journal(dir, "j.log", log, 1)) {
+            j.takeSeq();
+            j.intent(intent(1, 0, 100));
+            j.done(1, NOW);
+            for (long s = 2; s <= 4; s++) {
+                j.takeSeq();
+                j.intent(gzipIntent(s, (s - 2) * 2000, (s - 1) * 2000));
+            }
+            j.done(2, NOW); // compacts (bound 1): the snapshot holds the gzip position and the open gzip intents
+            assertEquals(2000, j.gzipPosition(7, 43, 1024, 77L));
+        }
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            assertEquals(List.of(new Checkpoint(7, 42, 1024, 99L, 100, NOW, "/var/log/app.log")), j.positions(),
+                    "the pipeline's positions are the files' own offsets only");
+            assertEquals(2000, j.gzipPosition(7, 43, 1024, 77L));
+            assertEquals(0, j.gzipPosition(7, 43, 1024, 78L), "another content of that inode has none");
+            assertEquals(List.of(gzipIntent(3, 2000, 4000), gzipIntent(4, 4000, 6000)), j.openIntents());
+            assertTrue(j.openIntents().get(0).gzip());
+            assertEquals(1, j.gzipPositions().size());
+            assertTrue(!j.gzipPositions().get(0).complete());
+            j.abandon(3);
+            j.abandon(4);
+            j.gzipGone(7, 43);
+        }
+        try (S3Journal j = new S3Journal(dir, "j.log", log)) {
+            assertTrue(j.gzipPositions().get(0).complete(), "a gzip file gone is complete: reported once");
+            assertEquals(2000, j.gzipPosition(7, 43, 1024, 77L));
+            assertEquals(List.of(), j.openIntents());
+        }
+    }
+
     @Test
     void shouldWriteAnOpenIntentAgainOnlyWhenItsEndChangedAndReplayTheNewEnd() throws IOException {
         try (S3Journal j = new S3Journal(dir, "j.log", log)) {

@@ -51,7 +51,7 @@ class S3RecordsTest {
     Path tmp;
 
     /** One ndjson record found in an object, with its object's key range. */
-    private record Found(String file, long offset, String message, long start, long end, String key) {
+    record Found(String file, long offset, String message, long start, long end, String key) {
     }
 
     private Map<String, String> settings(String prefix, Map<String, String> more) {
@@ -62,7 +62,7 @@ class S3RecordsTest {
     }
 
     /** Every record of every object under {@code prefix}, parsed; each object is whole lines of JSON. */
-    private static List<Found> records(Minio server, String prefix) throws IOException {
+    static List<Found> records(Minio server, String prefix) throws IOException {
         List<Found> out = new ArrayList<>();
         for (Minio.Stored o : server.objects(BUCKET, prefix + "/")) {
             Matcher m = KEY.matcher(o.key());
@@ -86,7 +86,7 @@ class S3RecordsTest {
      * Checks that the records found are {@code expected} (source offset to message, per file) exactly once each, each
      * inside its object's range.
      */
-    private static void assertExactlyOnce(List<Found> found, Map<String, TreeMap<Long, String>> expected) {
+    static void assertExactlyOnce(List<Found> found, Map<String, TreeMap<Long, String>> expected) {
         Map<String, TreeMap<Long, Found>> seen = new HashMap<>();
         for (Found f : found) {
             assertTrue(f.offset() >= f.start() && f.offset() < f.end(), "record inside its object's range: " + f);
@@ -105,7 +105,7 @@ class S3RecordsTest {
     }
 
     /** The records of {@code bytes} as the lines framing makes them: offset to message (without its newline). */
-    private static TreeMap<Long, String> lineRecords(byte[] bytes) {
+    static TreeMap<Long, String> lineRecords(byte[] bytes) {
         TreeMap<Long, String> m = new TreeMap<>();
         int from = 0;
         for (int i = 0; i < bytes.length; i++) {
@@ -359,7 +359,7 @@ class S3RecordsTest {
      * (a line may be split between two objects only where a multipart object's planned end cut a batch without
      * lines left out).
      */
-    private static void assertFilteredTiles(List<Minio.Stored> objects, Map<String, byte[]> sources, Pattern exclude) {
+    static void assertFilteredTiles(List<Minio.Stored> objects, Map<String, byte[]> sources, Pattern exclude) {
         Map<String, TreeMap<Long, Minio.Stored>> byFile = new HashMap<>();
         Map<String, Long> ends = new HashMap<>();
         for (Minio.Stored o : objects) {
