@@ -239,6 +239,13 @@ public final class S3Bench {
                     }
                     sleep(5);
                 }
+                // The round's files go once read, as rotation removes old logs: the shipper's state then holds the
+                // workload's files, not every warm-up round's (it keeps tracking a file until it is gone).
+                for (int i = 0; i < n; i++) {
+                    String wn = WARMUP + rounds + "-" + i + ".log";
+                    Files.delete(in.resolve(wn));
+                    Files.delete(warm.resolve(wn));
+                }
                 sleep(500);
                 rounds++;
                 compiling = (compilerSeconds(c.process().pid()) - jit0) / (c.cpuNow() - all0);
