@@ -1,6 +1,8 @@
 package io.jfio.ship.s3;
 
 import io.jfio.core.file.StatBuffer;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
 import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.log.ShipLog;
 import java.io.IOException;
@@ -108,7 +110,7 @@ final class GoneGzipFiles {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path e : entries) {
                 if (stx.ofPathNoFollow(e.toString()) == 0 && stx.isRegularFile() && stx.device() == s.device
-                        && stx.inode() == s.inode && sameHead(e, s)) {
+                        && stx.inode() == s.inode && sameHead(e, s, stx)) {
                     return true;
                 }
             }
@@ -120,18 +122,22 @@ final class GoneGzipFiles {
         }
     }
 
-    /** Whether the first bytes of {@code file} have {@code s}'s fingerprint (true when it cannot be read). */
-    private static boolean sameHead(Path file, Source s) {
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
-                java.nio.file.StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(s.fpLen);
-            while (b.hasRemaining() && ch.read(b) >= 0) {
-                // reads the head
-            }
-            if (b.hasRemaining()) return false;
-            return Fingerprint.hash(java.lang.foreign.MemorySegment.ofArray(b.array()), s.fpLen) == s.fpHash;
-        } catch (IOException | RuntimeException e) {
-            return true;
+    /**
+     * Whether {@code file} is still {@code s}'s file: opened without following a link and without blocking (a FIFO
+     * put in its place), its device and inode checked on the descriptor, its first bytes hashed to {@code s}'s
+     * fingerprint. True when it cannot be read for another reason than a mismatch (nothing is given up on a guess).
+     */
+    private static boolean sameHead(Path file, Source s, StatBuffer stx) {
+        int fd = LibC.openat(Fcntl.AT_FDCWD, file.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK
+                | Fcntl.O_NOFOLLOW, 0);
+        if (fd < 0) return true;
+        try (Arena arena = Arena.ofConfined()) {
+            if (stx.ofFd(fd) != 0) return true;
+            if (!stx.isRegularFile() || stx.device() != s.device || stx.inode() != s.inode) return false;
+            long h = Fingerprint.of(fd, s.fpLen, arena.allocate(Math.max(s.fpLen, Fingerprint.SIZE)));
+            return h == Long.MIN_VALUE ? false : h == s.fpHash;
+        } finally {
+            LibC.close(fd);
         }
     }
 }
