@@ -134,6 +134,19 @@ public final class Child implements AutoCloseable {
     }
 
     /**
+     * Bytes the process has read so far through read-like system calls ({@code rchar} of {@code /proc/PID/io}: files,
+     * sockets and pipes alike), as the kernel counts them, so that looking costs the process nothing; -1 when it
+     * cannot be read.
+     */
+    long bytesRead() {
+        try {
+            return statusKb(Files.readString(Path.of("/proc", Long.toString(process.pid()), "io")), "rchar:");
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
      * What the process has done so far that costs it a trip through the kernel, summed over its threads: its
      * wake-ups (voluntary context switches: each one a sleep that something ended) and its read- and write-like system
      * calls ({@code syscr + syscw} of {@code /proc/PID/io}: read, pread, readv, write, pwrite, writev, sendfile and

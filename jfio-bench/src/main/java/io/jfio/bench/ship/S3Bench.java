@@ -175,6 +175,7 @@ public final class S3Bench {
                 "s3://bench/" + prefix, "--state", work.resolve("state-" + w).toString(), "--once"));
         err.println("s3 bench: jfio ship --once, " + name);
         err.flush();
+        io.jfio.bench.Processes.sync();
         Path log = work.resolve("jfio-" + w + ".log");
         try (Child c = Child.start(cmd, log)) {
             int exit = c.waitFor(1800);
@@ -252,7 +253,11 @@ public final class S3Bench {
                 if (Double.isNaN(compiling)) throw new IOException("jfio ship stopped while warming up: " + tail(log));
             }
             warmups.add(new Warmup(rounds, compiling));
+            // Dirty pages of the warm-up's objects (MinIO's writes) and of the files are written back now, not
+            // during the measurement; mc's run starts the same way.
+            io.jfio.bench.Processes.sync();
             sleep(1000);
+            long rchar0 = c.bytesRead();
             double cpu0 = c.cpuNow();
             long t0 = System.nanoTime();
             long bytes = 0;
@@ -262,14 +267,23 @@ public final class S3Bench {
                     bytes += Files.size(f);
                 }
             }
-            // Each look at /metrics costs the shipper CPU (it reads /proc for its process gauges): a look every
-            // 25 ms until nine tenths are read, then every 5 ms, so the end is seen within 5 ms.
-            long read;
-            while ((read = metric(port, "jfio_ship_bytes_read_total")) < warmBytes + bytes) {
+            // A look at /metrics costs the shipper about a millisecond of CPU (it reads /proc for its process
+            // gauges), taken from a run that shares two CPUs with MinIO; the kernel's count of the bytes it has read
+            // costs it nothing. So the wait watches that count (files, sockets and pipes together: it reaches the
+            // files' size a little early, never late) and only then asks /metrics, for the exact count (at once
+            // when /proc/PID/io cannot be read).
+            long r;
+            while (rchar0 >= 0 && (r = c.bytesRead()) >= 0 && r - rchar0 < bytes) {
                 if (!c.process().isAlive() || System.nanoTime() > deadline) {
                     throw new IOException("jfio ship did not read the files: " + tail(log));
                 }
-                sleep(read - warmBytes < bytes / 10 * 9 ? 25 : 5);
+                sleep(2);
+            }
+            while (metric(port, "jfio_ship_bytes_read_total") < warmBytes + bytes) {
+                if (!c.process().isAlive() || System.nanoTime() > deadline) {
+                    throw new IOException("jfio ship did not read the files: " + tail(log));
+                }
+                sleep(5);
             }
             int exit = c.stop();
             double seconds = (System.nanoTime() - t0) / 1e9;
@@ -350,6 +364,7 @@ public final class S3Bench {
     private Row mc(Path mc, String name, Path src, long total, int w) throws IOException {
         err.println("s3 bench: mc cp --recursive, " + name);
         err.flush();
+        io.jfio.bench.Processes.sync();
         Path log = work.resolve("mc-" + w + ".log");
         try (Child c = Child.start(List.of(mc.toString(), "--config-dir", mcConfig.toString(), "cp", "--recursive",
                 "--quiet", src + "/", "bench/bench/mc-" + w + "/"), log)) {
