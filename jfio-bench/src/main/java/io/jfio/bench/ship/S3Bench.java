@@ -1,6 +1,7 @@
 package io.jfio.bench.ship;
 
 import io.jfio.bench.CpuUsage;
+import io.jfio.bench.Processes;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -175,7 +176,7 @@ public final class S3Bench {
                 "s3://bench/" + prefix, "--state", work.resolve("state-" + w).toString(), "--once"));
         err.println("s3 bench: jfio ship --once, " + name);
         err.flush();
-        io.jfio.bench.Processes.sync();
+        Processes.sync();
         Path log = work.resolve("jfio-" + w + ".log");
         try (Child c = Child.start(cmd, log)) {
             int exit = c.waitFor(1800);
@@ -255,7 +256,7 @@ public final class S3Bench {
             warmups.add(new Warmup(rounds, compiling));
             // Dirty pages of the warm-up's objects (MinIO's writes) and of the files are written back now, not
             // during the measurement; mc's run starts the same way.
-            io.jfio.bench.Processes.sync();
+            Processes.sync();
             sleep(1000);
             long rchar0 = c.bytesRead();
             double cpu0 = c.cpuNow();
@@ -296,7 +297,8 @@ public final class S3Bench {
 
     /**
      * CPU seconds of a JVM's JIT compiler threads so far (the threads HotSpot names "C1 CompilerThread" and "C2
-     * CompilerThread", as {@code /proc/PID/task/TID/comm} shows them cut to 15 characters); 0 when none is found.
+     * CompilerThread", as {@code /proc/PID/task/TID/comm} shows them cut to 15 characters); 0 when none is found, NaN
+     * when the process is gone.
      */
     static double compilerSeconds(long pid) {
         long ticks = 0;
@@ -364,7 +366,7 @@ public final class S3Bench {
     private Row mc(Path mc, String name, Path src, long total, int w) throws IOException {
         err.println("s3 bench: mc cp --recursive, " + name);
         err.flush();
-        io.jfio.bench.Processes.sync();
+        Processes.sync();
         Path log = work.resolve("mc-" + w + ".log");
         try (Child c = Child.start(List.of(mc.toString(), "--config-dir", mcConfig.toString(), "cp", "--recursive",
                 "--quiet", src + "/", "bench/bench/mc-" + w + "/"), log)) {
