@@ -217,11 +217,7 @@ class CopyAsideTest {
     @Test
     void shouldFailClearlyKeepTheCopyAsideAndReplaceNothingWhenTheTargetAppearsWhileBuilding(@TempDir Path dir)
             throws Exception {
-        Path src = Files.createDirectories(dir.resolve("src"));
-        for (int d = 0; d < 4; d++) {
-            Path sub = Files.createDirectories(src.resolve("d" + d));
-            for (int f = 0; f < 40; f++) Files.writeString(sub.resolve("f" + f), "content " + d + "/" + f);
-        }
+        Path src = TreeCopyTest.smallTree(dir.resolve("src"), 4, 40);
         TreeSnapshot before = TreeSnapshot.take(src);
         Path dst = dir.resolve("dst");
         AtomicBoolean made = new AtomicBoolean();
@@ -255,11 +251,7 @@ class CopyAsideTest {
     @Test
     void shouldRenameWhatIsCompleteIntoPlaceWithItsMarkerWhenCancelledAndResumeOnRerun(@TempDir Path dir)
             throws Exception {
-        Path src = Files.createDirectory(dir.resolve("src"));
-        for (int d = 0; d < 10; d++) {
-            Path sub = Files.createDirectory(src.resolve("d" + d));
-            for (int f = 0; f < 50; f++) Files.writeString(sub.resolve("f" + f), "content " + d + "/" + f);
-        }
+        Path src = TreeCopyTest.smallTree(dir.resolve("src"), 10, 50);
         TreeSnapshot before = TreeSnapshot.take(src);
         Path dst = dir.resolve("dst");
         CopyResult cancelled = TreeCopyTest.cancelledAfter(List.of(src), dst, CopyOptions.archive().jobs(2)

@@ -81,6 +81,19 @@ class TreeCopyTest {
         return new Run(r, List.copyOf(failures), List.copyOf(notices), List.copyOf(events));
     }
 
+    /**
+     * Creates {@code src} holding {@code dirs} directories {@code d0, d1, ...} of {@code files} small files
+     * {@code f0, f1, ...} each, every file's content naming it.
+     */
+    static Path smallTree(Path src, int dirs, int files) throws IOException {
+        Files.createDirectory(src);
+        for (int d = 0; d < dirs; d++) {
+            Path sub = Files.createDirectory(src.resolve("d" + d));
+            for (int f = 0; f < files; f++) Files.writeString(sub.resolve("f" + f), "content " + d + "/" + f);
+        }
+        return src;
+    }
+
     /** A copy cancelled from its listener once {@code entries} entries were reported. */
     static CopyResult cancelledAfter(List<Path> sources, Path target, CopyOptions options, int entries) {
         AtomicReference<TreeCopy> running = new AtomicReference<>();
@@ -338,11 +351,7 @@ class TreeCopyTest {
 
     @Test
     void shouldFinishAnInterruptedCopyWhenTheSameCommandRunsAgain(@TempDir Path dir) throws Exception {
-        Path src = Files.createDirectory(dir.resolve("src"));
-        for (int d = 0; d < 10; d++) {
-            Path sub = Files.createDirectory(src.resolve("d" + d));
-            for (int f = 0; f < 50; f++) Files.writeString(sub.resolve("f" + f), "content " + d + "/" + f);
-        }
+        Path src = smallTree(dir.resolve("src"), 10, 50);
         TreeSnapshot before = TreeSnapshot.take(src);
         Path dst = dir.resolve("dst");
         CopyOptions o = CopyOptions.archive().jobs(2).sequential(false).build();
