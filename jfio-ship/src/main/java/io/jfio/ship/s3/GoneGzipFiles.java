@@ -135,7 +135,7 @@ final class GoneGzipFiles {
             if (stx.ofFd(fd) != 0) return true;
             if (!stx.isRegularFile() || stx.device() != s.device || stx.inode() != s.inode) return false;
             long h = Fingerprint.of(fd, s.fpLen, arena.allocate(Math.max(s.fpLen, Fingerprint.SIZE)));
-            return h == Long.MIN_VALUE ? false : h == s.fpHash;
+            return h != Long.MIN_VALUE && h == s.fpHash;
         } finally {
             LibC.close(fd);
         }
