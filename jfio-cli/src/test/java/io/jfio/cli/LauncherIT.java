@@ -215,6 +215,81 @@ class LauncherIT {
         assertTrue(bad.err().contains("invalid --listen"), bad.err());
     }
 
+    /**
+     * The launcher's JIT limits for {@code jfio ship} (C2 only, a cap on each compilation's scratch memory) must let
+     * C2 compile the methods every line goes through: a method whose compilation needs more than the cap stays
+     * interpreted for the life of the shipper, with no C1 to fall back to, and each line then costs several times
+     * its CPU. Reads the JVM's compilation log of a real shipper fed lines one at a time.
+     */
+    @Test
+    void shipCompilesTheMethodsEveryLineGoesThrough(@TempDir Path tmp) throws Exception {
+        List<String> hot = List.of("io.jfio.ship.pipeline.Pipeline loop ", "io.jfio.ship.pipeline.Harvester harvest ",
+                "io.jfio.core.watch.InotifyWatcher poll ", "io.jfio.core.watch.InotifyWatcher handle ");
+        Path src = Files.createDirectory(tmp.resolve("src"));
+        Path jit = tmp.resolve("jit.log");
+        List<java.nio.channels.FileChannel> files = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            files.add(java.nio.channels.FileChannel.open(src.resolve("f" + i + ".log"),
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
+                    java.nio.file.StandardOpenOption.APPEND));
+        }
+        Path err = tmp.resolve("ship.err");
+        ProcessBuilder pb = new ProcessBuilder(JFIO.toString(), "ship", "--from", src + "/*.log", "--to",
+                "dir:" + tmp.resolve("out"), "--state", tmp.resolve("state").toString()).directory(tmp.toFile())
+                .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile());
+        pb.environment().put("JAVA_HOME", THIS_JDK.toString());
+        // Every event its own turn (no gathered wait), so the pipeline's loop turns as often as lines come.
+        pb.environment().put("JFIO_JAVA_OPTS", "-Djfio.ship.gatherMicros=0 -XX:+UnlockDiagnosticVMOptions"
+                + " -XX:+LogCompilation -XX:LogFile=" + jit);
+        Process ship = pb.start();
+        try {
+            java.nio.ByteBuffer line = java.nio.ByteBuffer.wrap(
+                    "a line of an everyday log, written on its own\n".getBytes(StandardCharsets.US_ASCII));
+            // A line at a time with a pause after each (a few thousand a second), so that most lines are a turn of
+            // the pipeline's loop: C2's thresholds (10,000 calls, 14,000 loop turns) are passed within seconds.
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
+            for (int n = 0; System.nanoTime() < end; n++) {
+                line.rewind();
+                files.get(n % files.size()).write(line);
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                assertTrue(ship.isAlive(), () -> "the shipper ended: " + readQuietly(err));
+            }
+            ship.destroy(); // SIGTERM: the JVM writes the compiler threads' logs into jit.log as it exits
+            assertTrue(ship.waitFor(60, TimeUnit.SECONDS), "the shipper did not stop on SIGTERM");
+        } finally {
+            ship.destroyForcibly();
+            for (java.nio.channels.FileChannel f : files) f.close();
+        }
+        String log = Files.readString(jit, StandardCharsets.ISO_8859_1);
+        java.util.regex.Matcher task = java.util.regex.Pattern.compile("<task [^>]*method='([^']*)'.*?</task>",
+                java.util.regex.Pattern.DOTALL).matcher(log);
+        Map<String, List<String>> outcomes = new HashMap<>();
+        while (task.find()) {
+            for (String h : hot) {
+                if (!task.group(1).startsWith(h)) continue;
+                String t = task.group(0);
+                java.util.regex.Matcher failure = java.util.regex.Pattern.compile("<failure reason='([^']*)'")
+                        .matcher(t);
+                outcomes.computeIfAbsent(h.trim(), k -> new ArrayList<>()).add(t.contains("<task_done success='1'")
+                        ? "compiled" : failure.find() ? failure.group(1) : "not compiled");
+            }
+        }
+        for (String h : hot) {
+            List<String> o = outcomes.getOrDefault(h.trim(), List.of());
+            assertTrue(o.contains("compiled"), h.trim() + " was never compiled by C2 (its compilations: " + o + ")");
+            assertTrue(o.stream().noneMatch(r -> r.contains("memory limit")),
+                    h.trim() + " hit the launcher's limit of C2's memory: " + o);
+        }
+    }
+
+    private static String readQuietly(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
     @Test
     void itExitsWithTheCommandsUsageCode(@TempDir Path tmp) throws Exception {
         Result r = run(tmp, env("JAVA_HOME", THIS_JDK.toString(), "JFIO_JAVA_OPTS", null),
