@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -18,6 +21,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -227,11 +233,11 @@ class LauncherIT {
                 "io.jfio.core.watch.InotifyWatcher poll ", "io.jfio.core.watch.InotifyWatcher handle ");
         Path src = Files.createDirectory(tmp.resolve("src"));
         Path jit = tmp.resolve("jit.log");
-        List<java.nio.channels.FileChannel> files = new ArrayList<>();
+        List<FileChannel> files = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            files.add(java.nio.channels.FileChannel.open(src.resolve("f" + i + ".log"),
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
-                    java.nio.file.StandardOpenOption.APPEND));
+            files.add(FileChannel.open(src.resolve("f" + i + ".log"),
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.APPEND));
         }
         Path err = tmp.resolve("ship.err");
         ProcessBuilder pb = new ProcessBuilder(JFIO.toString(), "ship", "--from", src + "/*.log", "--to",
@@ -243,7 +249,7 @@ class LauncherIT {
                 + " -XX:+LogCompilation -XX:LogFile=" + jit);
         Process ship = pb.start();
         try {
-            java.nio.ByteBuffer line = java.nio.ByteBuffer.wrap(
+            ByteBuffer line = ByteBuffer.wrap(
                     "a line of an everyday log, written on its own\n".getBytes(StandardCharsets.US_ASCII));
             // A line at a time with a pause after each (a few thousand a second), so that most lines are a turn of
             // the pipeline's loop: C2's thresholds (10,000 calls, 14,000 loop turns) are passed within seconds.
@@ -251,25 +257,23 @@ class LauncherIT {
             for (int n = 0; System.nanoTime() < end; n++) {
                 line.rewind();
                 files.get(n % files.size()).write(line);
-                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                LockSupport.parkNanos(100_000);
                 assertTrue(ship.isAlive(), () -> "the shipper ended: " + readQuietly(err));
             }
             ship.destroy(); // SIGTERM: the JVM writes the compiler threads' logs into jit.log as it exits
             assertTrue(ship.waitFor(60, TimeUnit.SECONDS), "the shipper did not stop on SIGTERM");
         } finally {
             ship.destroyForcibly();
-            for (java.nio.channels.FileChannel f : files) f.close();
+            for (FileChannel f : files) f.close();
         }
         String log = Files.readString(jit, StandardCharsets.ISO_8859_1);
-        java.util.regex.Matcher task = java.util.regex.Pattern.compile("<task [^>]*method='([^']*)'.*?</task>",
-                java.util.regex.Pattern.DOTALL).matcher(log);
+        Matcher task = Pattern.compile("<task [^>]*method='([^']*)'.*?</task>", Pattern.DOTALL).matcher(log);
         Map<String, List<String>> outcomes = new HashMap<>();
         while (task.find()) {
             for (String h : hot) {
                 if (!task.group(1).startsWith(h)) continue;
                 String t = task.group(0);
-                java.util.regex.Matcher failure = java.util.regex.Pattern.compile("<failure reason='([^']*)'")
-                        .matcher(t);
+                Matcher failure = Pattern.compile("<failure reason='([^']*)'").matcher(t);
                 outcomes.computeIfAbsent(h.trim(), k -> new ArrayList<>()).add(t.contains("<task_done success='1'")
                         ? "compiled" : failure.find() ? failure.group(1) : "not compiled");
             }
