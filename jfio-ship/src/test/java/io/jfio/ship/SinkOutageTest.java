@@ -46,7 +46,10 @@ class SinkOutageTest {
     /** The JVM options bin/jfio gives `jfio ship` (see the launcher for why each one). */
     private static final List<String> BIN_JFIO_SHIP_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms16m", "-Xmx32m",
             "-XX:-UsePerfData", "-XX:ReservedCodeCacheSize=48m", "-XX:-TieredCompilation", "-XX:CompileCommand=quiet",
-            "-XX:CompileCommand=MemLimit,*.*,16m", "-XX:TrimNativeHeapInterval=10000");
+            "-XX:CompileCommand=MemLimit,*.*,8m",
+            "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Pipeline::loop,16m",
+            "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Harvester::harvest,16m",
+            "-XX:CompileCommand=MemLimit,io.jfio.core.watch.InotifyWatcher::*,16m", "-XX:TrimNativeHeapInterval=10000");
 
     private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
 
