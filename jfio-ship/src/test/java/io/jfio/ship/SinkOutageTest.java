@@ -49,6 +49,7 @@ class SinkOutageTest {
             "-XX:CompileCommand=MemLimit,*.*,8m",
             "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Pipeline::loop,16m",
             "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Harvester::harvest,16m",
+            "-XX:CompileCommand=MemLimit,io.jfio.ship.state.CheckpointStore::encode,16m",
             "-XX:CompileCommand=MemLimit,io.jfio.core.watch.InotifyWatcher::*,16m", "-XX:TrimNativeHeapInterval=10000");
 
     private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
