@@ -204,6 +204,16 @@ final class Ring implements AutoCloseable {
         return LibC.ioUringEnter(enterFd, toSubmit, minComplete, flags | enterFlags, 0, 0);
     }
 
+    /**
+     * io_uring_enter(2) on this ring with an extended argument ({@code IORING_ENTER_EXT_ARG} in {@code flags}: {@code
+     * arg} points at a struct io_uring_getevents_arg of {@code argSize} bytes).
+     *
+     * @return SQEs consumed, or -errno
+     */
+    int enter(int toSubmit, int minComplete, int flags, long arg, long argSize) {
+        return LibC.ioUringEnter(enterFd, toSubmit, minComplete, flags | enterFlags, arg, argSize);
+    }
+
     /** io_uring_register(2) on this ring; returns the result or -errno. */
     int register(int opcode, long arg, int nrArgs) {
         return LibC.ioUringRegister(ringFd, opcode, arg, nrArgs);

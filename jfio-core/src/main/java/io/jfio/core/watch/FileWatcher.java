@@ -90,6 +90,18 @@ public interface FileWatcher extends AutoCloseable {
         return got.size();
     }
 
+    /**
+     * Makes {@link #poll} sleep in {@code ring} instead of a wait of its own, so that what the polling thread queued
+     * on the ring (a socket send) goes with the sleep in one system call. Called by the polling thread, which owns the
+     * ring and keeps it open while it polls this watcher. By default nothing: the watcher keeps its own wait.
+     *
+     * @param ring the polling thread's ring
+     * @return whether the watcher waits in the ring from now on
+     */
+    default boolean waitIn(io.jfio.core.engine.EventRing ring) {
+        return false;
+    }
+
     /** Makes a {@link #poll} in progress (or the next one) return at once. Any thread; does nothing once closed. */
     void wakeup();
 

@@ -16,6 +16,7 @@ import static io.jfio.core.sys.Inotify.IN_MOVE_SELF;
 import static io.jfio.core.sys.Inotify.IN_ONLYDIR;
 import static io.jfio.core.sys.Inotify.IN_Q_OVERFLOW;
 
+import io.jfio.core.engine.EventRing;
 import io.jfio.core.sys.Epoll;
 import io.jfio.core.sys.EpollEvent;
 import io.jfio.core.sys.Errno;
@@ -556,6 +557,7 @@ public final class InotifyWatcher implements FileWatcher {
                         throw e;
                     }
                     if (Thread.currentThread().isInterrupted()) throw new InterruptedIOException("poll interrupted");
+                    if (ring != null && ring.ownedByCurrentThread()) takeRingReadiness();
                     long now = System.nanoTime();
                     if (polledPaths != null && !polledPaths.isEmpty() && now - nextScan >= 0) {
                         polledPaths.scan(pending);
@@ -580,6 +582,11 @@ public final class InotifyWatcher implements FileWatcher {
                     if (polledPaths != null && !polledPaths.isEmpty() && nextScan - waitUntil < 0) waitUntil = nextScan;
                 } finally {
                     lock.unlock();
+                }
+                if (ring != null && ring.ownedByCurrentThread()) {
+                    ringWait(waitUntil);
+                    looked = true;
+                    continue;
                 }
                 int n = LibC.epollWait(epollFd, ready, 2, Deadlines.millisUntil(waitUntil));
                 if (n < 0 && n != -Errno.EINTR) ErrnoException.check(n, "epoll_wait", epollFd, null);
@@ -609,6 +616,63 @@ public final class InotifyWatcher implements FileWatcher {
             }
         }
     }
+
+    @Override
+    public boolean waitIn(EventRing ring) {
+        lock.lock();
+        try {
+            if (closed) return false;
+            this.ring = ring;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sleeps in the ring until the inotify descriptor or the wake-up counter is readable, or {@code waitUntil}: a poll
+     * request for each, armed again once it fired. Their completions may also come while the polling thread waits in
+     * the ring for something else (a send); {@link #takeRingReadiness} takes them at the next look either way.
+     */
+    private void ringWait(long waitUntil) throws IOException {
+        if (!inotifyArmed) {
+            ring.pollIn(inotifyFd, inotifyReady);
+            inotifyArmed = true;
+        }
+        if (!wakeArmed) {
+            ring.pollIn(wakeFd, wakeReady);
+            wakeArmed = true;
+        }
+        ring.await(Math.max(0, Math.min(waitUntil - System.nanoTime(), TimeUnit.DAYS.toNanos(1))));
+    }
+
+    /** With the lock held: reads what the ring's polls found readable. */
+    private void takeRingReadiness() throws IOException {
+        if (wakeReadable) {
+            wakeReadable = false;
+            LibC.read(wakeFd, wakeRead, 8); // resets the counter; EAGAIN if another read won
+            woken = true;
+        }
+        if (inotifyReadable) {
+            inotifyReadable = false;
+            if (!closed) readEvents();
+        }
+    }
+
+    /** The polling thread's ring, or null: the watcher waits in its own epoll instance. */
+    private EventRing ring;
+    private boolean inotifyArmed;
+    private boolean wakeArmed;
+    private boolean inotifyReadable;
+    private boolean wakeReadable;
+    private final EventRing.Completion inotifyReady = r -> {
+        inotifyArmed = false;
+        inotifyReadable = true; // an error too: the read says what it is
+    };
+    private final EventRing.Completion wakeReady = r -> {
+        wakeArmed = false;
+        wakeReadable = true;
+    };
 
     /** Moves the first {@code count} pending events to {@code into}; held MOVED_FROMs behind them move up. */
     private int take(int count, List<FileEvent> into) {
