@@ -130,6 +130,11 @@ final class ChangeFeed implements AutoCloseable {
         return !broken;
     }
 
+    /** Makes {@link #poll} sleep in {@code ring} (see {@link FileWatcher#waitIn}); false when the watcher cannot. */
+    boolean waitIn(io.jfio.core.engine.EventRing ring) {
+        return !broken && watcher.waitIn(ring);
+    }
+
     /** Ends a {@link #poll} in progress (or the next one) at once. Any thread. */
     void wakeup() {
         watcher.wakeup();

@@ -1059,27 +1059,30 @@ final class FileTracker {
     /** Files that grew recently are polled often (fstat of the descriptor) where nothing reports their writes. */
     boolean pollHot(long now) {
         boolean any = false;
+        boolean hot = false;
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
-            if (t.released || t.fd < 0 || t.readable || now - t.lastGrowthNanos > HOT_NANOS || !pollsItself(t)) {
-                continue;
+            if (t.released || t.fd < 0 || now - t.lastGrowthNanos > HOT_NANOS || !pollsItself(t)) continue;
+            if (!t.readable && stx.ofFd(t.fd) == 0) {
+                long size = stx.size();
+                if (size > t.lastSize || size < t.lastSize || t.primary() && size < t.readOffset()) {
+                    observeSize(t, size, now);
+                    any |= t.readable;
+                }
             }
-            if (stx.ofFd(t.fd) != 0) continue;
-            long size = stx.size();
-            if (size > t.lastSize || size < t.lastSize || t.primary() && size < t.readOffset()) {
-                observeSize(t, size, now);
-                any |= t.readable;
-            }
+            // As hasHotFiles would find it after this look (a file the look found grown or gone counts as it is now).
+            hot |= !t.released && t.fd >= 0 && now - t.lastGrowthNanos <= HOT_NANOS && pollsItself(t);
         }
+        hotAfterPoll = hot;
         return any;
     }
 
-    boolean hasHotFiles(long now) {
-        for (int i = 0; i < attention.size(); i++) {
-            TrackedFile t = attention.get(i);
-            if (!t.released && t.fd >= 0 && now - t.lastGrowthNanos <= HOT_NANOS && pollsItself(t)) return true;
-        }
-        return false;
+    /** Whether the last {@link #pollHot} saw a file it must keep looking at (one pass for both questions). */
+    private boolean hotAfterPoll;
+
+    /** Whether a file polled by size grew lately, as the last {@link #pollHot} found it. */
+    boolean hasHotFiles() {
+        return hotAfterPoll;
     }
 
     /**
@@ -1099,14 +1102,22 @@ final class FileTracker {
         return false;
     }
 
+    /** Whether a file waits for a partial-line or record timeout, or a copy candidate for its deadline: one pass. */
+    boolean hasTimers() {
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released) continue;
+            if (t.copyDeadlineNanos != 0 || t.stream.partialPending && pendingTimeout(t) != null) return true;
+        }
+        return false;
+    }
+
     void checkPartialTimeouts(long now) {
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
+            if (t.released || !t.stream.partialPending) continue; // (the timeout's lookup only where one waits)
             var timeout = pendingTimeout(t);
-            if (!t.released && t.stream.partialPending && timeout != null
-                    && now - t.lastGrowthNanos >= timeout.toNanos()) {
-                t.readable = true;
-            }
+            if (timeout != null && now - t.lastGrowthNanos >= timeout.toNanos()) t.readable = true;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jfio.ship.pipeline;
 
+import io.jfio.core.engine.EventRing;
 import io.jfio.core.file.StatBuffer;
 import io.jfio.core.watch.FileWatcher;
 import io.jfio.core.watch.FileWatchers;
@@ -88,6 +89,10 @@ public final class Pipeline {
     private long lastAcks;
     /** Set by each round that moved bytes, cleared at each wait: whether the work since the last wait moved any. */
     private boolean movedSinceIdle;
+    /** This thread's io_uring, which the watcher sleeps in and the sink's flushes go with; null: none. */
+    private EventRing ring;
+    /** Whether the watcher was polled with a wait since the last {@link #takeChanges}. */
+    private boolean justPolled;
     /** Whether waits currently let events gather ({@link #gather}). */
     private boolean gathering;
     /** Whether the last round left a file readable (its read filled the buffer): more is there now. */
@@ -304,6 +309,7 @@ public final class Pipeline {
 
     /** Waits {@code nanos} without ending at write events (they are taken by the next turn's poll); a wake ends it. */
     private void pause(long nanos) {
+        submitRing();
         if (nanos > 0 && !woken) LockSupport.parkNanos(this, nanos);
         woken = false;
         gatheredWaits++;
@@ -323,7 +329,9 @@ public final class Pipeline {
         if (!woken) {
             if (feed != null && feed.usable()) {
                 feed.poll(nanos);
+                justPolled = true;
             } else {
+                submitRing();
                 LockSupport.parkNanos(this, nanos);
             }
         }
@@ -334,13 +342,49 @@ public final class Pipeline {
     public void run() {
         runner = Thread.currentThread();
         try {
+            openRing();
             loop();
         } catch (RuntimeException | Error e) {
             fatal = e.toString();
             log.error("pipeline-failed", "sink", name, "error", e.toString());
             throw e;
         } finally {
-            shutdown();
+            try {
+                shutdown();
+            } finally {
+                if (ring != null) ring.close();
+            }
+        }
+    }
+
+    /**
+     * With a watcher that can sleep in an io_uring of this thread, lets the sink's flushes go with those sleeps (see
+     * {@link EventRing}); without io_uring (or with {@code -Djfio.ship.ringWait=false}) the watcher waits in epoll and
+     * the sink writes in its own calls.
+     */
+    private void openRing() {
+        if (feed == null || !Boolean.parseBoolean(System.getProperty("jfio.ship.ringWait", "true"))) return;
+        try {
+            EventRing r = EventRing.open();
+            if (!feed.waitIn(r)) {
+                r.close();
+                return;
+            }
+            ring = r;
+            sink.sendsWith(r);
+            log.debug("event-ring", "sink", name, "ring", r.toString());
+        } catch (IOException e) {
+            log.debug("event-ring-unavailable", "sink", name, "error", e.toString(), "action", "epoll");
+        }
+    }
+
+    /** Submits what the sink left queued on the ring: before a wait that is not in the ring. */
+    private void submitRing() {
+        if (ring == null) return;
+        try {
+            ring.submit();
+        } catch (IOException e) {
+            sinkFailed(e);
         }
     }
 
@@ -396,7 +440,10 @@ public final class Pipeline {
             // taken after the next gathered wait, with the rest, not by a round of its own. A round cut short by a
             // full window read nothing, yet files wait: not a reason to drain (a drain cuts what a sink holds open,
             // an s3 sink's objects short of their size).
-            if (roundCut || progress && (moreToRead || !gathering)) continue;
+            // A round that emptied every file it read goes on to the wait below even when events do not gather: the
+            // wait ends at once when events came meanwhile, and a second round here would cost a look at the watcher
+            // and a pass over the files for each line that comes alone.
+            if (roundCut || progress && moreToRead) continue;
             if (!(mode == Mode.ONCE ? drainSink() : flushSink()) || !takeAcks()) continue;
             checkpoint(false);
             releaseDrained();
@@ -415,7 +462,7 @@ public final class Pipeline {
             if (checkpointedVersion != version()) {
                 wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
             }
-            if (files.hasPartialTimers() || files.hasCopyCandidates()) {
+            if (files.hasTimers()) {
                 wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
             }
             // The lag gauges say what changed within a second, without waking an idle pipeline for nothing.
@@ -427,7 +474,7 @@ public final class Pipeline {
             // A round cut short by a full window left readable files unread; the window has room again.
             if (roundCut && window.inFlightBytes() <= config.maxInFlight()) wait = 0;
             if (files.pollHot(System.nanoTime())) continue;
-            if (files.hasHotFiles(System.nanoTime())) wait = Math.min(wait, HOT_POLL_NANOS);
+            if (files.hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
             // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
             // would wake the wait below for it, and the safety rescan is a minute away.
             if (rescanRequested && mode == Mode.RUN) wait = 0;
@@ -456,7 +503,9 @@ public final class Pipeline {
 
     /** Takes what the watcher reported: a look at each written file (one fstat), a rescan when names changed. */
     private void takeChanges(long now) {
-        feed.poll(0); // what came while the pipeline was busy
+        // What came while the pipeline was busy; not right after a wait in the watcher, which took what there was.
+        if (!justPolled) feed.poll(0);
+        justPolled = false;
         if (feed.takeRescan()) rescanRequested = true;
         changesNow = now;
         feed.drainModified(onModified);
@@ -649,6 +698,13 @@ public final class Pipeline {
     // ---------------------------------------------------------------- shutdown
 
     private void shutdown() {
+        if (ring != null) {
+            try {
+                sink.sendsWith(null); // the waits below are not in the ring
+            } catch (IOException | RuntimeException e) {
+                log.warn("sink-flush-failed", "sink", name, "error", e.toString());
+            }
+        }
         if (feed != null) feed.close();
         try {
             try {

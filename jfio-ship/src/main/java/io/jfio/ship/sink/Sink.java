@@ -41,6 +41,17 @@ public interface Sink extends AutoCloseable {
     void flush() throws IOException;
 
     /**
+     * Lets {@link #flush} leave its write queued on {@code ring}, the pipeline thread's own, to go with the pipeline's
+     * next wait in that ring (one system call for both, see {@link io.jfio.core.engine.EventRing}); the pipeline
+     * submits the ring before any other wait. Called by the pipeline thread; with null: no more, and what is still
+     * queued or in flight completes first. By default nothing: every write happens in the call that makes it.
+     *
+     * @throws IOException when completing what was queued failed (the sink treats it as a failed send)
+     */
+    default void sendsWith(io.jfio.core.engine.EventRing ring) throws IOException {
+    }
+
+    /**
      * Whether the caller waits for acknowledgements now (a run with {@code --once}, the start-up ramp, a full window):
      * a sink that lets acknowledgements or syncs gather while its stream is slow stops doing so while {@code soon}.
      * Called by the pipeline thread when that changes; by default nothing.

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.jfio.core.engine.EventRing;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.ErrnoException;
 import io.jfio.core.sys.LibC;
@@ -179,6 +180,18 @@ public final class TcpSink implements Sink {
     /** The caller waits for acknowledgements ({@link #acknowledgeSoon}; until it says otherwise): none gather. */
     private volatile boolean waitedFor = true;
 
+    /**
+     * The pipeline thread's ring ({@link #sendsWith}), or null: a flush's send is then queued on it, to go with the
+     * pipeline's next wait. Pipeline thread only, like the fields below.
+     */
+    private EventRing ring;
+    /** The connection of the ring send in flight (queued or submitted, not completed), or null when none is. */
+    private Connection ringConn;
+    /** How much of the stage the ring send in flight carries, and how much of that has gone. */
+    private long ringLength;
+    private long ringDone;
+    private final EventRing.Completion ringSent = this::ringSent;
+
     private Connection conn;
     private long backoffNanos;
     private long nextAttemptNanos = System.nanoTime();
@@ -236,6 +249,7 @@ public final class TcpSink implements Sink {
         if (closed) {
             throw new IOException("tcp sink closed: " + describe());
         }
+        settle();
         Connection c = connection();
         if (options.ack()) {
             awaitWindow(c, batch.payload().byteSize());
@@ -302,6 +316,14 @@ public final class TcpSink implements Sink {
      * @throws IOException when the connection fails; the caller marks it lost, which fails the staged futures too
      */
     private void sendStaged(Connection c) throws IOException {
+        sendStaged(c, false);
+    }
+
+    /**
+     * As above; with {@code queue} (and a ring), the send is queued on the ring instead and completes in {@link
+     * #ringSent}: the stage and the connection's {@code sent} are then not touched until {@link #settle}.
+     */
+    private void sendStaged(Connection c, boolean queue) throws IOException {
         if (staged == 0) {
             return;
         }
@@ -313,6 +335,14 @@ public final class TcpSink implements Sink {
             c.limit = c.sent + length;
         } finally {
             lock.unlock();
+        }
+        if (queue && ring != null) {
+            ringConn = c;
+            ringLength = length;
+            ringDone = 0;
+            ring.send(c.fd, stage.asSlice(0, length), Sockets.MSG_NOSIGNAL, ringSent);
+            sendCalls.incrementAndGet();
+            return;
         }
         long done = 0;
         while (done < length) {
@@ -892,10 +922,58 @@ public final class TcpSink implements Sink {
             return;
         }
         try {
-            sendStaged(c);
+            settle();
+            sendStaged(c, c.tls == null);
         } catch (IOException e) {
             lost(c, e);
             throw new IOException("send to " + describe() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void sendsWith(EventRing ring) throws IOException {
+        settle();
+        this.ring = ring;
+    }
+
+    /**
+     * Waits until the ring send in flight, if any, has completed (submitting it if it is still queued): before the
+     * stage, the connection's {@code sent} or its descriptor are touched. Like a blocking send(2), this lasts while
+     * the receiver is alive and does not take the bytes; the acknowledgement reader ends it by shutting the socket
+     * down when the receiver stops answering.
+     */
+    private void settle() throws IOException {
+        if (ringConn == null) {
+            return;
+        }
+        ring.submit();
+        while (ringConn != null) {
+            ring.awaitAny(TimeUnit.SECONDS.toNanos(1));
+        }
+    }
+
+    /** The ring send's completion (pipeline thread, from inside a ring wait): the bytes sent, or -errno. */
+    private void ringSent(int result) {
+        Connection c = ringConn;
+        if (result >= 0) {
+            copiedBytes.addAndGet(result);
+            ringDone += result;
+            lock.lock();
+            try {
+                c.sent += result;
+            } finally {
+                lock.unlock();
+            }
+        }
+        if ((result >= 0 || result == -Errno.EINTR || result == -Errno.EAGAIN) && ringDone < ringLength && !c.dead) {
+            // Taken in part (kernels without MSG_WAITALL for ring sends) or interrupted: the rest goes the same way.
+            ring.send(c.fd, stage.asSlice(ringDone, ringLength - ringDone), Sockets.MSG_NOSIGNAL, ringSent);
+            sendCalls.incrementAndGet();
+            return;
+        }
+        ringConn = null;
+        if (result < 0 && ringDone < ringLength) {
+            lost(c, new ErrnoException("send", -result, c.fd, describe(), c.sent, ringLength - ringDone));
         }
     }
 
@@ -928,6 +1006,11 @@ public final class TcpSink implements Sink {
         }
         closed = true;
         try {
+            try {
+                settle();
+            } catch (IOException e) {
+                // A ring that cannot wait: the connection goes below, and with it what was unacknowledged.
+            }
             Connection c = conn;
             conn = null;
             if (c == null) {
