@@ -33,8 +33,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The work of one wake-up does not grow with the number of write events it takes: a wake-up that finds K lines
@@ -51,9 +52,13 @@ class CoalescingTest {
     @TempDir
     Path tmp;
 
-    /** The real inotify watcher, with a gate that holds the pipeline thread at its next poll. */
+    /**
+     * The real inotify watcher, with a gate that holds the pipeline thread at its next poll; sleeping in the pipeline
+     * thread's io_uring (and the TCP sink's send going with that sleep) or in its own epoll instance.
+     */
     private static final class GatedWatcher implements FileWatcher {
         private final FileWatcher real = FileWatchers.open();
+        private final boolean ring;
         private final Object gate = new Object();
         private boolean held;
         private boolean waiting;
@@ -69,6 +74,19 @@ class CoalescingTest {
                 while (!waiting && System.nanoTime() < deadline) gate.wait(10);
                 assertTrue(waiting, "the pipeline did not come to its watcher's poll within 10 s");
             }
+        }
+
+        GatedWatcher(boolean ring) {
+            this.ring = ring;
+        }
+
+        /** Whether the pipeline made the watcher sleep in its ring. */
+        volatile boolean inRing;
+
+        @Override
+        public boolean waitIn(io.jfio.core.engine.EventRing r) {
+            inRing = ring && real.waitIn(r);
+            return inRing;
         }
 
         void release() {
@@ -139,40 +157,48 @@ class CoalescingTest {
     private record Cost(long reads, long sends, long threadReads, long wakeUps) {
     }
 
-    @Test
-    void shouldReadEachFileOnceAndWriteOnceToTheDirSinkHoweverManyEventsAWakeUpTakes() throws Exception {
+    @ParameterizedTest(name = "ring {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReadEachFileOnceAndWriteOnceToTheDirSinkHoweverManyEventsAWakeUpTakes(boolean ring) throws Exception {
         Path out = tmp.resolve("out");
-        Rig rig = new Rig(cfg -> new DirSink(out, cfg.segmentSize(), quiet()));
+        Rig rig = new Rig(ring, cfg -> new DirSink(out, cfg.segmentSize(), quiet()));
         try {
             rig.start(() -> DirSink.readAll(out).length);
             // The first also takes what the start left (acknowledgements, a checkpoint): not judged.
             rig.catchUp(1, () -> ((DirSink) rig.sink).writeCalls());
             Cost one = rig.catchUp(1, () -> ((DirSink) rig.sink).writeCalls());
             Cost many = rig.catchUp(64, () -> ((DirSink) rig.sink).writeCalls());
-            judge(one, many);
+            judge(rig, ring, one, many);
         } finally {
             rig.stop();
         }
     }
 
-    @Test
-    void shouldReadEachFileOnceAndSendOnceToTcpHoweverManyEventsAWakeUpTakes() throws Exception {
+    @ParameterizedTest(name = "ring {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReadEachFileOnceAndSendOnceToTcpHoweverManyEventsAWakeUpTakes(boolean ring) throws Exception {
         Path out = tmp.resolve("received");
         try (TcpReceiver receiver = TcpReceiver.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 Files.createDirectories(out), TcpReceiver.Options.defaults(), new PrintStream(
                         ByteArrayOutputStream.nullOutputStream()))) {
-            Rig rig = new Rig(cfg -> new TcpSink("127.0.0.1", receiver.port(), TcpSink.Options.defaults()));
+            Rig rig = new Rig(ring, cfg -> new TcpSink("127.0.0.1", receiver.port(), TcpSink.Options.defaults()));
             try {
                 rig.start(receiver::received);
                 // The first also takes what the start left (acknowledgements, a checkpoint): not judged.
-            rig.catchUp(1, () -> ((TcpSink) rig.sink).sendCalls());
-            Cost one = rig.catchUp(1, () -> ((TcpSink) rig.sink).sendCalls());
+                rig.catchUp(1, () -> ((TcpSink) rig.sink).sendCalls());
+                Cost one = rig.catchUp(1, () -> ((TcpSink) rig.sink).sendCalls());
                 Cost many = rig.catchUp(64, () -> ((TcpSink) rig.sink).sendCalls());
-                judge(one, many);
+                judge(rig, ring, one, many);
             } finally {
                 rig.stop();
             }
         }
+    }
+
+    /** As below, and the pipeline's wait was where the case puts it. */
+    private void judge(Rig rig, boolean ring, Cost one, Cost many) {
+        assertEquals(ring, rig.watcher.inRing, "the pipeline's wait was not where this case puts it");
+        judge(one, many);
     }
 
     /**
@@ -196,7 +222,7 @@ class CoalescingTest {
     /** A pipeline over {@link #FILES} files, its thread, and the counters of that thread. */
     private final class Rig {
         private final SinkMaker maker;
-        private final GatedWatcher watcher = new GatedWatcher();
+        private final GatedWatcher watcher;
         private final List<Path> files = new java.util.ArrayList<>();
         Sink sink;
         private Pipeline pipeline;
@@ -206,7 +232,8 @@ class CoalescingTest {
         private long expected;
         private long line;
 
-        Rig(SinkMaker maker) {
+        Rig(boolean ring, SinkMaker maker) {
+            this.watcher = new GatedWatcher(ring);
             this.maker = maker;
         }
 
