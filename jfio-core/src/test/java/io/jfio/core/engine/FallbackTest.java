@@ -35,6 +35,8 @@ class FallbackTest {
         String out = runChild(null);
         assertTrue(out.contains("engine=threads"), out);
         assertTrue(out.contains("reason=io_uring_setup failed: errno=EPERM"), out);
+        // An event loop's ring says so with the same exception: the shipper then waits in epoll.
+        assertTrue(out.contains("eventring=UringUnavailableException: io_uring_setup failed: errno=EPERM"), out);
     }
 
     @Test

@@ -4,7 +4,7 @@ import io.jfio.core.testing.Seccomp;
 
 /**
  * Run in a child JVM by {@link FallbackTest}: denies io_uring_setup for the whole process ({@link Seccomp}), then asks
- * {@link Engines} for an engine and prints what it got.
+ * {@link Engines} for an engine and for an {@link EventRing}, and prints what it got.
  */
 public final class SeccompChild {
     private SeccompChild() {
@@ -17,6 +17,11 @@ public final class SeccompChild {
             System.out.println("reason=" + Engines.fallbackReason());
         } catch (Exception e) {
             System.out.println("error=" + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        try (EventRing ring = EventRing.open()) {
+            System.out.println("eventring=" + ring);
+        } catch (Exception e) {
+            System.out.println("eventring=" + e.getClass().getSimpleName() + ": " + e.getMessage());
         }
     }
 }
