@@ -364,8 +364,9 @@ public final class Pipeline {
      */
     private void openRing() {
         if (feed == null || !Boolean.parseBoolean(System.getProperty("jfio.ship.ringWait", "true"))) return;
+        EventRing r = null;
         try {
-            EventRing r = EventRing.open();
+            r = EventRing.open();
             if (!feed.waitIn(r)) {
                 r.close();
                 return;
@@ -373,7 +374,8 @@ public final class Pipeline {
             ring = r;
             sink.sendsWith(r);
             log.debug("event-ring", "sink", name, "ring", r.toString());
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            if (r != null && ring == null) r.close();
             log.debug("event-ring-unavailable", "sink", name, "error", e.toString(), "action", "epoll");
         }
     }
@@ -442,8 +444,9 @@ public final class Pipeline {
             // an s3 sink's objects short of their size).
             // A round that emptied every file it read goes on to the wait below even when events do not gather: the
             // wait ends at once when events came meanwhile, and a second round here would cost a look at the watcher
-            // and a pass over the files for each line that comes alone.
-            if (roundCut || progress && moreToRead) continue;
+            // and a pass over the files for each line that comes alone. (--once, which has no watcher to wait in,
+            // looks once more before it drains the sink.)
+            if (roundCut || progress && (moreToRead || !gathering && mode == Mode.ONCE)) continue;
             if (!(mode == Mode.ONCE ? drainSink() : flushSink()) || !takeAcks()) continue;
             checkpoint(false);
             releaseDrained();
