@@ -229,8 +229,10 @@ class LauncherIT {
      */
     @Test
     void shipCompilesTheMethodsEveryLineGoesThrough(@TempDir Path tmp) throws Exception {
-        List<String> hot = List.of("io.jfio.ship.pipeline.Pipeline loop ", "io.jfio.ship.pipeline.Harvester harvest ",
-                "io.jfio.core.watch.InotifyWatcher poll ", "io.jfio.core.watch.InotifyWatcher handle ");
+        List<String> hot = List.of("io.jfio.ship.pipeline.Pipeline loop ", "io.jfio.ship.pipeline.Pipeline waitBudget ",
+                "io.jfio.ship.pipeline.Pipeline flushSink ", "io.jfio.ship.pipeline.Pipeline takeAcks ",
+                "io.jfio.ship.pipeline.Harvester harvest ", "io.jfio.core.watch.InotifyWatcher poll ",
+                "io.jfio.core.watch.InotifyWatcher handle ");
         Path src = Files.createDirectory(tmp.resolve("src"));
         Path jit = tmp.resolve("jit.log");
         List<FileChannel> files = new ArrayList<>();

@@ -48,6 +48,9 @@ class SinkOutageTest {
             "-XX:-UsePerfData", "-XX:ReservedCodeCacheSize=48m", "-XX:-TieredCompilation", "-XX:CompileCommand=quiet",
             "-XX:CompileCommand=MemLimit,*.*,8m",
             "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Pipeline::loop,16m",
+            "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Pipeline::flushSink,16m",
+            "-XX:CompileCommand=dontinline,io.jfio.ship.pipeline.Pipeline::flushSink",
+            "-XX:CompileCommand=dontinline,io.jfio.ship.pipeline.Pipeline::takeAcks",
             "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Harvester::harvest,16m",
             "-XX:CompileCommand=MemLimit,io.jfio.ship.state.CheckpointStore::encode,16m",
             "-XX:CompileCommand=MemLimit,io.jfio.core.watch.InotifyWatcher::*,16m", "-XX:TrimNativeHeapInterval=10000");

@@ -451,36 +451,8 @@ public final class Pipeline {
             checkpoint(false);
             releaseDrained();
             if (mode == Mode.ONCE && (fatal != null || onceDone())) break;
-            long wait = mode == Mode.ONCE ? BUSY_WAIT_NANOS : nextScan - System.nanoTime();
-            boolean wantAcks = mode == Mode.ONCE || roundCut || window.inFlightBytes() > config.maxInFlight()
-                    || checkpointedAcks == 0 || config.checkpointInterval().isZero()
-                    || window.acks() < Harvester.RAMP_ACKS;
-            if (!window.isEmpty()) {
-                // Unacknowledged batches: look again when the acknowledgements matter (a checkpoint is due by then).
-                wait = Math.min(wait, wantAcks ? BUSY_WAIT_NANOS
-                        : Math.min(GAUGE_NANOS, config.checkpointInterval().toNanos()));
-            }
-            ackWanted = wantAcks;
-            hurry(wantAcks);
-            if (checkpointedVersion != version()) {
-                wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
-            }
-            if (files.hasTimers()) {
-                wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
-            }
-            // The lag gauges say what changed within a second, without waking an idle pipeline for nothing.
-            if (gaugesWanted && gaugedVersion != gaugeVersion()) {
-                wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
-            }
-            // The backoff as it is now: a send that failed during this round started one after backingOff was read.
-            if (backoffUntil != 0) wait = Math.min(wait, backoffUntil - System.nanoTime());
-            // A round cut short by a full window left readable files unread; the window has room again.
-            if (roundCut && window.inFlightBytes() <= config.maxInFlight()) wait = 0;
-            if (files.pollHot(System.nanoTime())) continue;
-            if (files.hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
-            // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
-            // would wake the wait below for it, and the safety rescan is a minute away.
-            if (rescanRequested && mode == Mode.RUN) wait = 0;
+            long wait = waitBudget(nextScan);
+            if (wait == MORE_TO_READ) continue;
             // Acknowledgements that complete between the look above and the wait below still end it when wanted: the
             // flag is set before the wait, and a completion that saw it false is taken at the next turn.
             if (gather(System.nanoTime())) {
@@ -494,6 +466,48 @@ public final class Pipeline {
             files.checkCopies(now);
             files.prune(now);
         }
+    }
+
+    /** {@link #waitBudget}'s answer when a look at a hot file found bytes: no wait, another round. */
+    private static final long MORE_TO_READ = Long.MIN_VALUE;
+
+    /**
+     * How long the turn may wait for work ({@code nextScan}: when the next rescan is due), or {@link #MORE_TO_READ};
+     * tells the sink whether acknowledgements are waited for. A method of its own so that the loop, which runs for
+     * every line, compiles within the launcher's limit on C2's memory.
+     */
+    private long waitBudget(long nextScan) {
+        long wait = mode == Mode.ONCE ? BUSY_WAIT_NANOS : nextScan - System.nanoTime();
+        boolean wantAcks = mode == Mode.ONCE || roundCut || window.inFlightBytes() > config.maxInFlight()
+                || checkpointedAcks == 0 || config.checkpointInterval().isZero()
+                || window.acks() < Harvester.RAMP_ACKS;
+        if (!window.isEmpty()) {
+            // Unacknowledged batches: look again when the acknowledgements matter (a checkpoint is due by then).
+            wait = Math.min(wait, wantAcks ? BUSY_WAIT_NANOS
+                    : Math.min(GAUGE_NANOS, config.checkpointInterval().toNanos()));
+        }
+        ackWanted = wantAcks;
+        hurry(wantAcks);
+        if (checkpointedVersion != version()) {
+            wait = Math.min(wait, lastCheckpointNanos + config.checkpointInterval().toNanos() - System.nanoTime());
+        }
+        if (files.hasTimers()) {
+            wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        // The lag gauges say what changed within a second, without waking an idle pipeline for nothing.
+        if (gaugesWanted && gaugedVersion != gaugeVersion()) {
+            wait = Math.min(wait, lastGaugeNanos + GAUGE_NANOS - System.nanoTime());
+        }
+        // The backoff as it is now: a send that failed during this round started one after backingOff was read.
+        if (backoffUntil != 0) wait = Math.min(wait, backoffUntil - System.nanoTime());
+        // A round cut short by a full window left readable files unread; the window has room again.
+        if (roundCut && window.inFlightBytes() <= config.maxInFlight()) wait = 0;
+        if (files.pollHot(System.nanoTime())) return MORE_TO_READ;
+        if (files.hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
+        // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
+        // would wake the wait below for it, and the safety rescan is a minute away.
+        if (rescanRequested && mode == Mode.RUN) wait = 0;
+        return wait;
     }
 
     private long version() {
