@@ -175,7 +175,7 @@ public final class EventRing implements AutoCloseable {
     public void submit() throws IOException {
         ensureOpen();
         if (queued == 0) return;
-        enter(0, 0, -1);
+        enter(false, 0, 0);
     }
 
     /**
@@ -190,7 +190,7 @@ public final class EventRing implements AutoCloseable {
     public int await(long nanos) throws IOException {
         ensureOpen();
         long wait = queuedSends > 0 ? Math.min(nanos, SEND_WAIT_NANOS) : nanos;
-        return enter(GETEVENTS_OR_LOOK, cq.ready() + queuedSends + 1, wait);
+        return enter(true, cq.ready() + queuedSends + 1, wait);
     }
 
     /**
@@ -202,21 +202,20 @@ public final class EventRing implements AutoCloseable {
      */
     public int awaitAny(long nanos) throws IOException {
         ensureOpen();
-        return enter(GETEVENTS_OR_LOOK, cq.ready() + 1, nanos);
+        return enter(true, cq.ready() + 1, nanos);
     }
-
-    private static final int GETEVENTS_OR_LOOK = 1;
 
     private void ensureOpen() throws IOException {
         if (closed) throw new IOException("event ring closed");
     }
 
-    private int enter(int mode, int minComplete, long nanos) throws IOException {
+    /** Submits what is queued; with {@code wait}, waits for {@code minComplete} completions or {@code nanos}. */
+    private int enter(boolean wait, int minComplete, long nanos) throws IOException {
         int toSubmit = queued == 0 ? 0 : sq.publish();
         int flags = 0;
         long arg = 0;
         long argSize = 0;
-        if (mode == GETEVENTS_OR_LOOK) {
+        if (wait) {
             flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
             waitArg.fill((byte) 0);
             if (nanos != Long.MAX_VALUE) {

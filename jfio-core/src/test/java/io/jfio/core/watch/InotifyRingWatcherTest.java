@@ -36,6 +36,7 @@ class InotifyRingWatcherTest extends FileWatcherContract {
         return w;
     }
 
+    /** Runs before the contract's own close: the watcher first, then the ring it sleeps in. */
     @AfterEach
     void closeRing() {
         if (watcher != null) watcher.close();

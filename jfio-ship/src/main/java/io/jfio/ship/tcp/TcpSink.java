@@ -340,8 +340,7 @@ public final class TcpSink implements Sink {
             ringConn = c;
             ringLength = length;
             ringDone = 0;
-            ring.send(c.fd, stage.asSlice(0, length), Sockets.MSG_NOSIGNAL, ringSent);
-            sendCalls.incrementAndGet();
+            queueRest(c);
             return;
         }
         long done = 0;
@@ -354,14 +353,8 @@ public final class TcpSink implements Sink {
             if (n < 0) {
                 throw new ErrnoException("send", (int) -n, c.fd, describe(), c.sent, length - done);
             }
-            copiedBytes.addAndGet(n);
             done += n;
-            lock.lock();
-            try {
-                c.sent += n;
-            } finally {
-                lock.unlock();
-            }
+            copied(c, n);
         }
     }
 
@@ -457,14 +450,8 @@ public final class TcpSink implements Sink {
             int n = (int) Math.min(tlsChunk.length, length - done);
             MemorySegment.copy(bytes, JAVA_BYTE, done, tlsChunk, 0, n);
             c.tls.out.write(tlsChunk, 0, n);
-            copiedBytes.addAndGet(n);
             done += n;
-            lock.lock();
-            try {
-                c.sent += n;
-            } finally {
-                lock.unlock();
-            }
+            copied(c, n);
         }
     }
 
@@ -952,23 +939,33 @@ public final class TcpSink implements Sink {
         }
     }
 
+    /** Queues the send of the stage's bytes from {@link #ringDone} to {@link #ringLength} on the ring. */
+    private void queueRest(Connection c) {
+        ring.send(c.fd, stage.asSlice(ringDone, ringLength - ringDone), Sockets.MSG_NOSIGNAL, ringSent);
+        sendCalls.incrementAndGet();
+    }
+
+    /** {@code n} bytes of the batches' own memory went out on {@code c}. */
+    private void copied(Connection c, long n) {
+        copiedBytes.addAndGet(n);
+        lock.lock();
+        try {
+            c.sent += n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The ring send's completion (pipeline thread, from inside a ring wait): the bytes sent, or -errno. */
     private void ringSent(int result) {
         Connection c = ringConn;
         if (result >= 0) {
-            copiedBytes.addAndGet(result);
             ringDone += result;
-            lock.lock();
-            try {
-                c.sent += result;
-            } finally {
-                lock.unlock();
-            }
+            copied(c, result);
         }
         if ((result >= 0 || result == -Errno.EINTR || result == -Errno.EAGAIN) && ringDone < ringLength && !c.dead) {
             // Taken in part (kernels without MSG_WAITALL for ring sends) or interrupted: the rest goes the same way.
-            ring.send(c.fd, stage.asSlice(ringDone, ringLength - ringDone), Sockets.MSG_NOSIGNAL, ringSent);
-            sendCalls.incrementAndGet();
+            queueRest(c);
             return;
         }
         ringConn = null;

@@ -36,6 +36,14 @@ class TcpSinkRingTest {
         assertTrue(f.isDone(), "not completed within 30 s");
     }
 
+    /** Closes the receiver and returns what it wrote, its files in order. */
+    private static byte[] received(TcpReceiver receiver) throws IOException {
+        receiver.close();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        for (Path p : receiver.files()) got.write(Files.readAllBytes(p));
+        return got.toByteArray();
+    }
+
     @Test
     void shouldSendEachRoundWithTheNextWaitAndDeliverEveryByteInOrder(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("out");
@@ -66,10 +74,7 @@ class TcpSinkRingTest {
             } finally {
                 sink.close();
             }
-            receiver.close();
-            ByteArrayOutputStream got = new ByteArrayOutputStream();
-            for (Path p : receiver.files()) got.write(Files.readAllBytes(p));
-            assertArrayEquals(src.content(), got.toByteArray());
+            assertArrayEquals(src.content(), received(receiver));
         }
     }
 
@@ -91,10 +96,7 @@ class TcpSinkRingTest {
                 sink.flush(); // left queued: close completes it before it lets the connection go
             }
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-            receiver.close();
-            ByteArrayOutputStream got = new ByteArrayOutputStream();
-            for (Path p : receiver.files()) got.write(Files.readAllBytes(p));
-            assertArrayEquals(src.content(), got.toByteArray());
+            assertArrayEquals(src.content(), received(receiver));
         }
     }
 
