@@ -5,6 +5,7 @@ import static io.jfio.core.uring.UringConstants.IORING_ENTER_GETEVENTS;
 import static io.jfio.core.uring.UringConstants.IORING_FEAT_EXT_ARG;
 import static io.jfio.core.uring.UringConstants.IORING_OP_ASYNC_CANCEL;
 import static io.jfio.core.uring.UringConstants.IORING_OP_POLL_ADD;
+import static io.jfio.core.uring.UringConstants.IORING_OP_READ;
 import static io.jfio.core.uring.UringConstants.IORING_OP_SEND;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -21,10 +22,11 @@ import java.util.BitSet;
  * it: the ring is set up single-issuer).
  *
  * <p>A thread's own io_uring for an event loop that sleeps on descriptors and sends between its sleeps: readiness
- * polls ({@link #pollIn}) and socket sends ({@link #send}) are queued, and {@link #await} submits them and sleeps in
- * the same io_uring_enter(2). What that buys over send(2) followed by epoll_wait(2): one system call instead of two,
- * and the receiver a send wakes gets the CPU the sender is leaving, instead of preempting the sender on its way back
- * from send(2) or being woken on the other CPU.
+ * polls ({@link #pollIn}), reads that wait for their descriptor ({@link #read}) and socket sends ({@link #send}) are
+ * queued, and {@link #await} submits them and sleeps in the same io_uring_enter(2). What that buys over send(2)
+ * followed by epoll_wait(2) and read(2): one system call instead of three, and the receiver a send wakes gets the CPU
+ * the sender is leaving, instead of preempting the sender on its way back from send(2) or being woken on the other
+ * CPU.
  *
  * <p>A send that the socket takes at once completes inside the submitting call; its completion does not end the
  * wait, so the thread still sleeps until a polled descriptor is ready. A send the socket cannot take at once (its
@@ -33,8 +35,9 @@ import java.util.BitSet;
  * one (older kernels) is the caller's to continue.
  *
  * <p>Completions are delivered to the {@link Completion} given with each request, on the owner thread, from inside
- * {@link #await} or {@link #awaitAny}. Requests still in flight at {@link #close} are cancelled by the kernel: memory
- * a send reads must stay valid until its completion was delivered or the ring closed.
+ * {@link #await} or {@link #awaitAny}. Memory a send reads or a read fills must stay valid until its completion was
+ * delivered or the ring closed; {@link #allocate} gives memory that lives as long as the ring. {@link #close} cancels
+ * what is still in flight and waits for the kernel to let go of it before it frees that memory.
  */
 public final class EventRing implements AutoCloseable {
     /** Receives the result of one request: a poll's ready mask, a send's byte count, or -errno. */
@@ -48,6 +51,8 @@ public final class EventRing implements AutoCloseable {
         void complete(int result);
     }
 
+    /** The longest {@link #close} waits for the kernel to give up the requests still in flight. */
+    private static final long CLOSE_WAIT_NANOS = 1_000_000_000L;
     /** The longest a wait that submitted a send lasts while that send has not completed (its socket was full). */
     public static final long SEND_WAIT_NANOS = 10_000_000L;
     private static final int ENTRIES = 64;
@@ -90,7 +95,7 @@ public final class EventRing implements AutoCloseable {
      * @return the ring, owned by the calling thread
      * @throws UringUnavailableException when io_uring cannot be used here (not in the kernel, disabled, denied by a
      *                                   seccomp filter) or lacks what this needs (waits with a timeout argument, 5.11;
-     *                                   poll and send requests)
+     *                                   poll, read, send and cancel requests)
      * @throws IOException               when setting the ring up fails otherwise
      */
     public static EventRing open() throws IOException {
@@ -100,8 +105,9 @@ public final class EventRing implements AutoCloseable {
                 throw new UringUnavailableException("io_uring_setup (kernel lacks IORING_FEAT_EXT_ARG)", Errno.ENOSYS);
             }
             BitSet ops = r.probeOps();
-            if (!ops.get(IORING_OP_POLL_ADD) || !ops.get(IORING_OP_SEND) || !ops.get(IORING_OP_ASYNC_CANCEL)) {
-                throw new UringUnavailableException("io_uring_register (no poll, send or cancel requests)",
+            if (!ops.get(IORING_OP_POLL_ADD) || !ops.get(IORING_OP_READ) || !ops.get(IORING_OP_SEND)
+                    || !ops.get(IORING_OP_ASYNC_CANCEL)) {
+                throw new UringUnavailableException("io_uring_register (no poll, read, send or cancel requests)",
                         Errno.ENOSYS);
             }
             return new EventRing(r);
@@ -124,6 +130,38 @@ public final class EventRing implements AutoCloseable {
         sq.prepare(IORING_OP_POLL_ADD, 0, fd, 0, 0, 0, Fcntl.POLLIN, slot, 0, 0, 0);
         queued++;
         return slot;
+    }
+
+    /**
+     * Queues a read of up to {@code into}'s size from {@code fd} at its current position; {@code done} gets the bytes
+     * read or -errno. A descriptor with nothing to read (a pipe, an inotify or event descriptor, even one opened
+     * non-blocking) is waited for by the kernel, so the read completes when there is something: it is a poll and the
+     * read that follows in one request. Its completion ends a wait. {@code into} must stay valid until {@code done}
+     * was called or the ring closed ({@link #allocate}).
+     *
+     * @param fd   the descriptor to read
+     * @param into where the bytes go
+     * @param done gets the result
+     * @return the request's slot, for {@link #cancel}
+     */
+    public int read(int fd, MemorySegment into, Completion done) {
+        if (into.byteSize() > Integer.MAX_VALUE) throw new IllegalArgumentException("read of " + into.byteSize());
+        int slot = take(done);
+        sq.prepare(IORING_OP_READ, 0, fd, -1L, into.address(), (int) into.byteSize(), 0, slot, 0, 0, 0);
+        queued++;
+        return slot;
+    }
+
+    /**
+     * Memory that lives as long as the ring, for reads into it: the kernel may still write to what an unfinished read
+     * was given until the ring is closed.
+     *
+     * @param bytes the size
+     * @return zeroed memory, 8-byte aligned, usable on the owner thread until {@link #close}
+     */
+    public MemorySegment allocate(long bytes) {
+        if (closed) throw new IllegalStateException("event ring closed");
+        return arena.allocate(bytes, 8);
     }
 
     /**
@@ -278,13 +316,41 @@ public final class EventRing implements AutoCloseable {
         if (sq.space() == 0) throw new IllegalStateException("submission queue full: " + queued + " queued");
     }
 
-    /** Closes the ring; the kernel cancels what is still in flight. Idempotent. */
+    /**
+     * Closes the ring. What is still in flight is cancelled first and its completions taken (not delivered), so that
+     * the kernel writes to no read's memory and reads no send's after this returns; should the kernel not let go of a
+     * request within a second, the ring's own memory ({@link #allocate}) is left allocated rather than freed under
+     * it. Idempotent; called by the owner thread.
+     */
     @Override
     public void close() {
         if (closed) return;
+        boolean quiet = cancelAll();
         closed = true;
         ring.close();
-        arena.close();
+        if (quiet) arena.close();
+    }
+
+    /** Cancels every request in flight and takes their completions; whether none is left. */
+    private boolean cancelAll() {
+        if (free.cardinality() == slots.length) return true;
+        try {
+            for (int slot = free.nextClearBit(0); slot < slots.length; slot = free.nextClearBit(slot + 1)) {
+                if (sq.space() == 0) enter(false, 0, 0);
+                sq.prepare(IORING_OP_ASYNC_CANCEL, 0, -1, 0, slot, 0, 0, CANCEL_TAG, 0, 0, 0);
+                queued++;
+                slots[slot] = null; // their completions are taken, not delivered
+            }
+            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            while (free.cardinality() < slots.length) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) return false;
+                enter(true, 1, left);
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false; // the ring cannot be entered (not the owner thread, or broken): its memory stays
+        }
     }
 
     @Override

@@ -58,7 +58,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A {@link FileWatcher} on inotify(7), waiting in epoll(7): an inotify descriptor and an eventfd (for
  * {@link #wakeup()} and {@link #close()}) registered in one epoll instance. Idle, the polling thread sleeps in
- * epoll_wait and costs nothing.
+ * epoll_wait and costs nothing. Given the polling thread's io_uring ({@link #waitIn}), it sleeps there instead: a read
+ * of the inotify descriptor that the kernel holds until there are events (the wait and the read in one request, and
+ * in the system call that also submits what the thread queued) and a poll of the eventfd.
  *
  * <p>Thread-safe as {@link FileWatcher} says: one thread polls; the others may watch, wake and close. The thread that
  * polls should be a platform thread: epoll_wait blocks in the kernel, which pins a virtual thread's carrier.
@@ -622,6 +624,15 @@ public final class InotifyWatcher implements FileWatcher {
         lock.lock();
         try {
             if (closed) return false;
+            if (ring != this.ring) {
+                // A new ring: nothing is armed in it yet. (What the previous one still had armed is its owner's.)
+                inotifyArmed = false;
+                wakeArmed = false;
+                inotifyReadable = false;
+                wakeReadable = false;
+                ringFilled = 0;
+                ringBuf = null;
+            }
             this.ring = ring;
             return true;
         } finally {
@@ -630,13 +641,20 @@ public final class InotifyWatcher implements FileWatcher {
     }
 
     /**
-     * Sleeps in the ring until the inotify descriptor or the wake-up counter is readable, or {@code waitUntil}: a poll
-     * request for each, armed again once it fired. Their completions may also come while the polling thread waits in
-     * the ring for something else (a send); {@link #takeRingReadiness} takes them at the next look either way.
+     * Sleeps in the ring until there are inotify events or the wake-up counter is readable, or {@code waitUntil}:
+     * a read of the inotify descriptor (which the kernel holds until there are events: the wait and the read in one
+     * request) and a poll of the counter, each armed again once it completed. Their completions may also come while
+     * the polling thread waits in the ring for something else (a send); {@link #takeRingReadiness} takes them at the
+     * next look either way.
      */
     private void ringWait(long waitUntil) throws IOException {
         if (!inotifyArmed) {
-            ring.pollIn(inotifyFd, inotifyReady);
+            if (ringReads) {
+                if (ringBuf == null) ringBuf = ring.allocate(READ_BUFFER);
+                ring.read(inotifyFd, ringBuf, inotifyRead);
+            } else {
+                ring.pollIn(inotifyFd, inotifyReady);
+            }
             inotifyArmed = true;
         }
         if (!wakeArmed) {
@@ -646,12 +664,22 @@ public final class InotifyWatcher implements FileWatcher {
         ring.await(Math.max(0, Math.min(waitUntil - System.nanoTime(), TimeUnit.DAYS.toNanos(1))));
     }
 
-    /** With the lock held: reads what the ring's polls found readable. */
+    /** With the lock held: handles what the ring's read brought, and reads what its polls found readable. */
     private void takeRingReadiness() throws IOException {
         if (wakeReadable) {
             wakeReadable = false;
             LibC.read(wakeFd, wakeRead, 8); // resets the counter; EAGAIN if another read won
             woken = true;
+        }
+        int n = ringFilled;
+        if (n > 0) {
+            ringFilled = 0;
+            if (!closed) {
+                MemorySegment.copy(ringBuf, 0, readBuf, 0, n);
+                handleAll(n);
+                // A full buffer: more may be queued than one read took; read on now rather than at the next wake-up.
+                if (n > READ_BUFFER - InotifyEvent.MIN_BUFFER) inotifyReadable = true;
+            }
         }
         if (inotifyReadable) {
             inotifyReadable = false;
@@ -661,10 +689,31 @@ public final class InotifyWatcher implements FileWatcher {
 
     /** The polling thread's ring, or null: the watcher waits in its own epoll instance. */
     private EventRing ring;
+    /**
+     * Whether the inotify descriptor is read through the ring; false after the kernel answered such a read with
+     * EAGAIN (kernels that do not wait for a descriptor opened non-blocking) or nothing: then polled, and read
+     * directly.
+     */
+    private boolean ringReads = true;
+    /** The ring's memory the inotify read fills (it lives as long as the ring: the kernel may write to it until). */
+    private MemorySegment ringBuf;
+    /** Bytes of events the ring's read brought, not yet handled. */
+    private int ringFilled;
     private boolean inotifyArmed;
     private boolean wakeArmed;
     private boolean inotifyReadable;
     private boolean wakeReadable;
+    private final EventRing.Completion inotifyRead = r -> {
+        inotifyArmed = false;
+        if (r > 0) {
+            ringFilled = r;
+        } else if (r != -Errno.ECANCELED) {
+            // Not waited for by this kernel (EAGAIN; an end of file inotify never reports), or an error: a direct
+            // read says which (and takes the events), and the descriptor is polled from now on.
+            if (r == -Errno.EAGAIN || r == 0) ringReads = false;
+            inotifyReadable = true;
+        }
+    };
     private final EventRing.Completion inotifyReady = r -> {
         inotifyArmed = false;
         inotifyReadable = true; // an error too: the read says what it is
@@ -695,13 +744,18 @@ public final class InotifyWatcher implements FileWatcher {
             if (n == -Errno.EAGAIN) return;
             if (n == -Errno.EINTR) continue;
             ErrnoException.check(n, "read", inotifyFd, null);
-            long now = System.nanoTime();
-            for (long off = 0; off < n; off += InotifyEvent.recordLength(readBuf, off)) {
-                handle(off, now);
-            }
+            handleAll(n);
             // Room was left for the largest event: the queue was empty when the kernel filled the buffer, so a
             // second read would only say EAGAIN (one system call less per wake-up; epoll reports anything newer).
             if (n <= READ_BUFFER - InotifyEvent.MIN_BUFFER) return;
+        }
+    }
+
+    /** Handles the events in the first {@code n} bytes of the read buffer. */
+    private void handleAll(long n) {
+        long now = System.nanoTime();
+        for (long off = 0; off < n; off += InotifyEvent.recordLength(readBuf, off)) {
+            handle(off, now);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
@@ -85,6 +86,45 @@ class EventRingTest {
         t.join();
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(20), "woke before the write");
         assertEquals(Fcntl.POLLIN, got[0] & Fcntl.POLLIN);
+    }
+
+    @Test
+    void aReadWaitsForItsDescriptorAndBringsWhatWasWritten() throws Exception {
+        int fd = eventfd(); // non-blocking, as the inotify descriptor a watcher reads this way
+        MemorySegment into = ring.allocate(8);
+        int[] got = {Integer.MIN_VALUE};
+        ring.read(fd, into, r -> got[0] = r);
+        ring.await(0);
+        assumeTrue(got[0] != -Errno.EAGAIN, "this kernel answers a read of a non-blocking descriptor at once");
+        assertEquals(Integer.MIN_VALUE, got[0], "nothing to read yet");
+        Thread t = new Thread(() -> {
+            sleep(30);
+            signal(fd);
+        });
+        t.start();
+        long start = System.nanoTime();
+        assertEquals(1, ring.await(TimeUnit.SECONDS.toNanos(10)));
+        t.join();
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(20), "woke before the write");
+        assertEquals(8, got[0]);
+        assertEquals(1L, into.get(ValueLayout.JAVA_LONG, 0), "the counter's value, read into the ring's memory");
+    }
+
+    @Test
+    void closingCancelsAReadInFlightSoWhatComesAfterIsNotTakenByIt() throws Exception {
+        int fd = eventfd();
+        int[] got = {Integer.MIN_VALUE};
+        ring.read(fd, ring.allocate(8), r -> got[0] = r);
+        ring.await(0);
+        assumeTrue(got[0] != -Errno.EAGAIN, "this kernel answers a read of a non-blocking descriptor at once");
+        long start = System.nanoTime();
+        ring.close();
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1), "close waited for the cancellation");
+        assertEquals(Integer.MIN_VALUE, got[0], "a cancelled request's completion is taken, not delivered");
+        signal(fd);
+        MemorySegment b = arena.allocate(8, 8);
+        assertEquals(8, LibC.read(fd, b, 8), "the write is still there for a reader of the descriptor");
+        assertEquals(1L, b.get(ValueLayout.JAVA_LONG, 0));
     }
 
     @Test

@@ -60,4 +60,22 @@ class InotifyRingWatcherTest extends FileWatcherContract {
         List<FileEvent> got = new ArrayList<>(watcher.poll(Duration.ZERO));
         assertTrue(got.stream().anyMatch(e -> e.kind() == Kind.MODIFY && e.path().equals(f)), got.toString());
     }
+    @Test
+    void shouldReportEveryEventInOrderWhenMoreAreQueuedThanTheRingsReadTakes() throws IOException {
+        Path dir = Files.createDirectory(tmp.resolve("many"));
+        start().watch(dir);
+        assertEquals(List.of(), watcher.poll(Duration.ZERO)); // arms the ring's read of the inotify descriptor
+        // About 100 KiB of events (32 bytes each), queued before the thread looks: more than one read's buffer.
+        int n = 3_000;
+        List<Path> made = new ArrayList<>();
+        for (int i = 0; i < n; i++) made.add(Files.createFile(dir.resolve(String.format("file-%05d.log", i))));
+        List<Path> created = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (created.size() < n && System.nanoTime() < deadline) {
+            for (FileEvent e : watcher.poll(Duration.ofMillis(200))) {
+                if (e.kind() == Kind.CREATE) created.add(e.path());
+            }
+        }
+        assertEquals(made, created, "every file's CREATE once, in the order they were made");
+    }
 }
