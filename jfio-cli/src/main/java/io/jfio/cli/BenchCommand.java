@@ -90,7 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
     private Long seed;
 
     @Option(names = "--repeat-until-stable", description = "Keep adding interleaved repetitions to each workload of "
-            + "\"What wins here\" whose verdict is undecided, until it is decided (a winner, or equal within 10%), it "
+            + "\"What wins here\" whose verdict is undecided, until it is decided (a winner, or equal within 10%%), it "
             + "has " + SuiteOptions.MAX_REPS
             + " repetitions, or --stable-budget is spent.")
     private boolean repeatUntilStable;

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The jfio command line as main runs it, through {@link Cli#run}, with output captured. */
@@ -245,5 +246,48 @@ class CliTest {
         List<String> names = new ArrayList<>();
         node.fieldNames().forEachRemaining(names::add);
         return names;
+    }
+    /**
+     * Every text of every command's help goes through String.format in picocli: a '%' that does not start a format
+     * ("10%" rather than "10%%") prints a warning to the user's terminal and the text unformatted (its "%n" as they
+     * are). Each description, header and footer of the whole tree, as written in the annotations, must format.
+     */
+    @Test
+    void everyHelpTextOfEveryCommandFormats() {
+        CommandLine root = Cli.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        List<String> bad = new ArrayList<>();
+        List<CommandLine> todo = new ArrayList<>(List.of(root));
+        int texts = 0;
+        while (!todo.isEmpty()) {
+            CommandLine c = todo.remove(todo.size() - 1);
+            todo.addAll(c.getSubcommands().values());
+            List<String> lines = new ArrayList<>();
+            for (Class<?> k = c.getCommandSpec().userObject().getClass(); k != Object.class; k = k.getSuperclass()) {
+                CommandLine.Command cmd = k.getAnnotation(CommandLine.Command.class);
+                if (cmd != null) {
+                    lines.addAll(List.of(cmd.description()));
+                    lines.addAll(List.of(cmd.header()));
+                    lines.addAll(List.of(cmd.footer()));
+                }
+                List<java.lang.reflect.AccessibleObject> members = new ArrayList<>(List.of(k.getDeclaredFields()));
+                members.addAll(List.of(k.getDeclaredMethods()));
+                for (java.lang.reflect.AccessibleObject m : members) {
+                    CommandLine.Option o = m.getAnnotation(CommandLine.Option.class);
+                    if (o != null) lines.addAll(List.of(o.description()));
+                    CommandLine.Parameters p = m.getAnnotation(CommandLine.Parameters.class);
+                    if (p != null) lines.addAll(List.of(p.description()));
+                }
+            }
+            for (String line : lines) {
+                texts++;
+                try {
+                    String.format(line);
+                } catch (java.util.IllegalFormatException e) {
+                    bad.add(c.getCommandSpec().qualifiedName() + ": " + line + " (" + e + ")");
+                }
+            }
+        }
+        assertTrue(texts > 100, "the whole tree was walked: " + texts + " texts");
+        assertEquals(List.of(), bad);
     }
 }
