@@ -17,10 +17,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,17 +46,22 @@ class SinkOutageTest {
     private static final long MAX_IN_FLIGHT = 4L << 20;
     private static final long BUFFER = 1L << 20;
 
-    /** The JVM options bin/jfio gives `jfio ship` (see the launcher for why each one). */
-    private static final List<String> BIN_JFIO_SHIP_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms16m", "-Xmx32m",
-            "-XX:-UsePerfData", "-XX:ReservedCodeCacheSize=48m", "-XX:-TieredCompilation", "-XX:CompileCommand=quiet",
-            "-XX:CompileCommand=MemLimit,*.*,8m",
-            "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Pipeline::loop,16m",
-            "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Pipeline::flushSink,16m",
-            "-XX:CompileCommand=dontinline,io.jfio.ship.pipeline.Pipeline::flushSink",
-            "-XX:CompileCommand=dontinline,io.jfio.ship.pipeline.Pipeline::takeAcks",
-            "-XX:CompileCommand=MemLimit,io.jfio.ship.pipeline.Harvester::harvest,16m",
-            "-XX:CompileCommand=MemLimit,io.jfio.ship.state.CheckpointStore::encode,16m",
-            "-XX:CompileCommand=MemLimit,io.jfio.core.watch.InotifyWatcher::*,16m", "-XX:TrimNativeHeapInterval=10000");
+    /** Where bin/jfio gives `jfio ship` its JVM options (its array of them). */
+    private static final Pattern LAUNCHER_SHIP_OPTIONS = Pattern.compile(
+            "if \\[\\[ \\$\\{1:-\\} == ship \\]\\]; then\\s+java_opts\\+=\\(([^)]*)\\)");
+
+    /**
+     * The JVM options bin/jfio gives `jfio ship` (see the launcher for why each one), read from the launcher itself:
+     * the shipper of these tests runs as users run it, so its resident size means something.
+     */
+    private static List<String> launcherShipOptions() throws IOException {
+        Path launcher = Path.of(System.getProperty("jfio.repo.root", ".."), "bin", "jfio");
+        Matcher m = LAUNCHER_SHIP_OPTIONS.matcher(Files.readString(launcher));
+        assertTrue(m.find(), "no ship options found in " + launcher);
+        List<String> options = Arrays.stream(m.group(1).trim().split("\\s+")).map(o -> o.replace("'", "")).toList();
+        assertTrue(options.contains("-Xmx32m") && options.contains("-XX:+UseSerialGC"), options.toString());
+        return options;
+    }
 
     private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
 
@@ -133,7 +141,7 @@ class SinkOutageTest {
         int port = r1.port();
         Path err = tmp.resolve("ship.err");
         // The shipper as bin/jfio runs it, so its resident size means something.
-        Process ship = ShipRun.java(ShipMain.class, BIN_JFIO_SHIP_OPTIONS,
+        Process ship = ShipRun.java(ShipMain.class, launcherShipOptions(),
                         file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
                         "1MiB", "64KiB", "run", "to=tcp:127.0.0.1:" + port)
                 .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile()).start();
@@ -192,7 +200,7 @@ class SinkOutageTest {
         // shipper is a process of its own, with bin/jfio's heap and collector, so its resident size means something;
         // its metrics endpoint (on a port it picks and logs) says how far it got.
         Path err = tmp.resolve("ship.err");
-        Process ship = ShipRun.java(ShipMain.class, BIN_JFIO_SHIP_OPTIONS,
+        Process ship = ShipRun.java(ShipMain.class, launcherShipOptions(),
                         file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
                         "1MiB", "64KiB", "run", "to=kafka:" + broker.bootstrap() + "/outage",
                         "metrics=127.0.0.1:0", "kafka.delivery.timeout.ms=4000",
