@@ -105,6 +105,13 @@ public final class ShipBenchCommand implements Callable<Integer> {
             + "acknowledgements): the least CPU per line this machine allows, beside jfio and the peers.")
     private boolean floor;
 
+    @Option(names = "--shipper-cpus", paramLabel = "LIST", description = "Start every shipper (jfio, the peers, "
+            + "min-shipper) on these CPUs, as taskset -c takes them; with the benchmark itself on others (e.g. "
+            + "taskset -c 0 jfio bench ship --shipper-cpus 1), every tool runs with the same placement. By default "
+            + "the scheduler places them, and on a small machine where each one lands moves the CPU per line by up "
+            + "to twice, for every tool.")
+    private String shipperCpus;
+
     @Option(names = "--no-install", description = "Do not install rsyslog nor fetch syslog-ng when they are "
             + "missing.")
     private boolean noInstall;
@@ -266,7 +273,8 @@ public final class ShipBenchCommand implements Callable<Integer> {
                     CopyBenchCommand.jfioCommand());
             if (full) o = o.full();
             if (workloads != null) o = o.withWorkloads(new LinkedHashSet<>(workloads));
-            o = o.withPeers(!noRsyslog, !noSyslogNg, !noInstall).withAllowTmpfs(allowTmpfs).withFloor(floor);
+            o = o.withPeers(!noRsyslog, !noSyslogNg, !noInstall).withAllowTmpfs(allowTmpfs).withFloor(floor)
+                    .withShipperCpus(shipperCpus);
             if (lines != null || reps != null || files != null || rate != null || seconds != null || idleTree != null
                     || idleSeconds != null) {
                 int[] tree = idleTree != null ? ShipBenchOptions.parseIdleTree(idleTree)

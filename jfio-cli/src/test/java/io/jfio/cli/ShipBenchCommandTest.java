@@ -23,6 +23,8 @@ class ShipBenchCommandTest {
         assertUsage("--quick and --full exclude each other", at, "--quick", "--full");
         assertUsage("unknown workload: warp", at, "--workloads", "single,warp");
         assertUsage("invalid --idle-files: lots", at, "--idle-files", "lots");
+        assertUsage("invalid --shipper-cpus: one \\(expected a CPU list such as 1 or 0,2-3\\)", at, "--shipper-cpus",
+                "one");
         assertUsage("sizes must be positive \\(files at most 999\\)", at, "--files", "0");
         assertUsage("measured windows must be at least 1 s: latency=0s", at, "--seconds", "0");
         assertUsage("measured windows must be at least 1 s: latency=\\d+s idle=0s", at, "--idle-seconds", "0");

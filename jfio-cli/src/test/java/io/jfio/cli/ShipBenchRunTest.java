@@ -163,6 +163,54 @@ class ShipBenchRunTest {
     }
 
     @Test
+    void shouldStartTheShippersOnTheCpusAsked(@TempDir Path dir) throws Exception {
+        String allowed = io.jfio.bench.system.SystemInfo.allowedCpus();
+        org.junit.jupiter.api.Assumptions.assumeTrue(allowed != null, "no Cpus_allowed_list in /proc/self/status");
+        String[] ranges = allowed.split(",");
+        String last = ranges[ranges.length - 1];
+        String cpu = last.substring(last.lastIndexOf('-') + 1); // one CPU of those allowed: the last
+        ShipBenchOptions o = ShipBenchOptions.defaults(dir, dir.resolve("report"), jfio())
+                .withSizes(20_000, 1, 5, 500, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
+                        3, 3, Duration.ofSeconds(1))
+                .withWorkloads(java.util.Set.of("latency")).withPeers(false, false, false).withShipperCpus(cpu);
+        // What the shippers may run on, read from /proc while they run.
+        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Thread look = Thread.ofPlatform().daemon().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                ProcessHandle.current().descendants().forEach(p -> {
+                    try {
+                        String cmdline = Files.readString(Path.of("/proc/" + p.pid() + "/cmdline"));
+                        if (!cmdline.contains("\0ship\0")) return;
+                        for (String l : Files.readAllLines(Path.of("/proc/" + p.pid() + "/status"))) {
+                            if (l.startsWith("Cpus_allowed_list:")) seen.add(l.substring(l.indexOf(':') + 1).trim());
+                        }
+                    } catch (java.io.IOException e) {
+                        // exited meanwhile
+                    }
+                });
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        ShipBench.Result r;
+        try {
+            r = ShipBench.run(o, new PrintWriter(new StringWriter(), true));
+        } finally {
+            look.interrupt();
+            look.join();
+        }
+        String md = Files.readString(r.report());
+        assertTrue(r.problems().isEmpty(), r.problems() + "\n" + md);
+        assertEquals(java.util.Set.of(cpu), seen, "the CPUs the shippers were allowed");
+        assertTrue(md.contains("- Placement: shippers on CPUs " + cpu + " (taskset), this benchmark's writers and "
+                + "receivers on " + allowed), md);
+        assertEquals(cpu, JSON.readValue(r.json().toFile(), Map.class).get("shipper_cpus"));
+    }
+
+    @Test
     void shouldLeaveNoProcessOrFileBehindWhenTerminated(@TempDir Path dir) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(jfio());
         cmd.addAll(List.of("bench", "ship", "--dir", dir.toString(), "--out", dir.resolve("r").toString(),

@@ -285,7 +285,7 @@ public final class ShipBench {
             // Measured as the shipper starts: the disk test (460 MB written) and sync before it may have pushed
             // part of the input out of the cache.
             double resident = PageCache.residency(input).fraction();
-            Child c = Child.start(cmd, runDir.resolve("ship.log"));
+            Child c = Child.start(placed(cmd), runDir.resolve("ship.log"));
             r.put("page_cache_resident", resident);
             int exit = c.waitFor(SHIP_TIMEOUT_S);
             List<Path> parts = sink.equals("dir") ? DirSink.segments(out) : receiver.files();
@@ -311,7 +311,8 @@ public final class ShipBench {
         Map<String, Object> r = row("rsyslog", "omfile", rep);
         try {
             Path conf = Rsyslog.configure(runDir, input.toString(), out, 0);
-            try (Child c = Child.start(Rsyslog.command(rsyslogd, conf, runDir), runDir.resolve("rsyslogd.log"))) {
+            try (Child c = Child.start(placed(Rsyslog.command(rsyslogd, conf, runDir)),
+                    runDir.resolve("rsyslogd.log"))) {
                 long size = Files.size(input);
                 long deadline = System.nanoTime() + SHIP_TIMEOUT_S * 1_000_000_000L;
                 long last = -1;
@@ -419,19 +420,22 @@ public final class ShipBench {
                     to = "dir:" + out;
                     tail = new SegmentTail(out, lat, origin);
                 }
-                c = Child.start(jfio("ship", "--from", glob, "--to", to, "--state", runDir.resolve("state")
-                        .toString()), runDir.resolve("ship.log"));
+                c = Child.start(placed(jfio("ship", "--from", glob, "--to", to, "--state", runDir.resolve("state")
+                        .toString())), runDir.resolve("ship.log"));
             } else if (tool.equals("min-shipper")) {
                 receiver = new LatencyReceiver(lat, origin);
-                c = Child.start(MinShipper.command(minShipper, files, receiver.port()), runDir.resolve("min.log"));
+                c = Child.start(placed(MinShipper.command(minShipper, files, receiver.port())),
+                        runDir.resolve("min.log"));
             } else if (tool.equals("rsyslog")) {
                 receiver = new LatencyReceiver(lat, origin);
                 Path conf = Rsyslog.configure(runDir, glob, null, receiver.port());
-                c = Child.start(Rsyslog.command(rsyslogd, conf, runDir), runDir.resolve("rsyslogd.log"));
+                c = Child.start(placed(Rsyslog.command(rsyslogd, conf, runDir)),
+                        runDir.resolve("rsyslogd.log"));
             } else {
                 receiver = new LatencyReceiver(lat, origin);
                 Path conf = SyslogNg.configure(syslogNg, runDir, files, "*.log", receiver.port());
-                c = Child.start(SyslogNg.command(syslogNg, conf, runDir), runDir.resolve("syslog-ng.log"));
+                c = Child.start(placed(SyslogNg.command(syslogNg, conf, runDir)),
+                        runDir.resolve("syslog-ng.log"));
             }
             Writer w = new Writer(chans, cfg.rate());
             long warmEnd = System.nanoTime() + cfg.warmup().toNanos();
@@ -588,8 +592,8 @@ public final class ShipBench {
                 chans.add(FileChannel.open(files.resolve(String.format(Locale.ROOT, "f-%03d.log", i)),
                         StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.APPEND));
             }
-            Child c = Child.start(jfio("ship", "--from", files + "/*.log", "--to", "tcp:127.0.0.1:"
-                    + receiver.port(), "--state", runDir.resolve("state").toString()), runDir.resolve("ship.log"));
+            Child c = Child.start(placed(jfio("ship", "--from", files + "/*.log", "--to", "tcp:127.0.0.1:"
+                    + receiver.port(), "--state", runDir.resolve("state").toString())), runDir.resolve("ship.log"));
             try (c) {
                 waitForLog(c, "event=start", 30);
                 int per = (64 << 10) / LogLines.LINE;
@@ -671,8 +675,8 @@ public final class ShipBench {
                 }
             }
             long total = (long) n * LogLines.LINE;
-            try (Child c = Child.start(jfio("ship", "--from", tree + "/*/*.log", "--to", "dir:" + out, "--state",
-                    runDir.resolve("state").toString()), runDir.resolve("ship.log"))) {
+            try (Child c = Child.start(placed(jfio("ship", "--from", tree + "/*/*.log", "--to", "dir:" + out,
+                    "--state", runDir.resolve("state").toString())), runDir.resolve("ship.log"))) {
                 long deadline = System.nanoTime() + 180_000_000_000L;
                 long shipped = 0;
                 while (System.nanoTime() < deadline && c.process().isAlive()) {
@@ -716,6 +720,23 @@ public final class ShipBench {
 
     // ================================================================== report
 
+    /** {@code command} started on {@link ShipBenchOptions#shipperCpus} by taskset(1), or as it is. */
+    private List<String> placed(List<String> command) {
+        if (o.shipperCpus() == null) return command;
+        List<String> c = new ArrayList<>(List.of("taskset", "-c", o.shipperCpus()));
+        c.addAll(command);
+        return c;
+    }
+
+    /** Where the shippers and this benchmark's writers and receivers ran, for the report. */
+    private String placement() {
+        String here = SystemInfo.allowedCpus();
+        return o.shipperCpus() == null
+                ? "shippers, writers and receivers on the CPUs the scheduler chose (this benchmark's: " + here + ")"
+                : "shippers on CPUs " + o.shipperCpus() + " (taskset), this benchmark's writers and receivers on "
+                        + here;
+    }
+
     private Result write(SystemInfo sys, String loadBefore, String loadAfter, double seconds, CpuUsage.Delta busy)
             throws IOException {
         Files.createDirectories(o.out());
@@ -733,7 +754,8 @@ public final class ShipBench {
         md.append("- syslog-ng: ").append(syslogNg == null ? "not run" : syslogNg.installer() + " ("
                 + (syslogNg.root() == null ? syslogNg.binary() : "unpacked from Debian's packages in "
                 + syslogNg.root()) + ")").append('\n');
-        md.append("- jfio: `").append(String.join(" ", o.jfio())).append(" ship ...`\n\n");
+        md.append("- jfio: `").append(String.join(" ", o.jfio())).append(" ship ...`\n");
+        md.append("- Placement: ").append(placement()).append("\n\n");
         if (!o.standardSizes()) {
             md.append("**Sizes differ from the standard ones** (5,000,000 lines, 100 files at 10,000 lines/s, "
                     + "10,000 idle files): these numbers are not the targets' measurements.\n\n");
@@ -841,6 +863,7 @@ public final class ShipBench {
         json.put("steal_cpus", busy.steal());
         json.put("seconds", seconds);
         json.put("scale", o.scale());
+        json.put("shipper_cpus", o.shipperCpus());
         json.put("standard_sizes", o.standardSizes());
         json.put("rsyslog", rsyslogVersion);
         json.put("syslog_ng", syslogNg == null ? null : syslogNg.installer());

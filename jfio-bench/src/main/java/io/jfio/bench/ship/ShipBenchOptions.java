@@ -31,11 +31,14 @@ import java.util.Set;
  * @param scale         "default", "full" or "custom" (tests), for the report
  * @param floor         whether the latency runs also run {@code min-shipper}, a C program that does only what any
  *                      shipper must per append (built with {@code cc}): the floor of CPU per line on this machine
+ * @param shipperCpus   the CPUs every shipper (jfio, the peers, {@code min-shipper}) is started on, as taskset(1)
+ *                      takes them (e.g. {@code 1} or {@code 2-3}); null: wherever the scheduler puts it
  */
 public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String> workloads, long lines, int reps,
                                int files, int rate, Duration latency, Duration warmup, Duration throughput,
                                int idleDirs, int idleFiles, Duration idle, boolean rsyslog, boolean syslogNg,
-                               boolean install, boolean allowTmpfs, String scale, boolean floor) {
+                               boolean install, boolean allowTmpfs, String scale, boolean floor,
+                               String shipperCpus) {
     /** The workloads, in the order they run. */
     public static final List<String> WORKLOADS = List.of("single", "records", "latency", "wide", "throughput", "idle");
 
@@ -59,14 +62,14 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
     public static ShipBenchOptions defaults(Path dir, Path out, List<String> jfio) {
         return new ShipBenchOptions(dir, out, jfio, Set.copyOf(WORKLOADS), 5_000_000, 3, 100, 10_000,
                 Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofSeconds(10), 100, 100, Duration.ofSeconds(15),
-                true, true, true, false, "default", false);
+                true, true, true, false, "default", false, null);
     }
 
     /** Longer measurements: 5 runs per single-file cell, 60 s latency and idle windows, 30 s throughput. */
     public ShipBenchOptions full() {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, 5, files, rate, Duration.ofSeconds(60),
                 Duration.ofSeconds(5), Duration.ofSeconds(30), idleDirs, idleFiles, Duration.ofSeconds(60), rsyslog,
-                syslogNg, install, allowTmpfs, "full", floor);
+                syslogNg, install, allowTmpfs, "full", floor, shipperCpus);
     }
 
     public ShipBenchOptions withWorkloads(Set<String> w) {
@@ -77,7 +80,8 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
             }
         }
         return new ShipBenchOptions(dir, out, jfio, Set.copyOf(w), lines, reps, files, rate, latency, warmup,
-                throughput, idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale, floor);
+                throughput, idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale, floor,
+                shipperCpus);
     }
 
     /** The highest latency-run rate: one line per microsecond over all files. */
@@ -99,7 +103,7 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
                     + "s idle=" + idle.toSeconds() + "s");
         }
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, "custom", floor);
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, "custom", floor, shipperCpus);
     }
 
     public ShipBenchOptions withPeer(boolean rsyslogOn, boolean installOn) {
@@ -108,18 +112,36 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
 
     public ShipBenchOptions withPeers(boolean rsyslogOn, boolean syslogNgOn, boolean installOn) {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslogOn, syslogNgOn, installOn, allowTmpfs, scale, floor);
+                idleDirs, idleFiles, idle, rsyslogOn, syslogNgOn, installOn, allowTmpfs, scale, floor, shipperCpus);
     }
 
     public ShipBenchOptions withAllowTmpfs(boolean allow) {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allow, scale, floor);
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allow, scale, floor, shipperCpus);
     }
 
     /** With or without the {@code min-shipper} rows in the latency runs. */
     public ShipBenchOptions withFloor(boolean on) {
         return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
-                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale, on);
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale, on, shipperCpus);
+    }
+
+    /** A CPU list as taskset(1) takes it: numbers and ranges, comma-separated. */
+    private static final java.util.regex.Pattern CPU_LIST = java.util.regex.Pattern.compile(
+            "\\d{1,4}(-\\d{1,4})?(,\\d{1,4}(-\\d{1,4})?)*");
+
+    /**
+     * With every shipper started on {@code cpus} (null: not pinned).
+     *
+     * @throws IllegalArgumentException naming the value when it is not a CPU list such as {@code 1} or {@code 0,2-3}
+     */
+    public ShipBenchOptions withShipperCpus(String cpus) {
+        if (cpus != null && !CPU_LIST.matcher(cpus).matches()) {
+            throw new IllegalArgumentException("invalid --shipper-cpus: " + cpus + " (expected a CPU list such as 1 "
+                    + "or 0,2-3)");
+        }
+        return new ShipBenchOptions(dir, out, jfio, workloads, lines, reps, files, rate, latency, warmup, throughput,
+                idleDirs, idleFiles, idle, rsyslog, syslogNg, install, allowTmpfs, scale, floor, cpus);
     }
 
     /**

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,18 +101,6 @@ public final class Scaling {
         this.err = err;
     }
 
-    /** The CPUs this process may run on, as the kernel lists them ({@code 0-1}), or null if unknown. */
-    static String allowedCpus() {
-        try {
-            for (String l : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.US_ASCII)) {
-                if (l.startsWith("Cpus_allowed_list:")) return l.substring(l.indexOf(':') + 1).trim();
-            }
-        } catch (IOException e) {
-            return null;
-        }
-        return null;
-    }
-
     /** The first CPU of a list such as {@code 0-3,8}. */
     static String firstCpu(String list) {
         String first = list.split(",")[0];
@@ -128,7 +115,7 @@ public final class Scaling {
      * @return the rows that ran
      */
     List<Row> run(List<String> warnings) {
-        String all = allowedCpus();
+        String all = io.jfio.bench.system.SystemInfo.allowedCpus();
         int cpus = Runtime.getRuntime().availableProcessors();
         List<Row> rows = new ArrayList<>();
         if (all == null || cpus < 2) {
