@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * What {@code jfio bench ship} runs.
@@ -127,8 +128,7 @@ public record ShipBenchOptions(Path dir, Path out, List<String> jfio, Set<String
     }
 
     /** A CPU list as taskset(1) takes it: numbers and ranges, comma-separated. */
-    private static final java.util.regex.Pattern CPU_LIST = java.util.regex.Pattern.compile(
-            "\\d{1,4}(-\\d{1,4})?(,\\d{1,4}(-\\d{1,4})?)*");
+    private static final Pattern CPU_LIST = Pattern.compile("\\d{1,4}(-\\d{1,4})?(,\\d{1,4}(-\\d{1,4})?)*");
 
     /**
      * With every shipper started on {@code cpus} (null: not pinned).

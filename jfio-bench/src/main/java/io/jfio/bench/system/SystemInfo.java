@@ -138,13 +138,8 @@ public record SystemInfo(String kernel, String fileSystem, String device, String
 
     /** The CPUs this process may run on, as the kernel lists them ({@code 0-1}), or null if unknown. */
     public static String allowedCpus() {
-        try {
-            for (String l : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"),
-                    java.nio.charset.StandardCharsets.US_ASCII)) {
-                if (l.startsWith("Cpus_allowed_list:")) return l.substring(l.indexOf(':') + 1).trim();
-            }
-        } catch (IOException e) {
-            return null;
+        for (String l : SysFiles.lines(Path.of("/proc/self/status"))) {
+            if (l.startsWith("Cpus_allowed_list:")) return l.substring(l.indexOf(':') + 1).trim();
         }
         return null;
     }
