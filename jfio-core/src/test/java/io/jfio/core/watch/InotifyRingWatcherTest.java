@@ -60,6 +60,7 @@ class InotifyRingWatcherTest extends FileWatcherContract {
         List<FileEvent> got = new ArrayList<>(watcher.poll(Duration.ZERO));
         assertTrue(got.stream().anyMatch(e -> e.kind() == Kind.MODIFY && e.path().equals(f)), got.toString());
     }
+
     @Test
     void shouldReportEveryEventInOrderWhenMoreAreQueuedThanTheRingsReadTakes() throws IOException {
         Path dir = Files.createDirectory(tmp.resolve("many"));
