@@ -334,12 +334,15 @@ public final class EventRing implements AutoCloseable {
     /** Cancels every request in flight and takes their completions; whether none is left. */
     private boolean cancelAll() {
         if (free.cardinality() == slots.length) return true;
+        // Their completions are taken, not delivered: no handler runs (and queues more) while the ring closes.
+        BitSet inFlight = (BitSet) free.clone();
+        inFlight.flip(0, slots.length);
+        for (int slot = inFlight.nextSetBit(0); slot >= 0; slot = inFlight.nextSetBit(slot + 1)) slots[slot] = null;
         try {
-            for (int slot = free.nextClearBit(0); slot < slots.length; slot = free.nextClearBit(slot + 1)) {
+            for (int slot = inFlight.nextSetBit(0); slot >= 0; slot = inFlight.nextSetBit(slot + 1)) {
                 if (sq.space() == 0) enter(false, 0, 0);
                 sq.prepare(IORING_OP_ASYNC_CANCEL, 0, -1, 0, slot, 0, 0, CANCEL_TAG, 0, 0, 0);
                 queued++;
-                slots[slot] = null; // their completions are taken, not delivered
             }
             long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
             while (free.cardinality() < slots.length) {

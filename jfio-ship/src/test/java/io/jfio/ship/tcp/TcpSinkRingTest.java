@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -102,8 +101,14 @@ class TcpSinkRingTest {
 
     @Test
     void shouldFailTheBatchesWhenTheReceiverGoesAwayWithASendQueued(@TempDir Path dir) throws Exception {
+        // Twice: the first run also starts what the JDK and libc open once per process (a name service socket).
+        int[] runs = {0};
+        Fds.assertNoLeak("a sink whose receiver went away with a ring send queued",
+                () -> receiverGoneWithASendQueued(Files.createDirectory(dir.resolve("run-" + runs[0]++))));
+    }
+
+    private void receiverGoneWithASendQueued(Path dir) throws Exception {
         Path out = dir.resolve("out");
-        Map<Integer, String> before = Fds.open();
         try (SourceFile src = SourceFile.create(dir.resolve("c.log"), "c", "gone", 2_000, 60, 600);
              EventRing ring = EventRing.open()) {
             TcpReceiver receiver = TcpReceiver.start(LOOPBACK, out, TcpReceiver.Options.defaults(), System.err);
@@ -125,6 +130,5 @@ class TcpSinkRingTest {
                 sink.close();
             }
         }
-        assertEquals(before, Fds.open(), "descriptors left open");
     }
 }
