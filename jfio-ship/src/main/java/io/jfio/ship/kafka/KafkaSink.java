@@ -16,10 +16,12 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -228,7 +230,7 @@ public final class KafkaSink implements Sink {
         byte[] key = FileNames.encode(batch.source());
         MemorySegment bytes = batch.bytes();
         long length = batch.length();
-        BatchFuture own = new BatchFuture();
+        BatchFuture own = new BatchFuture(recordsAcked);
         try {
             if (options.raw()) {
                 own.expect(1);
@@ -308,14 +310,9 @@ public final class KafkaSink implements Sink {
         }
         byte[] value = new byte[(int) length];
         MemorySegment.copy(bytes, JAVA_BYTE, offset, value, 0, (int) length);
-        producer.send(new ProducerRecord<>(topic, null, key, value, headers), (metadata, error) -> {
-            if (error != null) {
-                own.fail(error);
-            } else {
-                recordsAcked.incrementAndGet();
-                own.recordDone();
-            }
-        });
+        // The batch's future is every record's callback: no object of its own per record in flight (tiny records,
+        // a few MiB of them unacknowledged, are hundreds of thousands of callbacks held by the producer).
+        producer.send(new ProducerRecord<>(topic, null, key, value, headers), own);
     }
 
     /**
@@ -335,8 +332,12 @@ public final class KafkaSink implements Sink {
         }
     }
 
-    /** Completes when every expected record is acknowledged; fails on the first error. */
-    private static final class BatchFuture extends CompletableFuture<Void> {
+    /**
+     * Thread-safe (the pipeline thread expects and seals, the producer's I/O thread completes records): completes
+     * when every expected record is acknowledged; fails on the first error. It is the callback of each of its records.
+     */
+    private static final class BatchFuture extends CompletableFuture<Void> implements Callback {
+        private final AtomicLong acked;
         private long expected;
         private long done;
         private boolean sealed;
@@ -356,6 +357,21 @@ public final class KafkaSink implements Sink {
             done++;
             if (sealed && done == expected) {
                 complete(null);
+            }
+        }
+
+        BatchFuture(AtomicLong acked) {
+            this.acked = acked;
+        }
+
+        /** One record's outcome (the producer's I/O thread). */
+        @Override
+        public void onCompletion(RecordMetadata metadata, Exception error) {
+            if (error != null) {
+                fail(error);
+            } else {
+                acked.incrementAndGet();
+                recordDone();
             }
         }
 
