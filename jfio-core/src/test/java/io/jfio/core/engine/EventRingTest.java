@@ -70,12 +70,8 @@ class EventRingTest {
         return fd;
     }
 
-    @Test
-    void aPollCompletesWhenItsDescriptorBecomesReadable() throws Exception {
-        int fd = eventfd();
-        int[] got = {Integer.MIN_VALUE};
-        ring.pollIn(fd, r -> got[0] = r);
-        assertEquals(0, ring.await(0), "nothing readable yet");
+    /** Signals {@code fd} from another thread 30 ms from now; the ring's wait ends with one completion, not before. */
+    private void awaitOneCompletionWhenSignalledLater(int fd) throws Exception {
         Thread t = new Thread(() -> {
             sleep(30);
             signal(fd);
@@ -85,6 +81,15 @@ class EventRingTest {
         assertEquals(1, ring.await(TimeUnit.SECONDS.toNanos(10)));
         t.join();
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(20), "woke before the write");
+    }
+
+    @Test
+    void aPollCompletesWhenItsDescriptorBecomesReadable() throws Exception {
+        int fd = eventfd();
+        int[] got = {Integer.MIN_VALUE};
+        ring.pollIn(fd, r -> got[0] = r);
+        assertEquals(0, ring.await(0), "nothing readable yet");
+        awaitOneCompletionWhenSignalledLater(fd);
         assertEquals(Fcntl.POLLIN, got[0] & Fcntl.POLLIN);
     }
 
@@ -97,15 +102,7 @@ class EventRingTest {
         ring.await(0);
         assumeTrue(got[0] != -Errno.EAGAIN, "this kernel answers a read of a non-blocking descriptor at once");
         assertEquals(Integer.MIN_VALUE, got[0], "nothing to read yet");
-        Thread t = new Thread(() -> {
-            sleep(30);
-            signal(fd);
-        });
-        t.start();
-        long start = System.nanoTime();
-        assertEquals(1, ring.await(TimeUnit.SECONDS.toNanos(10)));
-        t.join();
-        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(20), "woke before the write");
+        awaitOneCompletionWhenSignalledLater(fd);
         assertEquals(8, got[0]);
         assertEquals(1L, into.get(ValueLayout.JAVA_LONG, 0), "the counter's value, read into the ring's memory");
     }

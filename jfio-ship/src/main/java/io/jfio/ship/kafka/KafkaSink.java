@@ -310,8 +310,8 @@ public final class KafkaSink implements Sink {
         }
         byte[] value = new byte[(int) length];
         MemorySegment.copy(bytes, JAVA_BYTE, offset, value, 0, (int) length);
-        // The batch's future is every record's callback: no object of its own per record in flight (tiny records,
-        // a few MiB of them unacknowledged, are hundreds of thousands of callbacks held by the producer).
+        // The batch's future is every record's callback: no callback object per record in flight (tiny records, a
+        // few MiB of them unacknowledged, are hundreds of thousands of callbacks held by the producer).
         producer.send(new ProducerRecord<>(topic, null, key, value, headers), own);
     }
 
@@ -342,6 +342,10 @@ public final class KafkaSink implements Sink {
         private long done;
         private boolean sealed;
 
+        BatchFuture(AtomicLong acked) {
+            this.acked = acked;
+        }
+
         synchronized void expect(long n) {
             expected += n;
         }
@@ -358,10 +362,6 @@ public final class KafkaSink implements Sink {
             if (sealed && done == expected) {
                 complete(null);
             }
-        }
-
-        BatchFuture(AtomicLong acked) {
-            this.acked = acked;
         }
 
         /** One record's outcome (the producer's I/O thread). */

@@ -370,17 +370,11 @@ class S3GzipTest {
 
     /** How many intents of a gzip file's objects the journal holds. */
     static int gzipIntents(Path state) throws IOException {
-        if (!Files.isDirectory(state)) return 0;
-        try (var files = Files.list(state)) {
-            Path j = files.filter(f -> f.getFileName().toString().startsWith("s3-journal-")
-                    && f.getFileName().toString().endsWith(".log")).findFirst().orElse(null);
-            if (j == null) return 0;
-            int n = 0;
-            for (String l : Files.readAllLines(j, StandardCharsets.US_ASCII)) {
-                if (l.length() > 10 && l.charAt(9) == 'I' && l.split(" ").length == 15) n++;
-            }
-            return n;
+        int n = 0;
+        for (String l : journalLines(state)) {
+            if (l.length() > 10 && l.charAt(9) == 'I' && l.split(" ").length == 15) n++;
         }
+        return n;
     }
 
     @Test
