@@ -36,8 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The real shipper, a writer process appending numbered records, and a sink that goes away mid-run: a TCP receiver
- * closed and started again on the same port, a Kafka broker killed with SIGKILL and restarted. Every record arrives
- * (duplicates allowed, bounded), the outage is seen by the shipper (not just survived by luck), memory stays bounded.
+ * closed and started again on the same port, a Kafka broker killed with SIGKILL and restarted or paused with SIGSTOP
+ * and let go on. Every record arrives (duplicates allowed, bounded), the outage is seen by the shipper (not just
+ * survived by luck), memory stays bounded.
  */
 class SinkOutageTest {
     private static final int TOTAL = 200_000;
@@ -190,10 +191,15 @@ class SinkOutageTest {
         return true;
     }
 
+    /** The one broker of these tests, started by the first that needs it. */
+    private static KafkaBroker broker() throws IOException, InterruptedException {
+        if (broker == null) broker = KafkaBroker.start(Files.createTempDirectory("jfio-kafka-outage-"));
+        return broker;
+    }
+
     @Test
     void shouldDeliverEveryRecordToKafkaThroughABrokerKill() throws Exception {
-        broker = KafkaBroker.start(Files.createTempDirectory("jfio-kafka-outage-"));
-        broker.createTopic("outage", 1);
+        broker().createTopic("outage", 1);
         Path file = Files.createDirectories(tmp.resolve("logs")).resolve("app.log");
         Files.createFile(file);
         // Short producer timeouts, so that the outage fails batches (and the pipeline resends) within the test. The
@@ -261,6 +267,89 @@ class SinkOutageTest {
         }
         assertEquals(TOTAL + 1, expect);
         System.out.println("kafka outage: records=" + values.size() + " duplicates=" + r.duplicates);
+    }
+
+    /**
+     * Records of a few bytes pile up in the producer while the broker does not answer: each one it holds costs objects
+     * of its own besides its bytes. With bin/jfio's 32 MB heap and 4 MiB in flight, a million records of 2-7 bytes
+     * written while the broker hangs must not run the shipper out of memory, and must all arrive once it answers.
+     */
+    @Test
+    void shouldShipTinyRecordsToKafkaThroughAHungBrokerInTheLaunchersHeap() throws Exception {
+        broker().createTopic("tiny", 1);
+        Path file = Files.createDirectories(tmp.resolve("logs")).resolve("tiny.log");
+        int first = 1_000;
+        int total = 1_000_000;
+        appendNumbers(file, 0, first);
+        Path err = tmp.resolve("ship.err");
+        Process ship = ShipRun.java(ShipMain.class, launcherShipOptions(),
+                        file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
+                        "1MiB", "64KiB", "run", "to=kafka:" + broker.bootstrap() + "/tiny",
+                        "metrics=127.0.0.1:0", "kafka.delivery.timeout.ms=4000",
+                        "kafka.request.timeout.ms=2000", "kafka.max.block.ms=3000")
+                .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile()).start();
+        boolean paused = false;
+        try {
+            int metricsPort = metricsPort(ship, err);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (metric(metricsPort, "jfio_ship_records_shipped_total") < first && System.nanoTime() < deadline) {
+                assertTrue(ship.isAlive(), Files.readString(err));
+                Thread.sleep(50);
+            }
+            assertTrue(metric(metricsPort, "jfio_ship_records_shipped_total") >= first,
+                    "the first records were not shipped: " + Files.readString(err));
+            broker.pause();
+            paused = true;
+            long retriesBefore = metric(metricsPort, "jfio_ship_sink_retries_total");
+            long hung = System.nanoTime();
+            // Everything else at once: the pipeline hands the producer as much as max-in-flight lets it.
+            appendNumbers(file, first, total);
+            // Hung until the producer's delivery timeout (4 s) failed batches and the pipeline resent, at least 8 s.
+            while (System.nanoTime() - hung < TimeUnit.SECONDS.toNanos(30)
+                    && (metric(metricsPort, "jfio_ship_sink_retries_total") == retriesBefore
+                    || System.nanoTime() - hung < TimeUnit.SECONDS.toNanos(8))) {
+                assertTrue(ship.isAlive(), "the shipper died while the broker hung: " + ShipRun.tail(err, 30));
+                Thread.sleep(50);
+            }
+            assertTrue(metric(metricsPort, "jfio_ship_sink_retries_total") > retriesBefore,
+                    "no failure seen while the broker hung: " + ShipRun.tail(err, 30));
+            broker.resume();
+            paused = false;
+            long shipped = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (metric(metricsPort, "jfio_ship_records_shipped_total") < total && ship.isAlive()
+                    && System.nanoTime() < shipped) {
+                Thread.sleep(50);
+            }
+            long count = metric(metricsPort, "jfio_ship_records_shipped_total");
+            assertTrue(count >= total, "shipped " + count + " of " + total + " records within 90 s of the broker's"
+                    + " return (shipper alive: " + ship.isAlive() + "); shipper stderr ends: "
+                    + ShipRun.tail(err, 30));
+            long peak = rssKb(ship.pid(), "VmHWM");
+            System.out.println("kafka tiny records, hung broker: peak-rss-kb=" + peak);
+            assertTrue(peak * 1024 < 128_000_000, "peak RSS over the 128 MB budget: " + peak + " kB");
+        } finally {
+            if (paused) broker.resume();
+            stop(ship);
+        }
+        List<String> values = consume("tiny", file.toString());
+        // One source file, one partition: the first copies of the records are in the file's order, none missing.
+        int expect = 0;
+        for (String v : values) {
+            int n = Integer.parseInt(v);
+            if (n == expect) expect++;
+            assertTrue(n < expect, "record " + n + " before " + expect + " arrived for the first time");
+        }
+        assertEquals(total, expect);
+        System.out.println("kafka tiny records, hung broker: records=" + values.size() + " duplicates="
+                + (values.size() - total));
+    }
+
+    /** Appends the records {@code from} to {@code to - 1}, each its number and a newline. */
+    private static void appendNumbers(Path file, int from, int to) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (int i = from; i < to; i++) sb.append(i).append('\n');
+        Files.writeString(file, sb, StandardCharsets.US_ASCII, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
     }
 
     /** The port of the shipper's metrics endpoint, from its log line {@code event=metrics address=HOST:PORT}. */

@@ -24,8 +24,8 @@ final class BatchWindow {
     /**
      * A batch handed to the sink and not yet acknowledged ({@code length == 0} for bytes skipped, dropped):
      * {@code length} source bytes, {@code weight} bytes in flight (the larger of its source bytes and the bytes
-     * delivered: an encoded batch may be several times its source). The window's slots are reused: a batch costs
-     * no entry of its own.
+     * delivered, since an encoded batch may be several times its source, plus the sink's {@link Sink#overhead}).
+     * The window's slots are reused: a batch costs no entry of its own.
      */
     private static final class Pending {
         Stream stream;
@@ -135,13 +135,13 @@ final class BatchWindow {
      * @throws IOException as the sink threw it; nothing moved
      */
     void send(TrackedFile t, Batch batch) throws IOException {
+        long weight = weight(batch) + sink.overhead(batch);
         CompletableFuture<Void> f = sink.send(batch);
         Stream s = t.stream;
         s.read = batch.end();
         s.anchor(batch.bytes());
         s.inFlight++;
         long length = batch.length();
-        long weight = weight(batch);
         inFlightBytes += weight;
         if (unflushedBytes == 0) firstUnflushedNanos = System.nanoTime();
         unflushedBytes += length;

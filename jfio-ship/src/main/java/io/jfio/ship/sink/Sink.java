@@ -32,6 +32,17 @@ public interface Sink extends AutoCloseable {
     CompletableFuture<Void> send(Batch batch) throws IOException;
 
     /**
+     * The memory this sink holds for {@code batch} while it is unacknowledged, beyond the batch's bytes: objects it
+     * keeps per record (the kafka sink's producer keeps several for every record until it is acknowledged). The
+     * pipeline counts it against {@code max-in-flight} with the bytes, so that a stream of tiny records pauses reading
+     * as soon as their objects, not only their bytes, reach the bound. Called by the pipeline thread while the batch
+     * is valid (before {@link #send}); 0 by default.
+     */
+    default long overhead(Batch batch) {
+        return 0;
+    }
+
+    /**
      * Makes everything sent so far durable soon (fsync for a directory, flush for Kafka) without waiting for it;
      * called when the pipeline has no more data for now, on a timer and before shutdown. A sink may hold the small
      * batches of one round until then, to write them with one system call (the directory and TCP sinks do; TCP only

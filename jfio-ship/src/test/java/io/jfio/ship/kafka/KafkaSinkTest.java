@@ -187,6 +187,19 @@ class KafkaSinkTest {
     }
 
     @Test
+    void shouldReportTheProducersObjectsOfEveryRecordAsOverhead() throws IOException {
+        MemorySegment bytes = Arena.ofAuto().allocate(9);
+        bytes.copyFrom(MemorySegment.ofArray("a\nbb\nccc\n".getBytes(StandardCharsets.US_ASCII)));
+        Batch batch = new Batch("/x.log", "in", -1, 0, 9, 3, bytes);
+        try (KafkaSink lines = new KafkaSink(broker.bootstrap(), "overhead", KafkaSink.Options.defaults());
+             KafkaSink raw = new KafkaSink(broker.bootstrap(), "overhead",
+                     KafkaSink.Options.defaults().withRaw(true))) {
+            assertEquals(3 * KafkaSink.RECORD_OVERHEAD, lines.overhead(batch), "one record per line");
+            assertEquals(KafkaSink.RECORD_OVERHEAD, raw.overhead(batch), "one record per batch");
+        }
+    }
+
+    @Test
     void shouldRejectBadSpecsWithAClearMessage() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> open("localhost:9092", KafkaSink.Options.defaults()));

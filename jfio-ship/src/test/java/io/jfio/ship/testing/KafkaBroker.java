@@ -163,6 +163,24 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the broker with SIGSTOP, as a broker that hangs (a long pause, a network partition): its connections stay
+     * open and nothing answers on them, so a producer keeps what it was given until its delivery timeout.
+     */
+    public void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a paused broker go on (SIGCONT). */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) throw new IOException("kill -" + name + " " + process.pid() + " failed");
+    }
+
     /** Starts the broker again on the same ports and log directory; returns once it is ready. */
     public void restart() throws IOException, InterruptedException {
         kill();
