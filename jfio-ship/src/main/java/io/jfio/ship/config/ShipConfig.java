@@ -66,6 +66,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     public static final long MAX_IN_FLIGHT_DEFAULT = 64L << 20;
     /** The default bytes in flight of a shipper whose sinks are all s3 sinks. */
     public static final long MAX_IN_FLIGHT_S3_DEFAULT = 32L << 20;
+    /** The default bytes in flight of a shipper with a kafka sink. */
+    public static final long MAX_IN_FLIGHT_KAFKA_DEFAULT = 8L << 20;
     /** The default checkpoint interval. */
     public static final Duration CHECKPOINT_INTERVAL_DEFAULT = Duration.ofMillis(200);
     /** The default cap on open source files. */
@@ -201,8 +203,11 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         long segment = raw.segmentSize() == null ? SEGMENT_SIZE_DEFAULT : size("segment-size", raw.segmentSize());
         if (segment < 4096) throw new ConfigException("segment-size too small: segment-size=" + raw.segmentSize());
         // Bytes not acknowledged are held in memory by an s3 sink (its objects being filled and uploaded), and its
-        // four uploads at once keep the link busy with half the default: shippers to s3 alone get that half.
+        // four uploads at once keep the link busy with half the default: shippers to s3 alone get that half. A kafka
+        // sink's producer holds its records in the heap with objects of their own (counted as the sink's overhead):
+        // 8 MiB, its buffer.memory, keeps them within bin/jfio's heap and ships as fast as more against a broker.
         long inFlight = raw.maxInFlight() != null ? size("max-in-flight", raw.maxInFlight())
+                : sinks.values().stream().anyMatch(k -> k.scheme().equals("kafka")) ? MAX_IN_FLIGHT_KAFKA_DEFAULT
                 : sinks.values().stream().allMatch(k -> k.scheme().equals("s3")) ? MAX_IN_FLIGHT_S3_DEFAULT
                 : MAX_IN_FLIGHT_DEFAULT;
         if (inFlight < 1) throw new ConfigException("max-in-flight must be positive: max-in-flight=" + inFlight);

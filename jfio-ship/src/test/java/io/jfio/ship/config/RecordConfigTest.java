@@ -94,6 +94,19 @@ class RecordConfigTest {
     }
 
     @Test
+    void shouldBoundWhatIsInFlightByTheSinksUnlessTold() throws Exception {
+        String base = "state: s\nfrom: [/var/log/*.log]\n";
+        assertEquals(ShipConfig.MAX_IN_FLIGHT_DEFAULT, load(base + "to: dir:/srv\n").maxInFlight());
+        assertEquals(ShipConfig.MAX_IN_FLIGHT_S3_DEFAULT, load(base + "to: s3://bucket/p\n").maxInFlight());
+        // A kafka producer holds its records in the heap, with objects of their own: a smaller bound by default.
+        assertEquals(ShipConfig.MAX_IN_FLIGHT_KAFKA_DEFAULT, load(base + "to: kafka:127.0.0.1:9092/t\n").maxInFlight());
+        assertEquals(ShipConfig.MAX_IN_FLIGHT_KAFKA_DEFAULT, load("state: s\ninputs: [{name: a, paths: [/a/*.log],"
+                + " sink: d}, {name: b, paths: [/b/*.log], sink: k}]\n"
+                + "sinks: {d: dir:/srv, k: kafka:127.0.0.1:9092/t}\n").maxInFlight());
+        assertEquals(64L << 20, load(base + "to: kafka:127.0.0.1:9092/t\nmax-in-flight: 64MiB\n").maxInFlight());
+    }
+
+    @Test
     void shouldTakeReadGzForAnS3Sink() throws Exception {
         // Its objects of a gzip file are named by decompressed ranges: exactly once, as for plain files.
         ShipConfig c = load("state: s\nfrom: [/var/log/*.log*]\nto: s3://bucket/p\nread-gz: true\nencoding: ndjson\n");
