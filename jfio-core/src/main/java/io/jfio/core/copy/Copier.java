@@ -848,6 +848,14 @@ final class Copier implements AutoCloseable {
         Decision d = e.dir().fresh ? Decision.ABSENT : names(e) ? decide(e) : Decision.FAIL;
         if (d == Decision.FAIL) return false;
         if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
+        // A second name of a file already counted would be a link to its copy, as in a real run (the first name
+        // the walk reaches stands for the data).
+        if (o.preserveHardLinks() && m.nlink() > 1
+                && ctx.links.putIfAbsent(new CopyContext.InodeKey(m.dev(), m.ino()), new LinkGroup()) != null) {
+            ctx.hardLinks.increment();
+            ctx.event(m.kind(), CopyEvent.Outcome.HARD_LINKED, e, null, 0, false, 1);
+            return true;
+        }
         switch (m.type()) {
             case Fcntl.S_IFREG -> ctx.files.increment();
             case Fcntl.S_IFLNK -> ctx.symlinks.increment();

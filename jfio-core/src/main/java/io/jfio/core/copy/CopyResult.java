@@ -7,7 +7,7 @@ import java.util.List;
  * What a {@link TreeCopy} did.
  *
  * @param files         regular files copied
- * @param bytes         data bytes written
+ * @param bytes         data bytes written (in a dry run, the bytes the copy would write)
  * @param directories   directories created or brought up to date
  * @param symlinks      symlinks created
  * @param specialFiles  FIFOs, sockets and device nodes created

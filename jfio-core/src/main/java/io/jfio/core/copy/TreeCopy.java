@@ -317,7 +317,9 @@ public final class TreeCopy {
     }
 
     private CopyResult result() {
-        return new CopyResult(ctx.files.sum(), ctx.bytesWritten.sum(), ctx.directories.sum(), ctx.symlinks.sum(),
+        // A dry run writes nothing: its result counts the bytes the copy would write.
+        long bytes = ctx.options.dryRun() ? ctx.bytesAccounted.sum() : ctx.bytesWritten.sum();
+        return new CopyResult(ctx.files.sum(), bytes, ctx.directories.sum(), ctx.symlinks.sum(),
                 ctx.specials.sum(), ctx.hardLinks.sum(), ctx.skipped.sum(), ctx.failures(), ctx.failureCount.get(),
                 Duration.ofNanos(System.nanoTime() - ctx.startNanos), ctx.cancelled);
     }

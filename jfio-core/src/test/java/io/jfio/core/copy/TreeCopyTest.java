@@ -233,6 +233,32 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldCountInADryRunWhatTheCopyThenDoes(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src/a/b"));
+        Files.writeString(src.resolve("one"), "0123456789");
+        Files.write(dir.resolve("src/a/two"), new byte[100_000]);
+        Files.createLink(dir.resolve("src/three"), src.resolve("one"));
+        Files.createLink(dir.resolve("src/a/four"), src.resolve("one"));
+        Files.createSymbolicLink(dir.resolve("src/link"), Path.of("a"));
+        for (int jobs : new int[] {1, 4}) {
+            Path dst = dir.resolve("dst-" + jobs);
+            Run dry = copy(List.of(dir.resolve("src")), dst, CopyOptions.archive().jobs(jobs).dryRun(true).build());
+            assertOk(dry);
+            assertFalse(Files.exists(dst), "a dry run creates nothing");
+            CopyResult d = dry.result();
+            // One copy of the linked file's data, two links to it, as the copy below makes.
+            assertEquals(List.of(2L, 100_010L, 3L, 1L, 2L), List.of(d.files(), d.bytes(), d.directories(),
+                    d.symlinks(), d.hardLinks()), d.toString());
+            Run real = copy(List.of(dir.resolve("src")), dst, CopyOptions.archive().jobs(jobs).build());
+            assertOk(real);
+            CopyResult c = real.result();
+            assertEquals(List.of(d.files(), d.bytes(), d.directories(), d.symlinks(), d.hardLinks()),
+                    List.of(c.files(), c.bytes(), c.directories(), c.symlinks(), c.hardLinks()), c.toString());
+            TreeSnapshot.take(dir.resolve("src")).assertSameContent(dir.resolve("src"), dst);
+        }
+    }
+
+    @Test
     void shouldSplitLargeFilesAcrossWorkers(@TempDir Path dir) throws Exception {
         Path src = Files.createDirectory(dir.resolve("src"));
         byte[] data = new byte[(9 << 20) + 12345];
