@@ -118,7 +118,7 @@ public final class Torture {
         Path logs = Files.createDirectories(dir.resolve("logs"));
         Path runs = Files.createDirectories(dir.resolve("runs"));
         SplittableRandom rnd = new SplittableRandom(sinkSeed(o.seed(), sink));
-        long bound = Verdict.defaultBoundPerKill();
+        long bound = Verdict.defaultBoundPerKill(sink);
         Target target = null;
         Killer killer = null;
         Rotator rotator = null;

@@ -21,10 +21,14 @@ public final class Verdict {
         return maxInFlight + Math.max(bufferSize, maxRecord + 1);
     }
 
-    /** {@link #boundPerKill} with the shipper's defaults, which the torture run uses. */
-    public static long defaultBoundPerKill() {
-        return boundPerKill(ShipConfig.MAX_IN_FLIGHT_DEFAULT, ShipConfig.BUFFER_SIZE_DEFAULT,
-                ShipConfig.MAX_RECORD_DEFAULT);
+    /**
+     * {@link #boundPerKill} with the shipper's defaults for {@code sink}, which the torture run uses (a kafka sink's
+     * {@code max-in-flight} is smaller by default).
+     */
+    public static long defaultBoundPerKill(String sink) {
+        long inFlight = sink.equals("kafka") ? ShipConfig.MAX_IN_FLIGHT_KAFKA_DEFAULT
+                : ShipConfig.MAX_IN_FLIGHT_DEFAULT;
+        return boundPerKill(inFlight, ShipConfig.BUFFER_SIZE_DEFAULT, ShipConfig.MAX_RECORD_DEFAULT);
     }
 
     /** True for the sinks that may deliver again what a kill left unacknowledged (all but dir). */

@@ -14,7 +14,8 @@ class VerdictTest {
 
     @Test
     void shouldBoundByMaxInFlightPlusTheLargerOfBufferAndMaxRecordPlusOne() {
-        assertEquals((64L << 20) + (1L << 20) + 1, Verdict.defaultBoundPerKill());
+        assertEquals((64L << 20) + (1L << 20) + 1, Verdict.defaultBoundPerKill("tcp"));
+        assertEquals((8L << 20) + (1L << 20) + 1, Verdict.defaultBoundPerKill("kafka"));
         assertEquals(1000 + 4096, Verdict.boundPerKill(1000, 4096, 100));
         assertEquals(1000 + 8193, Verdict.boundPerKill(1000, 4096, 8192));
     }
