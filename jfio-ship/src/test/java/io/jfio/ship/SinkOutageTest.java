@@ -24,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -114,21 +113,6 @@ class SinkOutageTest {
         throw new IOException(field + " not in /proc/" + pid + "/status");
     }
 
-    /** What the receivers wrote, each connection's file cut after its last newline (an unacknowledged tail). */
-    private static String received(Path... dirs) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        for (Path d : dirs) {
-            if (!Files.isDirectory(d)) continue;
-            try (Stream<Path> s = Files.list(d)) {
-                for (Path f : s.sorted().toList()) {
-                    String text = Files.readString(f, StandardCharsets.US_ASCII);
-                    sb.append(text, 0, text.lastIndexOf('\n') + 1);
-                }
-            }
-        }
-        return sb.toString();
-    }
-
     @Test
     void shouldDeliverEveryRecordThroughATcpReceiverOutage() throws Exception {
         Path file = Files.createDirectories(tmp.resolve("logs")).resolve("app.log");
@@ -161,10 +145,10 @@ class SinkOutageTest {
             w.get(120, TimeUnit.SECONDS);
             // A deadline of its own, from the end of the writing: the outage may have used up the first one.
             long shipped = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            Records r = Records.parse(received(recv1, recv2), TOTAL, false);
+            Records r = Records.parse(ShipRun.received(recv1, recv2), TOTAL, false);
             while (!complete(r) && ship.isAlive() && System.nanoTime() < shipped) {
                 Thread.sleep(100);
-                r = Records.parse(received(recv1, recv2), TOTAL, false);
+                r = Records.parse(ShipRun.received(recv1, recv2), TOTAL, false);
             }
             assertTrue(complete(r), "not every record arrived within 60 s of the writer's end (shipper alive: "
                     + ship.isAlive() + "); shipper stderr ends: " + ShipRun.tail(err, 30));

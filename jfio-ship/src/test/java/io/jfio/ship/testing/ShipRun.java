@@ -162,6 +162,24 @@ public final class ShipRun implements AutoCloseable {
         return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
 
+    /**
+     * What TCP receivers wrote into {@code dirs} (one file per connection; a directory that does not exist is
+     * skipped), each file cut after its last newline: a connection cut mid-record leaves an unacknowledged tail.
+     */
+    public static String received(Path... dirs) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (Path d : dirs) {
+            if (!Files.isDirectory(d)) continue;
+            try (java.util.stream.Stream<Path> s = Files.list(d)) {
+                for (Path f : s.sorted().toList()) {
+                    String text = Files.readString(f, StandardCharsets.US_ASCII);
+                    sb.append(text, 0, text.lastIndexOf('\n') + 1);
+                }
+            }
+        }
+        return sb.toString();
+    }
+
     /** Runs a {@link Writer} to the end; fails when it fails. */
     public static void write(Path file, String mode, int total, int every, Path sink, long pauseMicros)
             throws IOException, InterruptedException {
