@@ -175,6 +175,33 @@ class SinkOutageTest {
         return true;
     }
 
+    /**
+     * The shipper of {@code file} into {@code topic}, with short producer timeouts so that an outage fails batches
+     * (and the pipeline resends) within the test, and a metrics endpoint (on a port it picks and logs) that says how
+     * far it got. 4 MiB in flight.
+     */
+    private Process kafkaShipper(Path file, String topic, Path err) throws IOException {
+        return ShipRun.java(ShipMain.class, launcherShipOptions(),
+                        file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
+                        "1MiB", "64KiB", "run", "to=kafka:" + broker.bootstrap() + "/" + topic,
+                        "metrics=127.0.0.1:0", "kafka.delivery.timeout.ms=4000",
+                        "kafka.request.timeout.ms=2000", "kafka.max.block.ms=3000")
+                .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile()).start();
+    }
+
+    /** Waits up to 90 s from {@code since} for the shipper to report {@code total} records shipped; fails else. */
+    private static void awaitShipped(Process ship, int metricsPort, long total, String since, Path err)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (metric(metricsPort, "jfio_ship_records_shipped_total") < total && ship.isAlive()
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        long count = metric(metricsPort, "jfio_ship_records_shipped_total");
+        assertTrue(count >= total, "shipped " + count + " of " + total + " records within 90 s of " + since
+                + " (shipper alive: " + ship.isAlive() + "); shipper stderr ends: " + ShipRun.tail(err, 30));
+    }
+
     /** The one broker of these tests, started by the first that needs it. */
     private static KafkaBroker broker() throws IOException, InterruptedException {
         if (broker == null) broker = KafkaBroker.start(Files.createTempDirectory("jfio-kafka-outage-"));
@@ -186,16 +213,10 @@ class SinkOutageTest {
         broker().createTopic("outage", 1);
         Path file = Files.createDirectories(tmp.resolve("logs")).resolve("app.log");
         Files.createFile(file);
-        // Short producer timeouts, so that the outage fails batches (and the pipeline resends) within the test. The
-        // shipper is a process of its own, with bin/jfio's heap and collector, so its resident size means something;
-        // its metrics endpoint (on a port it picks and logs) says how far it got.
+        // The shipper is a process of its own, with bin/jfio's heap and collector, so its resident size means
+        // something.
         Path err = tmp.resolve("ship.err");
-        Process ship = ShipRun.java(ShipMain.class, launcherShipOptions(),
-                        file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
-                        "1MiB", "64KiB", "run", "to=kafka:" + broker.bootstrap() + "/outage",
-                        "metrics=127.0.0.1:0", "kafka.delivery.timeout.ms=4000",
-                        "kafka.request.timeout.ms=2000", "kafka.max.block.ms=3000")
-                .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile()).start();
+        Process ship = kafkaShipper(file, "outage", err);
         try {
             int metricsPort = metricsPort(ship, err);
             CompletableFuture<Void> w = writer(file);
@@ -223,14 +244,7 @@ class SinkOutageTest {
             w.get(120, TimeUnit.SECONDS);
             assertTrue(retriesDuring > 0, "no failure seen while the broker was down: " + Files.readString(err));
             // A deadline of its own, from the end of the writing: the outage may have used up the first one.
-            long shipped = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (metric(metricsPort, "jfio_ship_records_shipped_total") < TOTAL && ship.isAlive()
-                    && System.nanoTime() < shipped) {
-                Thread.sleep(50);
-            }
-            long count = metric(metricsPort, "jfio_ship_records_shipped_total");
-            assertTrue(count >= TOTAL, "shipped " + count + " of " + TOTAL + " records within 90 s of the writer's"
-                    + " end (shipper alive: " + ship.isAlive() + "); shipper stderr ends: " + ShipRun.tail(err, 30));
+            awaitShipped(ship, metricsPort, TOTAL, "the writer's end", err);
             long peak = rssKb(ship.pid(), "VmHWM");
             System.out.println("kafka outage: rss-before-kb=" + rssBefore + " rss-during-outage-kb=" + rssDuring
                     + " peak-rss-kb=" + peak);
@@ -266,12 +280,7 @@ class SinkOutageTest {
         int total = 1_000_000;
         appendNumbers(file, 0, first);
         Path err = tmp.resolve("ship.err");
-        Process ship = ShipRun.java(ShipMain.class, launcherShipOptions(),
-                        file.toString(), tmp.resolve("unused").toString(), tmp.resolve("state").toString(), "4MiB",
-                        "1MiB", "64KiB", "run", "to=kafka:" + broker.bootstrap() + "/tiny",
-                        "metrics=127.0.0.1:0", "kafka.delivery.timeout.ms=4000",
-                        "kafka.request.timeout.ms=2000", "kafka.max.block.ms=3000")
-                .redirectError(err.toFile()).redirectOutput(tmp.resolve("ship.out").toFile()).start();
+        Process ship = kafkaShipper(file, "tiny", err);
         boolean paused = false;
         try {
             int metricsPort = metricsPort(ship, err);
@@ -299,15 +308,7 @@ class SinkOutageTest {
                     "no failure seen while the broker hung: " + ShipRun.tail(err, 30));
             broker.resume();
             paused = false;
-            long shipped = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (metric(metricsPort, "jfio_ship_records_shipped_total") < total && ship.isAlive()
-                    && System.nanoTime() < shipped) {
-                Thread.sleep(50);
-            }
-            long count = metric(metricsPort, "jfio_ship_records_shipped_total");
-            assertTrue(count >= total, "shipped " + count + " of " + total + " records within 90 s of the broker's"
-                    + " return (shipper alive: " + ship.isAlive() + "); shipper stderr ends: "
-                    + ShipRun.tail(err, 30));
+            awaitShipped(ship, metricsPort, total, "the broker's return", err);
             long peak = rssKb(ship.pid(), "VmHWM");
             System.out.println("kafka tiny records, hung broker: peak-rss-kb=" + peak);
             assertTrue(peak * 1024 < 128_000_000, "peak RSS over the 128 MB budget: " + peak + " kB");
