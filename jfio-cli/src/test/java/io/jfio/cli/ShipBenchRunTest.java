@@ -180,7 +180,8 @@ class ShipBenchRunTest {
                 ProcessHandle.current().descendants().forEach(p -> {
                     try {
                         String cmdline = Files.readString(Path.of("/proc/" + p.pid() + "/cmdline"));
-                        if (!cmdline.contains("\0ship\0")) return;
+                        // taskset itself has the benchmark's CPUs until it has set the shipper's and run it.
+                        if (!cmdline.contains("\0ship\0") || cmdline.startsWith("taskset\0")) return;
                         for (String l : Files.readAllLines(Path.of("/proc/" + p.pid() + "/status"))) {
                             if (l.startsWith("Cpus_allowed_list:")) seen.add(l.substring(l.indexOf(':') + 1).trim());
                         }
