@@ -200,7 +200,7 @@ public final class ShipCommand implements Callable<Integer> {
     private String segmentSize;
 
     @Option(names = "--max-in-flight", paramLabel = "SIZE", description = "Unacknowledged bytes per sink before "
-            + "reading pauses (default 64MiB; 8MiB with a kafka sink; 32MiB when every sink is s3).")
+            + "reading pauses (default by each sink's kind: 64MiB; 8MiB for kafka; 32MiB for s3).")
     private String maxInFlight;
 
     @Option(names = "--tcp-no-ack", description = "tcp sinks: do not wait for the receiver's acknowledgements; "

@@ -161,7 +161,7 @@ public final class Shipper implements AutoCloseable {
                 TcpSinkFactory.Settings.class, new TcpSinkFactory.Settings(config.tcpAck(), config.tcpSecurity()),
                 KafkaSinkFactory.Settings.class, new KafkaSinkFactory.Settings(config.kafkaCompression(),
                         config.kafkaProperties()));
-        return new Sinks.Options(config.segmentSize(), config.maxInFlight(), config.bufferCapacity(), raw, log,
+        return new Sinks.Options(config.segmentSize(), config.maxInFlight(name), config.bufferCapacity(), raw, log,
                 config.outputMode(), settings);
     }
 

@@ -34,7 +34,8 @@ import java.util.Set;
  * @param rotateWait         a file renamed out of the inputs is kept open this long after it last grew
  * @param bufferSize         how much one read asks for; the buffer itself is {@link #bufferCapacity()}
  * @param segmentSize        the dir sink's segment size
- * @param maxInFlight        unacknowledged bytes per sink before reading pauses
+ * @param maxInFlight        unacknowledged bytes per sink before reading pauses, as set; 0 when not set: each sink
+ *                           then has its kind's default ({@link #maxInFlight(String)})
  * @param tcpAck             whether tcp sinks wait for the receiver's acknowledgement of durable bytes
  * @param tcpSecurity        TLS and token of tcp sinks
  * @param kafkaCompression   the kafka sinks' compression codec
@@ -62,11 +63,11 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
     public static final long BUFFER_SIZE_DEFAULT = 1L << 20;
     /** The default segment size of the dir sink. */
     public static final long SEGMENT_SIZE_DEFAULT = 128L << 20;
-    /** The default bound on unacknowledged bytes per sink. */
+    /** The default bound on unacknowledged bytes of a dir, tcp or stdout sink. */
     public static final long MAX_IN_FLIGHT_DEFAULT = 64L << 20;
-    /** The default bytes in flight of a shipper whose sinks are all s3 sinks. */
+    /** The default bytes in flight of an s3 sink. */
     public static final long MAX_IN_FLIGHT_S3_DEFAULT = 32L << 20;
-    /** The default bytes in flight of a shipper with a kafka sink. */
+    /** The default bytes in flight of a kafka sink. */
     public static final long MAX_IN_FLIGHT_KAFKA_DEFAULT = 8L << 20;
     /** The default checkpoint interval. */
     public static final Duration CHECKPOINT_INTERVAL_DEFAULT = Duration.ofMillis(200);
@@ -202,15 +203,11 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         }
         long segment = raw.segmentSize() == null ? SEGMENT_SIZE_DEFAULT : size("segment-size", raw.segmentSize());
         if (segment < 4096) throw new ConfigException("segment-size too small: segment-size=" + raw.segmentSize());
-        // Bytes not acknowledged are held in memory by an s3 sink (its objects being filled and uploaded), and its
-        // four uploads at once keep the link busy with half the default: shippers to s3 alone get that half. A kafka
-        // sink's producer holds its records in the heap with objects of their own (counted as the sink's overhead):
-        // 8 MiB, its buffer.memory, keeps them within bin/jfio's heap and ships as fast as more against a broker.
-        long inFlight = raw.maxInFlight() != null ? size("max-in-flight", raw.maxInFlight())
-                : sinks.values().stream().anyMatch(k -> k.scheme().equals("kafka")) ? MAX_IN_FLIGHT_KAFKA_DEFAULT
-                : sinks.values().stream().allMatch(k -> k.scheme().equals("s3")) ? MAX_IN_FLIGHT_S3_DEFAULT
-                : MAX_IN_FLIGHT_DEFAULT;
-        if (inFlight < 1) throw new ConfigException("max-in-flight must be positive: max-in-flight=" + inFlight);
+        // Not set: each sink gets its kind's default (maxInFlight(String)).
+        long inFlight = raw.maxInFlight() != null ? size("max-in-flight", raw.maxInFlight()) : 0;
+        if (raw.maxInFlight() != null && inFlight < 1) {
+            throw new ConfigException("max-in-flight must be positive: max-in-flight=" + inFlight);
+        }
         boolean tcpAck = raw.tcpAck() == null || raw.tcpAck();
         TcpSecurity tcpSecurity = tcpSecurity(raw.tcp(), tcpAck, base);
         String compression = raw.kafkaCompression() == null ? KAFKA_COMPRESSION_DEFAULT
@@ -224,6 +221,25 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                 overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, tcpSecurity,
                 compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode,
                 s3(raw.s3()), encodings(raw.encoding(), raw.encodings(), sinks, inputs));
+    }
+
+    /**
+     * The unacknowledged bytes of sink {@code sink} before its reading pauses: {@code max-in-flight} when it is set,
+     * else the default of the sink's kind. An s3 sink holds those bytes in memory (its objects being filled and
+     * uploaded), and its four uploads at once keep the link busy with 32 MiB; a kafka sink's producer holds its
+     * records in the heap with objects of their own (counted as the sink's overhead), and 8 MiB, its
+     * buffer.memory, keeps them within bin/jfio's heap and ships as fast as more against a broker; the other sinks
+     * hold nothing of what is in flight (the files are the buffer) and get 64 MiB, as does a name that is no sink's.
+     */
+    public long maxInFlight(String sink) {
+        if (maxInFlight > 0) return maxInFlight;
+        SinkSpec spec = sinks.get(sink);
+        if (spec == null) return MAX_IN_FLIGHT_DEFAULT;
+        return switch (spec.scheme()) {
+            case "kafka" -> MAX_IN_FLIGHT_KAFKA_DEFAULT;
+            case "s3" -> MAX_IN_FLIGHT_S3_DEFAULT;
+            default -> MAX_IN_FLIGHT_DEFAULT;
+        };
     }
 
     /** The {@code s3:} section checked, with defaults. */

@@ -86,7 +86,8 @@ final class Harvester {
         this.stage = new RecordStage(config.encodingOf(name), spec != null && spec.scheme().equals("kafka"),
                 spec != null && spec.scheme().equals(io.jfio.ship.sink.SinkSpec.DIR));
         this.gzip = new GzipHarvest(name, log, metrics, files, window, buffer, config.maxRecord(), stage,
-                t -> joiners.computeIfAbsent(t.input, in -> new RecordJoiner(in.multiline())), config.maxInFlight());
+                t -> joiners.computeIfAbsent(t.input, in -> new RecordJoiner(in.multiline())),
+                config.maxInFlight(name));
     }
 
     /** What says that the pipeline is stopping (a gzip file's wait for the window's room ends then). */

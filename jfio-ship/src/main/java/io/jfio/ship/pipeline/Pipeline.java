@@ -67,6 +67,8 @@ public final class Pipeline {
     private final ShipMetrics.SinkCounters counters;
     private final Mode mode;
     private final long pollNanos;
+    /** Unacknowledged bytes (with the sink's overhead) above which reading pauses: this sink's max-in-flight. */
+    private final long maxInFlight;
     private final long flushBytes;
 
     private final Arena arena = Arena.ofShared();
@@ -161,7 +163,8 @@ public final class Pipeline {
         this.counters = metrics.of(name);
         this.mode = mode;
         this.pollNanos = (config.poll() != null ? config.poll() : ShipConfigDefaults.POLL).toNanos();
-        this.flushBytes = Math.max(1, config.maxInFlight() / 4);
+        this.maxInFlight = config.maxInFlight(name);
+        this.flushBytes = Math.max(1, maxInFlight / 4);
         this.gatherNanos = Long.getLong("jfio.ship.gatherMicros", 1000) * 1000;
         StatBuffer stx = new StatBuffer(arena);
         this.discovery = new Discovery(inputs, stx, log);
@@ -422,7 +425,7 @@ public final class Pipeline {
             boolean progress = !backingOff && harvestRound();
             movedSinceIdle |= progress;
             if (!takeAcks()) continue;
-            if (window.inFlightBytes() > config.maxInFlight()) {
+            if (window.inFlightBytes() > maxInFlight) {
                 // Backpressure: reading waits for the sink; the files on disk hold the rest.
                 if (!flushSink()) continue;
                 ackWanted = true;
@@ -478,7 +481,7 @@ public final class Pipeline {
      */
     private long waitBudget(long nextScan) {
         long wait = mode == Mode.ONCE ? BUSY_WAIT_NANOS : nextScan - System.nanoTime();
-        boolean wantAcks = mode == Mode.ONCE || roundCut || window.inFlightBytes() > config.maxInFlight()
+        boolean wantAcks = mode == Mode.ONCE || roundCut || window.inFlightBytes() > maxInFlight
                 || checkpointedAcks == 0 || config.checkpointInterval().isZero()
                 || window.acks() < Harvester.RAMP_ACKS;
         if (!window.isEmpty()) {
@@ -501,7 +504,7 @@ public final class Pipeline {
         // The backoff as it is now: a send that failed during this round started one after backingOff was read.
         if (backoffUntil != 0) wait = Math.min(wait, backoffUntil - System.nanoTime());
         // A round cut short by a full window left readable files unread; the window has room again.
-        if (roundCut && window.inFlightBytes() <= config.maxInFlight()) wait = 0;
+        if (roundCut && window.inFlightBytes() <= maxInFlight) wait = 0;
         if (files.pollHot(System.nanoTime())) return MORE_TO_READ;
         if (files.hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
         // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
@@ -545,7 +548,7 @@ public final class Pipeline {
             TrackedFile t = attention.get(i);
             if (t.released || !t.readable) continue;
             if (stopping) break;
-            if (window.inFlightBytes() > config.maxInFlight()) {
+            if (window.inFlightBytes() > maxInFlight) {
                 roundCut = true;
                 break;
             }

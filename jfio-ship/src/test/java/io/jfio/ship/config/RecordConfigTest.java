@@ -94,16 +94,26 @@ class RecordConfigTest {
     }
 
     @Test
-    void shouldBoundWhatIsInFlightByTheSinksUnlessTold() throws Exception {
+    void shouldBoundWhatIsInFlightByEachSinksKindUnlessTold() throws Exception {
         String base = "state: s\nfrom: [/var/log/*.log]\n";
-        assertEquals(ShipConfig.MAX_IN_FLIGHT_DEFAULT, load(base + "to: dir:/srv\n").maxInFlight());
-        assertEquals(ShipConfig.MAX_IN_FLIGHT_S3_DEFAULT, load(base + "to: s3://bucket/p\n").maxInFlight());
+        assertEquals(ShipConfig.MAX_IN_FLIGHT_DEFAULT, load(base + "to: dir:/srv\n").maxInFlight(ShipConfig.MAIN));
+        assertEquals(ShipConfig.MAX_IN_FLIGHT_S3_DEFAULT,
+                load(base + "to: s3://bucket/p\n").maxInFlight(ShipConfig.MAIN));
         // A kafka producer holds its records in the heap, with objects of their own: a smaller bound by default.
-        assertEquals(ShipConfig.MAX_IN_FLIGHT_KAFKA_DEFAULT, load(base + "to: kafka:127.0.0.1:9092/t\n").maxInFlight());
-        assertEquals(ShipConfig.MAX_IN_FLIGHT_KAFKA_DEFAULT, load("state: s\ninputs: [{name: a, paths: [/a/*.log],"
-                + " sink: d}, {name: b, paths: [/b/*.log], sink: k}]\n"
-                + "sinks: {d: dir:/srv, k: kafka:127.0.0.1:9092/t}\n").maxInFlight());
-        assertEquals(64L << 20, load(base + "to: kafka:127.0.0.1:9092/t\nmax-in-flight: 64MiB\n").maxInFlight());
+        assertEquals(ShipConfig.MAX_IN_FLIGHT_KAFKA_DEFAULT,
+                load(base + "to: kafka:127.0.0.1:9092/t\n").maxInFlight(ShipConfig.MAIN));
+        // Each sink its own, whatever sinks are beside it.
+        ShipConfig mixed = load("state: s\ninputs: [{name: a, paths: [/a/*.log], sink: d}, {name: b, paths:"
+                + " [/b/*.log], sink: k}, {name: c, paths: [/c/*.log], sink: o}]\n"
+                + "sinks: {d: dir:/srv, k: kafka:127.0.0.1:9092/t, o: s3://bucket/p}\n");
+        assertEquals(List.of(ShipConfig.MAX_IN_FLIGHT_DEFAULT, ShipConfig.MAX_IN_FLIGHT_KAFKA_DEFAULT,
+                ShipConfig.MAX_IN_FLIGHT_S3_DEFAULT), List.of(mixed.maxInFlight("d"), mixed.maxInFlight("k"),
+                mixed.maxInFlight("o")));
+        // Set, it is every sink's.
+        ShipConfig set = load("state: s\nmax-in-flight: 64MiB\ninputs: [{name: a, paths: [/a/*.log], sink: d},"
+                + " {name: b, paths: [/b/*.log], sink: k}]\nsinks: {d: dir:/srv, k: kafka:127.0.0.1:9092/t}\n");
+        assertEquals(List.of(64L << 20, 64L << 20), List.of(set.maxInFlight("d"), set.maxInFlight("k")));
+        assertTrue(refused(base + "to: dir:/srv\nmax-in-flight: 0\n").contains("max-in-flight must be positive"));
     }
 
     @Test
