@@ -112,16 +112,19 @@ class InFlightOverheadTest {
                 new ShipMetrics(), Pipeline.Mode.RUN);
         Thread thread = Thread.ofPlatform().name("overhead-pipeline").start(pipeline::run);
         try {
-            // Until what the sink was given stops growing for half a second: the pipeline waits for acknowledgements.
+            long each = RECORD_BYTES + perRecord;
+            long filled = Math.min(RECORDS, MAX_IN_FLIGHT / each);
+            // Until the window is full and what the sink was given has not grown for half a second: the pipeline
+            // waits for acknowledgements.
             long seen = -1;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (sink.records() != seen && System.nanoTime() < deadline) {
-                seen = sink.records();
+            while (System.nanoTime() < deadline) {
+                long now = sink.records();
+                if (now == seen && now >= filled) break;
+                seen = now;
                 Thread.sleep(500);
             }
-            long each = RECORD_BYTES + perRecord;
             long bound = MAX_IN_FLIGHT / each + sink.largestBatch(); // reading stops once the bound is passed
-            long filled = Math.min(RECORDS, MAX_IN_FLIGHT / each);
             assertTrue(seen <= bound, seen + " records handed to a sink that holds " + perRecord
                     + " bytes for each; the bound allows " + bound);
             assertTrue(seen >= filled, "only " + seen + " records handed over; max-in-flight allows " + filled);
