@@ -56,7 +56,7 @@ class CrashDuringOutageTest {
     Path tmp;
 
     /** A sink that the test can take away and bring back, and read back in the end. */
-    private interface Target extends AutoCloseable {
+    private interface Target {
         /** The shipper's {@code to} setting. */
         String to();
 
@@ -72,7 +72,7 @@ class CrashDuringOutageTest {
         /** Producer settings short enough that an outage of a round fails batches (Kafka); none for TCP. */
         Map<String, String> settings();
 
-        @Override
+        /** Brings the sink back if it is away and lets it go. */
         void close() throws Exception;
     }
 
@@ -206,7 +206,8 @@ class CrashDuringOutageTest {
         Path file = logs.resolve("app.log");
         Files.createFile(file);
         String glob = logs.resolve("app.log*").toString();
-        try (Target target = sink.equals("tcp") ? new Tcp() : new Kafka()) {
+        Target target = sink.equals("tcp") ? new Tcp() : new Kafka();
+        try {
             List<String> settings = new ArrayList<>(List.of("to=" + target.to()));
             target.settings().forEach((k, v) -> settings.add(k + "=" + v));
             Process writer = ShipRun.java(Writer.class, List.of(), file.toString(), mode, Integer.toString(TOTAL),
@@ -275,6 +276,8 @@ class CrashDuringOutageTest {
             System.out.println("CrashDuringOutageTest " + sink + ": kills=" + kills + " outages=" + outages
                     + " killed-while-away=" + killedWhileAway + " duplicates=" + r.duplicates + " duplicate-bytes="
                     + dupBytes + " bound=" + bound);
+        } finally {
+            target.close();
         }
     }
 
