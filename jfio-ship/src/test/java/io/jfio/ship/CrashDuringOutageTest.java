@@ -223,32 +223,36 @@ class CrashDuringOutageTest {
                     args.addAll(settings);
                     Process ship = ShipRun.java(ShipMain.class, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"),
                             args.toArray(String[]::new)).redirectError(err.toFile()).start();
-                    String started = new BufferedReader(new InputStreamReader(ship.getInputStream(),
-                            StandardCharsets.US_ASCII)).readLine();
-                    assertEquals("started", started, ts + ": shipper " + round + " did not start; stderr: "
-                            + ShipRun.tail(err, 20));
-                    // 0: no outage; 1: the sink goes and the kill comes while it is away; 2: it goes and comes
-                    // back before the kill.
-                    int plan = rnd.nextInt(3);
-                    Thread.sleep(50 + rnd.nextInt(400));
-                    if (plan > 0 && target.up()) {
-                        target.down();
-                        outages++;
+                    try {
+                        String started = new BufferedReader(new InputStreamReader(ship.getInputStream(),
+                                StandardCharsets.US_ASCII)).readLine();
+                        assertEquals("started", started, ts + ": shipper " + round + " did not start; stderr: "
+                                + ShipRun.tail(err, 20));
+                        // 0: no outage; 1: the sink goes and the kill comes while it is away; 2: it goes and comes
+                        // back before the kill.
+                        int plan = rnd.nextInt(3);
                         Thread.sleep(50 + rnd.nextInt(400));
-                        if (plan == 2) {
-                            target.back();
-                            Thread.sleep(50 + rnd.nextInt(300));
+                        if (plan > 0 && target.up()) {
+                            target.down();
+                            outages++;
+                            Thread.sleep(50 + rnd.nextInt(400));
+                            if (plan == 2) {
+                                target.back();
+                                Thread.sleep(50 + rnd.nextInt(300));
+                            }
                         }
+                        if (!ship.isAlive()) {
+                            fail(ts + ": shipper " + round + " ended before the kill, exit " + ship.exitValue()
+                                    + "; stderr: " + ShipRun.tail(err, 20));
+                        }
+                        if (!target.up()) killedWhileAway++;
+                        ship.destroyForcibly(); // SIGKILL
+                        assertEquals(128 + 9, ship.waitFor(), ts + ": shipper " + round
+                                + " died of the SIGKILL; stderr: " + ShipRun.tail(err, 20));
+                        kills++;
+                    } finally {
+                        ship.destroyForcibly(); // a failed round leaves no shipper behind
                     }
-                    if (!ship.isAlive()) {
-                        fail(ts + ": shipper " + round + " ended before the kill, exit " + ship.exitValue()
-                                + "; stderr: " + ShipRun.tail(err, 20));
-                    }
-                    if (!target.up()) killedWhileAway++;
-                    ship.destroyForcibly(); // SIGKILL
-                    assertEquals(128 + 9, ship.waitFor(), ts + ": shipper " + round
-                            + " died of the SIGKILL; stderr: " + ShipRun.tail(err, 20));
-                    kills++;
                     // Back for the next start, or only after that one started against nobody.
                     if (!target.up() && rnd.nextBoolean()) target.back();
                 }
