@@ -20,18 +20,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -168,21 +162,9 @@ class CrashDuringOutageTest {
 
         @Override
         public String delivered() {
-            Map<String, Object> cfg = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap(),
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
             StringBuilder sb = new StringBuilder();
-            try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cfg, new ByteArrayDeserializer(),
-                    new ByteArrayDeserializer())) {
-                TopicPartition tp = new TopicPartition("combined", 0);
-                c.assign(List.of(tp));
-                c.seekToBeginning(List.of(tp));
-                long end = c.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (c.position(tp) < end && System.nanoTime() < deadline) {
-                    for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                        sb.append(new String(r.value(), StandardCharsets.US_ASCII)).append('\n');
-                    }
-                }
+            for (ConsumerRecord<byte[], byte[]> r : broker.records("combined")) {
+                sb.append(new String(r.value(), StandardCharsets.US_ASCII)).append('\n');
             }
             return sb.toString();
         }

@@ -19,16 +19,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -371,22 +366,10 @@ class SinkOutageTest {
 
     /** Every value of {@code topic} with key {@code key}, in offset order. */
     private static List<String> consume(String topic, String key) {
-        Map<String, Object> cfg = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
         List<String> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cfg, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            c.assign(List.of(tp));
-            c.seekToBeginning(List.of(tp));
-            long end = c.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (c.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                    if (key.equals(new String(r.key(), StandardCharsets.UTF_8))) {
-                        out.add(new String(r.value(), StandardCharsets.US_ASCII));
-                    }
-                }
+        for (ConsumerRecord<byte[], byte[]> r : broker.records(topic)) {
+            if (key.equals(new String(r.key(), StandardCharsets.UTF_8))) {
+                out.add(new String(r.value(), StandardCharsets.US_ASCII));
             }
         }
         return out;

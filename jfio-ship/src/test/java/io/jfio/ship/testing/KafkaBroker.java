@@ -17,8 +17,13 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A real single-node Kafka cluster (KRaft, broker and controller in one process) in a child JVM, from the Maven
@@ -153,6 +158,28 @@ public final class KafkaBroker implements AutoCloseable {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Every record of partition 0 of {@code topic} up to its end offset when called, in offset order (at most 60 s
+     * of reading).
+     */
+    public List<ConsumerRecord<byte[], byte[]>> records(String topic) {
+        Map<String, Object> cfg = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cfg, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long end = c.endOffsets(List.of(tp), java.time.Duration.ofSeconds(30)).get(tp);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (c.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(java.time.Duration.ofMillis(500))) out.add(r);
+            }
+        }
+        return out;
     }
 
     /** Kills the broker with SIGKILL, as a crash, and waits for it to be gone. */
