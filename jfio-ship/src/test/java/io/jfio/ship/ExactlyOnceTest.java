@@ -135,6 +135,51 @@ class ExactlyOnceTest {
     }
 
     @Test
+    void shouldShipACopyThatCpHadOnlyCreatedWhenTheShipperWasKilledOnlyOnce() throws Exception {
+        setUp();
+        Path app = logs.resolve("app.log");
+        Path copy = logs.resolve("app.log.1");
+        append(app, 1, 3000);
+        Path err = tmp.resolve("ship.err");
+        Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(), state.toString(),
+                "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=50ms").redirectError(err.toFile()).start();
+        try {
+            String started = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
+                    .readLine();
+            assertEquals("started", started, ShipRun.tail(err, 20));
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < deadline && count() < 3000) Thread.sleep(10);
+            assertEquals(3000, count(), "delivered before the copy; " + ShipRun.tail(err, 20));
+            // cp has created the copy and not written it yet: the shipper takes it for a new, empty file, and its
+            // checkpoint says so; then the kill.
+            Files.createFile(copy);
+            long ino = (Long) Files.getAttribute(copy, "unix:ino");
+            while (System.nanoTime() < deadline && !checkpointHolds(ino)) Thread.sleep(10);
+            assertTrue(checkpointHolds(ino), "the empty copy checkpointed; " + ShipRun.tail(err, 20));
+        } finally {
+            p.destroyForcibly();
+            p.waitFor();
+        }
+        // While it is down, cp writes the copy and the original is truncated and written again.
+        Files.write(copy, Files.readAllBytes(app));
+        try (RandomAccessFile f = new RandomAccessFile(app.toFile(), "rw")) {
+            f.setLength(0);
+        }
+        append(app, 3001, 4000);
+        shipOnce();
+        Records.read(out, 4000, false).assertComplete().assertNoDuplicates();
+    }
+
+    private boolean checkpointHolds(long inode) throws IOException {
+        Path f = state.resolve("checkpoints-main.bin");
+        if (!Files.exists(f)) return false;
+        for (Checkpoint c : new CheckpointStore(f).load(ShipLog.stderr(), false).entries()) {
+            if (c.inode() == inode) return true;
+        }
+        return false;
+    }
+
+    @Test
     void shouldShipEveryOneOfSeveralFilesThatHoldTheSameLines() throws Exception {
         setUp();
         for (int i = 0; i < 5; i++) append(logs.resolve("f" + i + ".log"), 1, 2000);

@@ -24,7 +24,7 @@ import java.lang.foreign.ValueLayout;
  * is its own string.
  */
 public final class StatBuffer {
-    private static final int MASK = Statx.STATX_BASIC_STATS;
+    private static final int MASK = Statx.STATX_BASIC_STATS | Statx.STATX_BTIME;
 
     private final MemorySegment buf;
     private final MemorySegment pathBuf;
@@ -160,6 +160,16 @@ public final class StatBuffer {
      */
     public long mtimeNanos() {
         return Statx.mtimeNanos(buf);
+    }
+
+    /**
+     * The creation time, nanoseconds since the epoch, where the file system keeps it (ext4, XFS, Btrfs, tmpfs); -1
+     * where it does not (the kernel left {@code STATX_BTIME} out of the result's mask).
+     *
+     * @return nanoseconds since 1970-01-01T00:00Z, or -1
+     */
+    public long birthNanos() {
+        return (Statx.mask(buf) & Statx.STATX_BTIME) != 0 ? Statx.timeNanos(buf, Statx.OFF_BTIME) : -1;
     }
 
     /**

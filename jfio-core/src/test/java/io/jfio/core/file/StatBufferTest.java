@@ -57,6 +57,25 @@ class StatBufferTest {
     }
 
     @Test
+    void creationTimeIsWhatTheJdkReportsOrUnknown() throws IOException {
+        Path f = Files.writeString(dir.resolve("born"), "x");
+        Files.setLastModifiedTime(f, FileTime.from(Instant.ofEpochSecond(1_600_000_000L)));
+        try (Arena arena = Arena.ofConfined()) {
+            StatBuffer st = new StatBuffer(arena);
+            assertEquals(0, st.ofPath(f.toString()));
+            long born = st.birthNanos();
+            FileTime jdk = (FileTime) Files.getAttribute(f, "basic:creationTime");
+            if (born < 0) {
+                // No creation time kept: the JDK then reports the modification time instead.
+                assertEquals(jdk, Files.getLastModifiedTime(f));
+            } else {
+                assertEquals(jdk.to(java.util.concurrent.TimeUnit.NANOSECONDS), born);
+                assertTrue(born != st.mtimeNanos(), "the creation time, not the modification time");
+            }
+        }
+    }
+
+    @Test
     void noFollowSeesTheLinkItself() throws IOException {
         Path link = Files.createSymbolicLink(dir.resolve("link"), dir);
         try (Arena arena = Arena.ofConfined()) {

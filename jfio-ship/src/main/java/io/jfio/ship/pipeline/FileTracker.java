@@ -152,8 +152,8 @@ final class FileTracker {
         }
     }
 
-    /** A content a file left by a truncation. */
-    private record Left(Stream stream, long device, long inode, String path, long leftNanos) {
+    /** A content a file left by a truncation, seen at {@code leftNanos} (System.nanoTime) and on the wall clock. */
+    private record Left(Stream stream, long device, long inode, String path, long leftNanos, long leftWallNanos) {
     }
 
     // ---------------------------------------------------------------- what other stages read
@@ -199,10 +199,13 @@ final class FileTracker {
         List<Checkpoint> out = new ArrayList<>(tracked.size() + known.size());
         for (TrackedFile t : tracked.values()) {
             // A copy candidate has shipped nothing of its own and keeps no position: after a restart it is matched
-            // again by its content (to the original's old content, if that was truncated meanwhile) or is new.
-            if (!t.primary()) continue;
-            out.add(new Checkpoint(t.device, t.inode, t.stream.fpLength, t.stream.fpHash, t.ackedOffset(),
-                    wallMillis, t.path));
+            // again by its content (to the original's old content, if that was truncated meanwhile) or is new. So is
+            // a copy that took over while bytes read from the original were in flight: the sink commits those under
+            // the original's identity, whose position (kept in left meanwhile) is the content's.
+            if (!t.primary() || t.stream.handOverPending()) continue;
+            // A copy that holds only a part of its content (the original grew on after the copy) is at its end.
+            out.add(new Checkpoint(t.device, t.inode, t.stream.fpLength, t.stream.fpHash,
+                    Math.min(t.ackedOffset(), Math.max(t.lastSize, 0)), wallMillis, t.path));
         }
         for (List<Checkpoint> l : known.values()) out.addAll(l);
         for (Left l : left) {
@@ -395,7 +398,7 @@ final class FileTracker {
             if (l.removeIf(c -> c.seenAt() < cutoff)) version++;
             if (l.isEmpty()) it.remove();
         }
-        if (left.removeIf(l -> now - l.leftNanos() > ENDED_KEEP_NANOS)) version++;
+        if (left.removeIf(l -> now - l.leftNanos() > ENDED_KEEP_NANOS && !l.stream().handOverPending())) version++;
         for (Iterator<Stream> it = ended.iterator(); it.hasNext(); ) {
             Stream s = it.next();
             if (s.fileCount() == 0 && s.inFlight == 0 && now - s.endedNanos > ENDED_KEEP_NANOS) {
@@ -525,8 +528,9 @@ final class FileTracker {
             }
         } else {
             Stream s = new Stream(0, Fingerprint.of(fd, 0, scratch), d.offset());
-            // A new file (or a reused inode) may still be filled as a copy; a truncated one holds a new content.
-            s.mayBeCopy = d.why().equals("new") || d.why().equals("new-file-same-inode");
+            // A new file (or a reused inode, or one of which nothing was shipped) may still be filled as a copy; a
+            // truncated one holds a new content.
+            s.mayBeCopy = d.why().equals("new") || d.why().equals("new-file-same-inode") || Resume.nothingShipped(d);
             if (d.entry() != null) {
                 s.fpLength = d.entry().fpLength();
                 s.fpHash = d.entry().fpHash();
@@ -582,7 +586,16 @@ final class FileTracker {
         for (int look = 0; look < 3; look++) {
             TrackedFile p = s.primary();
             if (p != null && p.fd == fd) return true; // the file itself reads it
-            if (p == null || p.fd < 0) return anchored(fd, size, s);
+            if (p == null || p.fd < 0) {
+                // The size the caller has may be from while cp was still writing the file; a copy is done before
+                // its original is truncated, so now that no file holds the content it has its final size.
+                long born = -1;
+                if (stx.ofFd(fd) == 0) {
+                    size = Math.max(size, stx.size());
+                    born = stx.birthNanos();
+                }
+                return anchored(fd, size, s) || size < s.read && copiedBeforeTruncation(s, born);
+            }
             if (stx.ofFd(p.fd) != 0) return false;
             long psize = stx.size();
             if (psize != p.lastSize) {
@@ -607,6 +620,22 @@ final class FileTracker {
         MemorySegment a = scratch.asSlice(0, Stream.ANCHOR);
         return readFully(fd, a, s.anchorLength, s.read - s.anchorLength)
                 && Stream.anchorHash(a, 0, s.anchorLength) == s.anchorHash;
+    }
+
+    /**
+     * Whether a file created at {@code bornNanos} (wall clock; -1 when the file system does not say) may be a copy
+     * of {@code s} that ends before what was read of it, as copytruncate makes while the application writes on
+     * between the copy and the truncation: {@code s} ended by its file's truncation, and the file was created before
+     * that truncation was seen. A file with the same first KiB created after it is another file (a copy comes
+     * before the truncation), and one shorter than what was read can be checked no further: its anchor is past its
+     * end.
+     */
+    private boolean copiedBeforeTruncation(Stream s, long bornNanos) {
+        if (bornNanos < 0) return false;
+        for (Left l : left) {
+            if (l.stream() == s) return bornNanos <= l.leftWallNanos();
+        }
+        return false;
     }
 
     /**
@@ -652,8 +681,19 @@ final class FileTracker {
         if (s.endedNanos != 0) {
             s.endedNanos = 0;
             ended.remove(s);
+            tookOver(t, s);
         }
         index(s);
+    }
+
+    /**
+     * {@code t} became the primary of {@code s}, which another file read until now: what was read and is not
+     * acknowledged was read from that one ({@link Stream#handedOver}), and {@code t}'s size is looked at again (a
+     * size taken while cp was writing the copy is behind: the copy was done before its original was truncated).
+     */
+    private void tookOver(TrackedFile t, Stream s) {
+        s.handOver();
+        if (t.fd >= 0 && stx.ofFd(t.fd) == 0 && stx.size() > t.lastSize) t.lastSize = stx.size();
     }
 
     /** {@code t} leaves its stream; the next bound file (a copy) reads on, or the stream ends. */
@@ -666,6 +706,7 @@ final class FileTracker {
             ended.add(s);
         } else if (wasPrimary) {
             TrackedFile next = s.primary();
+            tookOver(next, s);
             next.copyDeadlineNanos = 0;
             log.info("copy-takes-over", "sink", name, "path", next.path, "from", s.read, "was", t.path);
             markReadable(next);
@@ -774,7 +815,11 @@ final class FileTracker {
         Stream s = t.stream;
         if (size != t.lastSize) gaugeVersion++;
         boolean primary = t.primary();
-        if (primary && size < s.read || size < t.lastSize && (size < s.fpLength || !primary)) {
+        // A primary shorter than what was read of its content was truncated, unless it took the content over from
+        // a file that grew on after the copy (copytruncate while the application writes): then it holds a part of
+        // the content, all of it shipped, and only getting shorter than it was is a truncation.
+        if (primary && size < s.read && (size < t.lastSize || t.lastSize >= s.read)
+                || size < t.lastSize && (size < s.fpLength || !primary)) {
             truncated(t, size, now);
         } else if (size != t.lastSize && t.fd >= 0 && rewritten(t, size)) {
             // Truncated and written past the old offset between two looks: the size alone cannot tell.
@@ -803,7 +848,7 @@ final class FileTracker {
      */
     private boolean rewritten(TrackedFile t, long size) {
         Stream s = t.stream;
-        if (t.primary() && s.anchorLength > 0) return !anchored(t.fd, size, s);
+        if (t.primary() && s.anchorLength > 0 && size >= s.read) return !anchored(t.fd, size, s);
         return s.fpLength > 0 && Fingerprint.of(t.fd, s.fpLength, scratch) != s.fpHash;
     }
 
@@ -812,7 +857,9 @@ final class FileTracker {
         log.info("rotation", "sink", name, "kind", "truncate", "path", t.path, "size", size, "offset",
                 t.readOffset(), "action", "shipped from its beginning");
         metrics.rotation(name, "truncate");
-        if (t.stream.fullFingerprint()) left.add(new Left(t.stream, t.device, t.inode, t.path, now));
+        if (t.stream.fullFingerprint()) {
+            left.add(new Left(t.stream, t.device, t.inode, t.path, now, System.currentTimeMillis() * 1_000_000L));
+        }
         leave(t, now);
         t.stream = null;
         Stream s = new Stream(0, Fingerprint.of(t.fd, 0, scratch), 0);

@@ -15,14 +15,16 @@ import java.util.List;
  *       {@code fpLength} bytes is the same content; it resumes at the entry's offset (the largest, when the sink's
  *       commit record and the checkpoint both have one), unless the file is now shorter than that offset
  *       (truncated while the shipper was stopped: from 0). An entry whose fingerprint differs is another content on
- *       a reused inode, or the file truncated and rewritten: no offset of its own, and on to the next rule;</li>
+ *       a reused inode, or the file truncated and rewritten: no offset of its own, and on to the next rule. An entry
+ *       at offset 0 (nothing of it shipped) goes on to the next rule too: the file may have been filled as a copy
+ *       since;</li>
  *   <li>by content: a file with no entry of its own, or whose entries describe another content (its inode reused,
- *       so that a copy can land on the inode of a file deleted before), whose first {@link Fingerprint#SIZE} bytes
- *       equal those of a
- *       content shipped before, whose own file is gone or holds something else now (an orphan: the original of a
- *       copytruncate, truncated since; a file deleted after a copy was made), is a copy of it and resumes at the
- *       shipped offset, or at its own end when it is shorter (everything in it was shipped). Only full fingerprints
- *       match: a file shorter than {@link Fingerprint#SIZE} bytes is never taken for a copy;</li>
+ *       so that a copy can land on the inode of a file deleted before) or nothing shipped of it, whose first
+ *       {@link Fingerprint#SIZE} bytes equal those of a content shipped before, whose own file is gone or holds
+ *       something else now (an orphan: the original of a copytruncate, truncated since; a file deleted after a copy
+ *       was made), is a copy of it and resumes at the shipped offset, or at its own end when it is shorter
+ *       (everything in it was shipped). Only full fingerprints match: a file shorter than {@link Fingerprint#SIZE}
+ *       bytes is never taken for a copy;</li>
  *   <li>otherwise it is new: from 0, or from its end with {@code start = end} on a first run, or when its last
  *       modification is older than the input's {@code ignore-older} (what is appended later is shipped).</li>
  * </ol>
@@ -49,11 +51,18 @@ final class Resume {
     }
 
     /**
-     * Whether a decision by identity leaves the file to be matched by content too: none was made (no entry), or its
-     * entries describe another content ({@code new-file-same-inode}).
+     * Whether a decision by identity leaves the file to be matched by content too: none was made (no entry), its
+     * entries describe another content ({@code new-file-same-inode}), or its entry says nothing of it was shipped (a
+     * file taken for a new one while it was empty or short, such as a copy that cp had only begun: it may hold a
+     * copy of a shipped content now).
      */
     static boolean byContentToo(Decision own) {
-        return own == null || own.entry() == null && own.why().equals("new-file-same-inode");
+        return own == null || own.entry() == null && own.why().equals("new-file-same-inode") || nothingShipped(own);
+    }
+
+    /** Whether {@code own} resumes a file of which nothing was shipped: it is still a new file, that may be a copy. */
+    static boolean nothingShipped(Decision own) {
+        return own != null && own.offset() == 0 && own.why().equals("resumed");
     }
 
     /** By identity, from the entries of the file's (device, inode); null when there are none. */

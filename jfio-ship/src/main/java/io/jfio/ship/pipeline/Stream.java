@@ -40,6 +40,14 @@ final class Stream {
      */
     int anchorLength = -1;
     long anchorHash;
+    /**
+     * Bytes before this offset were read from a file that is no longer the primary (a copytruncate original, before
+     * its copy took over): batches of them carry that file's identity, and a sink that stores positions with its
+     * data commits them under it. Until they are acknowledged, the primary's own position would be behind what the
+     * sink holds of the content, so it is not checkpointed; after a crash the primary is matched by content to the
+     * other file's position instead. 0 when no such bytes were read.
+     */
+    long handedOver;
     /** Whether a file of this content could still turn out to be a copy of another (a new file, nothing shipped). */
     boolean mayBeCopy;
     /** Whether the stream is in the content index (its fingerprint is full). */
@@ -142,6 +150,16 @@ final class Stream {
             h = (h ^ (seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i) & 0xff)) * 0x100000001B3L;
         }
         return h ^ (h >>> 29);
+    }
+
+    /** Whether bytes read from a file that is no longer the primary are not acknowledged yet. */
+    boolean handOverPending() {
+        return acked < handedOver;
+    }
+
+    /** Another file becomes the primary: what is read and not acknowledged was read from the one before. */
+    void handOver() {
+        if (read > acked) handedOver = Math.max(handedOver, read);
     }
 
     /** Goes back to the acknowledged offset (the sink lost what was in flight). */

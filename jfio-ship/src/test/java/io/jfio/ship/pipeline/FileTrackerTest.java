@@ -273,6 +273,94 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldRecogniseACopyWhoseSizeWasTakenWhileCpWasStillWritingIt() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        Stream shipped = ta.stream;
+        Path copy = a.resolveSibling("app.log.1");
+        Files.createFile(copy);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertNotSame(shipped, tc.stream, "empty: a new file as far as anyone knows");
+        // A look at the copy's size while cp wrote it; before it is handled cp is done and the original truncated.
+        Files.write(copy, Files.readAllBytes(a));
+        truncate(a);
+        append(a, records("a", 41, 41));
+        files.observeSize(tc, 2110, System.nanoTime());
+        assertSame(shipped, tc.stream, "the copy, though the size handled was shorter than what was shipped");
+        assertEquals(3000, tc.readOffset(), "nothing of it shipped again");
+    }
+
+    @Test
+    void shouldShipNothingOfACopyThatEndsBeforeWhatTheOriginalDeliveredBeforeItsTruncation() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        Stream shipped = ta.stream;
+        // copytruncate copies; the application writes on meanwhile, and the shipper reads that from the original.
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertSame(shipped, tc.stream);
+        append(a, records("a", 41, 60));
+        shipAll(files, ta);
+        truncate(a);
+        append(a, records("a", 61, 61));
+        files.observeSize(ta, Files.size(a), System.nanoTime());
+        assertSame(shipped, tc.stream, "the copy holds the first 3,000 bytes of the content");
+        assertTrue(tc.primary());
+        files.observeSize(tc, Files.size(copy), System.nanoTime());
+        assertSame(shipped, tc.stream, "shorter than what was shipped of its content is not a truncation of it");
+        assertFalse(tc.primary() && tc.readable && tc.readOffset() < 3000, "nothing of it to ship: " + tc.stream);
+
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        FileTracker restarted = tracker(saved);
+        restarted.scan(System.nanoTime());
+        assertEquals(3000, restarted.at(copy.toString()).readOffset(), "at its end after a restart too: " + saved);
+    }
+
+    @Test
+    void shouldShipNothingOfACopyFoundAfterTheTruncationThatEndsBeforeWhatWasDelivered() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        Stream shipped = ta.stream;
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        org.junit.jupiter.api.Assumptions.assumeTrue(birthKnown(copy), "the file system keeps no creation time");
+        append(a, records("a", 41, 60));
+        shipAll(files, ta); // the copy not seen yet
+        truncate(a);
+        append(a, records("a", 61, 61));
+        files.observeSize(ta, Files.size(a), System.nanoTime());
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertSame(shipped, tc.stream, "the content the original held");
+        assertTrue(tc.readOffset() >= Files.size(copy), "its bytes were all shipped from the original: " + tc.stream);
+    }
+
+    @Test
+    void shouldShipAWholeFileCreatedAfterATruncationThatStartsLikeWhatWasTruncatedAway() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 60));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(a), 3000);
+        truncate(a);
+        files.observeSize(ta, 0, System.nanoTime());
+        Thread.sleep(50); // past the file system's clock granularity
+        Path other = a.resolveSibling("other.log");
+        Files.write(other, head); // the same first 3,000 bytes, made after the truncation: not a copy
+        files.scan(System.nanoTime());
+        assertEquals(0, files.at(other.toString()).readOffset(), "shipped whole");
+    }
+
+    @Test
     void shouldShipEachOfTwoIndependentFilesThatHoldTheSameBytes() throws Exception {
         Path a = logs().resolve("one.log");
         append(a, records("a", 1, 40));
@@ -390,6 +478,92 @@ class FileTrackerTest {
         restarted.scan(System.nanoTime());
         assertEquals(0, restarted.at(a.toString()).readOffset());
         assertEquals(3000, restarted.at(copy.toString()).readOffset(), "the copy, not shipped again");
+    }
+
+    @Test
+    void shouldRecogniseACopyThatWasStillEmptyWhenTheShipperWasKilled() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        trackAndShip(files, a);
+        // cp has created the copy, the scan took it for a new file, and the checkpoint holds it at 0: then a kill.
+        Path copy = a.resolveSibling("app.log.1");
+        Files.createFile(copy);
+        files.scan(System.nanoTime());
+        assertTrue(files.at(copy.toString()).primary());
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        // While the shipper is down cp writes the copy, and the original is truncated and written again.
+        Files.write(copy, Files.readAllBytes(a));
+        truncate(a);
+        append(a, records("a", 41, 42));
+        FileTracker restarted = tracker(saved);
+        restarted.scan(System.nanoTime());
+        assertEquals(0, restarted.at(a.toString()).readOffset());
+        assertEquals(3000, restarted.at(copy.toString()).readOffset(), "the copy, not shipped again");
+    }
+
+    @Test
+    void shouldRecogniseACopyThatWasShortWhenTheShipperWasKilledOnceItsFirstKibIsThere() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        trackAndShip(files, a);
+        byte[] old = Files.readAllBytes(a);
+        // The copy half a KiB long when the scan saw it (nothing of it read yet), then a kill.
+        Path copy = a.resolveSibling("app.log.1");
+        Files.write(copy, java.util.Arrays.copyOf(old, 500));
+        files.scan(System.nanoTime());
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        truncate(a);
+        append(a, records("a", 41, 42));
+        FileTracker restarted = tracker(saved);
+        restarted.scan(System.nanoTime());
+        TrackedFile tc = restarted.at(copy.toString());
+        assertEquals(0, tc.readOffset(), "half a KiB is not enough to tell a copy");
+        Files.write(copy, old);
+        restarted.observeSize(tc, old.length, System.nanoTime());
+        assertEquals(3000, tc.readOffset(), "recognised once its first KiB is there: not shipped again");
+    }
+
+    @Test
+    void shouldResumeACopyThatTookOverWhileTheOriginalsBytesWereInFlightWhereTheSinkHasThem() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        Stream content = ta.stream;
+        content.acked = 2250; // the last 750 bytes read from the original are in flight, under its identity
+        content.inFlight = 1;
+        Checkpoint original = new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fingerprint(a), 3000,
+                System.currentTimeMillis(), a.toString());
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        truncate(a);
+        append(a, records("a", 41, 42));
+        files.observeSize(ta, Files.size(a), System.nanoTime());
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertSame(content, tc.stream);
+        assertTrue(tc.primary(), "the copy took the content over");
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        long copyIno = inode(copy);
+        assertTrue(saved.stream().noneMatch(c -> c.inode() == copyIno), "the copy is behind the sink: " + saved);
+
+        // The sink committed the batch (under the original's identity), then a kill before its acknowledgement.
+        FileTracker restarted = tracker(Pipeline.positions(ShipConfig.MAIN, List.of(original), saved, log));
+        restarted.scan(System.nanoTime());
+        assertEquals(0, restarted.at(a.toString()).readOffset());
+        assertEquals(3000, restarted.at(copy.toString()).readOffset(), "where the sink has the content");
+        // Or the kill came before the sink committed it: the copy ships those bytes.
+        FileTracker uncommitted = tracker(saved);
+        uncommitted.scan(System.nanoTime());
+        assertEquals(2250, uncommitted.at(copy.toString()).readOffset(), "where the content was acknowledged");
+
+        // Once the batch is acknowledged the copy's own position is the content's.
+        content.acked = 3000;
+        content.inFlight = 0;
+        assertTrue(files.entries(System.currentTimeMillis()).stream()
+                .anyMatch(c -> c.inode() == copyIno && c.offset() == 3000));
     }
 
     @Test
@@ -548,6 +722,11 @@ class FileTrackerTest {
         FileTracker files = tracker(List.of(stale, sink));
         files.scan(System.nanoTime());
         assertEquals(2250, files.at(a.toString()).readOffset());
+    }
+
+    private boolean birthKnown(Path p) {
+        StatBuffer stx = new StatBuffer(arena);
+        return stx.ofPath(p.toString()) == 0 && stx.birthNanos() >= 0;
     }
 
     private long fingerprint(Path p) throws IOException {

@@ -13,11 +13,16 @@ import java.nio.file.StandardCopyOption;
  * and rotates it every {@code every} records in one of the modes, like a logging application with logrotate.
  *
  * <p>{@code java Writer FILE MODE TOTAL EVERY SINK_DIR|- PAUSE_MICROS}; modes: {@code rename} (rename to FILE.K,
- * create anew), {@code copytruncate} (copy to FILE.K, truncate), {@code truncate} (truncate in place once the sink
- * holds everything written), {@code delete} (delete with unread data, create anew), {@code none}. With a sink dir,
- * a rotation first waits until the sink holds the file's first record, so the shipper has the file open.
+ * create anew), {@code copytruncate} (copy to FILE.K, truncate), {@code copytruncate-live} (the same, with records
+ * written between the copy and the truncation, which the sink holds before the truncation), {@code truncate}
+ * (truncate in place once the sink holds everything written), {@code delete} (delete with unread data, create
+ * anew), {@code none}. With a sink dir, a rotation first waits until the sink holds the file's first record, so the
+ * shipper has the file open.
  */
 public final class Writer {
+    /** Records {@code copytruncate-live} writes between the copy and the truncation. */
+    private static final int LIVE = 50;
+
     private Writer() {
     }
 
@@ -52,6 +57,20 @@ public final class Writer {
                     case "copytruncate" -> {
                         Files.copy(file, file.resolveSibling(file.getFileName() + "." + rotations),
                                 StandardCopyOption.REPLACE_EXISTING);
+                        out.getChannel().truncate(0);
+                    }
+                    case "copytruncate-live" -> {
+                        // The application writes on between the copy and the truncation, and the shipper reads
+                        // that from the original: the copy ends before what was shipped of its content.
+                        Files.copy(file, file.resolveSibling(file.getFileName() + "." + rotations),
+                                StandardCopyOption.REPLACE_EXISTING);
+                        int upTo = Math.min(total - 1, n + LIVE);
+                        for (; n < upTo; ) {
+                            n++;
+                            last = "g=" + gen + " n=" + n + " " + "x".repeat(n % 50) + "\n";
+                            out.write(last.getBytes(StandardCharsets.US_ASCII));
+                        }
+                        if (sink != null) waitFor(sink, last);
                         out.getChannel().truncate(0);
                     }
                     case "truncate" -> out.getChannel().truncate(0);

@@ -18,7 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Thread-safe: every method but {@link #written} takes the writer's lock. The writer thread calls {@link #append};
  * the rotator calls the rotations, each of which holds the lock from start to end, so that no record lands in the
- * middle of one (copy and truncate of copytruncate are one step here; the loss window of a real copytruncate is
+ * middle of one; but for {@link #copy} then {@link #truncateAfterCopy}, between which the writer goes on (the rotator
+ * truncates only what the sink holds, or gives the copy the rest first: the loss window of a real copytruncate is
  * logrotate's, not the shipper's).
  */
 final class LogWriter {
@@ -135,6 +136,51 @@ final class LogWriter {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A copy made by {@link #copy}: its path and the records {@code [first, end)} it holds. */
+    record Copied(Path path, long first, long end) {
+    }
+
+    /**
+     * copytruncate's first step alone: copy w.log -> w.log.GEN. The writer goes on, as an application does while
+     * logrotate copies; {@link #truncateAfterCopy} ends the rotation.
+     */
+    Copied copy() throws IOException {
+        lock.lock();
+        try {
+            Path to = file.resolveSibling(file.getFileName() + "." + (++gen));
+            Files.copy(file, to, StandardCopyOption.COPY_ATTRIBUTES);
+            return new Copied(to, fileStart, next);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * copytruncate's last step, with the lock held: truncates w.log to 0. With {@code catchUp}, the copy is first given
+     * what was appended since it was made (a cp that read on to the end of the growing file), so that it holds every
+     * record truncated away; without, the records appended since the copy are gone from every file (the caller
+     * checked that the sink holds them). Returns the copy.
+     */
+    Rotated truncateAfterCopy(Copied c, boolean catchUp) throws IOException {
+        if (!lock.isHeldByCurrentThread()) throw new IllegalStateException("lock not held");
+        long end = c.end();
+        if (catchUp && next > end) {
+            try (FileChannel src = FileChannel.open(file, StandardOpenOption.READ);
+                 FileChannel dst = FileChannel.open(c.path(), StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+                long at = (end - fileStart) * TortureRecord.SIZE;
+                long until = (next - fileStart) * TortureRecord.SIZE;
+                while (at < until) at += src.transferTo(at, until - at, dst);
+            }
+            end = next;
+        }
+        ch.truncate(0);
+        Rotated r = new Rotated(c.path(), c.first(), end, true, System.nanoTime());
+        rotated.add(r);
+        fileStart = next;
+        genStarts.add(next);
+        return r;
     }
 
     /** Truncates w.log to 0 in place. Call with the lock held (the caller checked the sink first). */

@@ -19,7 +19,10 @@ final class Rotator {
     enum Mode {
         /** rename w.log -> w.log.GEN, the writer reopens a new w.log. */
         RENAME,
-        /** copy w.log -> w.log.GEN, truncate w.log to 0 (under the writer's lock: no write in between). */
+        /**
+         * copy w.log -> w.log.GEN, truncate w.log to 0: half of the time under the writer's lock (no write in
+         * between), half of the time with the writer going on between the two ({@link #copyTruncateLive}).
+         */
         COPYTRUNCATE,
         /**
          * Truncate w.log in place, only when the sink holds its last record and the same shipper run stayed up
@@ -47,6 +50,8 @@ final class Rotator {
     static final long SETTLE_NANOS = 1_500_000_000L;
     /** Rotated files older than this are deleted by {@link Mode#DELETE}. */
     static final long DELETE_AGE_NANOS = 4_000_000_000L;
+    /** How long a live copytruncate waits for the records written after its copy to be delivered. */
+    private static final long LIVE_PATIENCE_NANOS = 2_000_000_000L;
     /** How long a truncate waits for a shipper run that proves the file's last record delivered. */
     private static final long TRUNCATE_PATIENCE_NANOS = 6_000_000_000L;
 
@@ -112,6 +117,7 @@ final class Rotator {
                 return true;
             }
             case COPYTRUNCATE -> {
+                if (rnd.nextBoolean()) return copyTruncateLive(w);
                 LogWriter.Rotated r = w.copyTruncate();
                 events.log("rotate", "mode=copytruncate file=" + w.file.getFileName() + " copy=" + r.path.getFileName()
                         + " records=" + range(w.id, r.first, r.end));
@@ -168,6 +174,35 @@ final class Rotator {
                 Thread.sleep(50);
             }
             return skip(w, why);
+        } finally {
+            w.unlock();
+        }
+    }
+
+    /**
+     * copytruncate while the writer goes on, as with logrotate and a busy application: copy, let the writer append
+     * for a while, then truncate. The records appended after the copy are then in no file but the sink: the truncation
+     * waits (writer held) up to {@link #LIVE_PATIENCE_NANOS} for a shipper run to have delivered the last of them, and
+     * otherwise gives the copy the rest first (a cp that read on to the end). A copy that ends before what was shipped
+     * of its content must not be shipped again.
+     */
+    private boolean copyTruncateLive(LogWriter w) throws IOException, InterruptedException {
+        LogWriter.Copied c = w.copy();
+        Thread.sleep(20 + rnd.nextInt(300));
+        w.lock();
+        try {
+            long last = w.lastInFile();
+            boolean delivered = false;
+            if (last >= c.end()) {
+                byte[] rec = TortureRecord.format(w.id, last);
+                long deadline = System.nanoTime() + LIVE_PATIENCE_NANOS;
+                while (!stop && System.nanoTime() < deadline && !(delivered = target.holds(rec))) Thread.sleep(50);
+            }
+            LogWriter.Rotated r = w.truncateAfterCopy(c, !delivered);
+            events.log("rotate", "mode=copytruncate file=" + w.file.getFileName() + " copy=" + r.path.getFileName()
+                    + " records=" + range(w.id, r.first, r.end) + " live=" + (last < c.end() ? "no-writes"
+                    : delivered ? "written-after-copy-delivered " + range(w.id, c.end(), last + 1) : "copy-caught-up"));
+            return true;
         } finally {
             w.unlock();
         }
