@@ -35,6 +35,7 @@ class RotationTest {
         Path out = tmp.resolve("out");
         Path file = logs.resolve("app.log");
         Files.createFile(file);
+        String log;
         try (ShipRun run = ShipRun.start(ShipRun.config(List.of(logs.resolve(glob).toString()), out,
                 tmp.resolve("state"), extra))) {
             ShipRun.write(file, mode, TOTAL, EVERY, out, 200);
@@ -42,9 +43,15 @@ class RotationTest {
                 assertTrue(run.log().contains("change-detection=inotify"), run.log());
             }
             waitComplete(out);
+            log = run.log();
         }
-        Records r = Records.read(out, TOTAL, true).assertComplete();
-        if (!allowDuplicates) r.assertNoDuplicates();
+        Records r = Records.read(out, TOTAL, true);
+        try {
+            r.assertComplete();
+            if (!allowDuplicates) r.assertNoDuplicates();
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; the shipper's log:\n" + log, e);
+        }
         return r;
     }
 

@@ -905,11 +905,16 @@ final class FileTracker {
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
             if (t.released || t.copyDeadlineNanos == 0) continue;
-            if (t.primary()) {
-                t.copyDeadlineNanos = 0;
-            } else if (now - t.copyDeadlineNanos >= 0) {
-                diverged(t, "its original was not truncated: a file of its own with the same bytes", now);
+            if (!t.primary() && now - t.copyDeadlineNanos >= 0) {
+                // The original may have been truncated in time with the event not handled yet (a busy machine): one
+                // look at it first, which makes the candidate the content's reader if so.
+                TrackedFile p = t.stream.primary();
+                if (p.fd >= 0 && stx.ofFd(p.fd) == 0 && stx.size() != p.lastSize) observeSize(p, stx.size(), now);
+                if (!t.released && !t.primary() && t.copyDeadlineNanos != 0) {
+                    diverged(t, "its original was not truncated: a file of its own with the same bytes", now);
+                }
             }
+            if (t.primary()) t.copyDeadlineNanos = 0;
         }
     }
 

@@ -361,6 +361,27 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldLookAtTheOriginalBeforeTakingACandidateWhoseTimeIsUpForAFileOfItsOwn() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        Stream shipped = ta.stream;
+        Path copy = a.resolveSibling("app.log.1");
+        Files.copy(a, copy);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        assertFalse(tc.primary());
+        // Truncated in time, but the pipeline was busy: the event is not handled when the candidate's time is up.
+        truncate(a);
+        files.checkCopies(System.nanoTime() + FileTracker.COPY_GRACE_NANOS + 1);
+        assertSame(shipped, tc.stream, "still the copy: " + logBytes);
+        assertTrue(tc.primary());
+        assertEquals(3000, tc.readOffset());
+        assertFalse(logBytes.toString().contains("event=not-a-copy"), logBytes.toString());
+    }
+
+    @Test
     void shouldShipEachOfTwoIndependentFilesThatHoldTheSameBytes() throws Exception {
         Path a = logs().resolve("one.log");
         append(a, records("a", 1, 40));

@@ -22,6 +22,8 @@ import java.nio.file.StandardCopyOption;
 public final class Writer {
     /** Records {@code copytruncate-live} writes between the copy and the truncation. */
     private static final int LIVE = 50;
+    /** How long {@code copytruncate-live} waits for the sink to hold those records before it truncates. */
+    private static final long LIVE_WAIT_NANOS = 300_000_000L;
 
     private Writer() {
     }
@@ -61,16 +63,24 @@ public final class Writer {
                     }
                     case "copytruncate-live" -> {
                         // The application writes on between the copy and the truncation, and the shipper reads
-                        // that from the original: the copy ends before what was shipped of its content.
-                        Files.copy(file, file.resolveSibling(file.getFileName() + "." + rotations),
-                                StandardCopyOption.REPLACE_EXISTING);
+                        // that from the original: the copy ends before what was shipped of its content. The
+                        // truncation comes soon after the copy, as logrotate's does: when the sink does not hold
+                        // those lines by then, the copy gets them first (a cp that read on to the end), so that
+                        // none is lost to copytruncate's own race.
+                        Path copy = file.resolveSibling(file.getFileName() + "." + rotations);
+                        Files.copy(file, copy, StandardCopyOption.REPLACE_EXISTING);
+                        long copied = Files.size(copy);
                         int upTo = Math.min(total - 1, n + LIVE);
                         for (; n < upTo; ) {
                             n++;
                             last = "g=" + gen + " n=" + n + " " + "x".repeat(n % 50) + "\n";
                             out.write(last.getBytes(StandardCharsets.US_ASCII));
                         }
-                        if (sink != null) waitFor(sink, last);
+                        if (sink == null || !waitFor(sink, last, LIVE_WAIT_NANOS)) {
+                            byte[] all = Files.readAllBytes(file);
+                            Files.write(copy, java.util.Arrays.copyOfRange(all, (int) copied, all.length),
+                                    java.nio.file.StandardOpenOption.APPEND);
+                        }
                         out.getChannel().truncate(0);
                     }
                     case "truncate" -> out.getChannel().truncate(0);
@@ -89,13 +99,17 @@ public final class Writer {
     }
 
     private static void waitFor(Path sink, String record) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
+        if (!waitFor(sink, record, 30_000_000_000L)) throw new IOException("the sink never got: " + record.trim());
+    }
+
+    private static boolean waitFor(Path sink, String record, long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
         byte[] want = record.getBytes(StandardCharsets.US_ASCII);
         while (System.nanoTime() < deadline) {
-            if (contains(DirSink.readAll(sink), want)) return;
+            if (contains(DirSink.readAll(sink), want)) return true;
             Thread.sleep(5);
         }
-        throw new IOException("the sink never got: " + record.trim());
+        return false;
     }
 
     private static boolean contains(byte[] hay, byte[] needle) {

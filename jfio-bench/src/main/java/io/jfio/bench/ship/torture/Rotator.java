@@ -50,8 +50,12 @@ final class Rotator {
     static final long SETTLE_NANOS = 1_500_000_000L;
     /** Rotated files older than this are deleted by {@link Mode#DELETE}. */
     static final long DELETE_AGE_NANOS = 4_000_000_000L;
-    /** How long a live copytruncate waits for the records written after its copy to be delivered. */
-    private static final long LIVE_PATIENCE_NANOS = 2_000_000_000L;
+    /**
+     * How long a live copytruncate waits for the records written after its copy to be delivered: the truncation
+     * comes soon after the copy, as logrotate's does (a shipper takes a copy whose original is not truncated within
+     * a second of the copy's last growth for a file of its own).
+     */
+    private static final long LIVE_PATIENCE_NANOS = 300_000_000L;
     /** How long a truncate waits for a shipper run that proves the file's last record delivered. */
     private static final long TRUNCATE_PATIENCE_NANOS = 6_000_000_000L;
 
@@ -188,7 +192,7 @@ final class Rotator {
      */
     private boolean copyTruncateLive(LogWriter w) throws IOException, InterruptedException {
         LogWriter.Copied c = w.copy();
-        Thread.sleep(20 + rnd.nextInt(300));
+        Thread.sleep(20 + rnd.nextInt(200));
         w.lock();
         try {
             long last = w.lastInFile();
