@@ -43,12 +43,23 @@ public final class Fingerprint {
 
     /** FNV-1a over {@code [offset, offset + length)} of {@code seg} (no slice made: a batch's anchor is hashed so). */
     public static long hash(MemorySegment seg, long offset, int length) {
-        long h = 0xcbf29ce484222325L;
+        return extend(0xcbf29ce484222325L, seg, offset, length);
+    }
+
+    /**
+     * The fingerprint of a file's first bytes followed by {@code [offset, offset + length)} of {@code seg}, from the
+     * fingerprint {@code h} of those first bytes (FNV-1a goes byte by byte, so the bytes hashed before need not be
+     * read again); exact unless {@code h} is {@link #ADJUSTED}, which callers hash again from the file.
+     */
+    public static long extend(long h, MemorySegment seg, long offset, int length) {
         for (int i = 0; i < length; i++) {
             h ^= seg.get(ValueLayout.JAVA_BYTE, offset + i) & 0xff;
             h *= 0x100000001b3L;
         }
         // Never the "unreadable" marker.
-        return h == Long.MIN_VALUE ? h + 1 : h;
+        return h == Long.MIN_VALUE ? ADJUSTED : h;
     }
+
+    /** What a hash that came out as the "unreadable" marker is stored as instead: it cannot be extended. */
+    public static final long ADJUSTED = Long.MIN_VALUE + 1;
 }

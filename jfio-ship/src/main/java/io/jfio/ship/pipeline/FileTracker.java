@@ -795,6 +795,48 @@ final class FileTracker {
         return false;
     }
 
+    /**
+     * A read put {@code n} bytes of {@code t}'s stream, from its read offset on, into {@code bytes}: makes the stream's
+     * fingerprint cover the content's first bytes up to where that read ends ({@link Fingerprint#SIZE} at most) before
+     * any of them is sent. A batch carries the fingerprint its content has when it is made, and a position is stored
+     * with it: a fingerprint that covers less than its position claims would match another content that merely
+     * starts the same (the file truncated and written again, records with the same first bytes), whose first lines
+     * would then be taken for shipped. When the fingerprint covers exactly what was read before (the usual case) the
+     * read's bytes extend it; otherwise the first bytes are read from the file, which must still hold what the read
+     * got. Only the first reads of a content do anything here.
+     *
+     * @return true to go on with the read; false when the file no longer holds what was read (handled as a truncation)
+     *         or the content turned out to be a copy of one of this run (the file joined it): the read is dropped
+     */
+    boolean coverRead(TrackedFile t, MemorySegment bytes, long n, long now) {
+        Stream s = t.stream;
+        int want = (int) Math.min(Fingerprint.SIZE, s.read + n);
+        if (s.fpLength >= want) return true;
+        long h;
+        if (s.fpLength == s.read && s.fpHash != Fingerprint.ADJUSTED) {
+            h = Fingerprint.extend(s.fpHash, bytes, 0, (int) (want - s.read));
+        } else {
+            h = Fingerprint.of(t.fd, want, scratch);
+            int tail = (int) Math.max(0, want - s.read);
+            if (h == Long.MIN_VALUE || tail > 0 && MemorySegment.mismatch(scratch, s.read, want, bytes, 0, tail) >= 0) {
+                anchorLost(t, now);
+                return false;
+            }
+        }
+        s.fpLength = want;
+        s.fpHash = h;
+        version++;
+        if (s.fullFingerprint() && s.read == 0) {
+            // The first read of a new file brought its first KiB: it may be a copy, as when a look at its size does.
+            if (identified(t, Math.max(t.lastSize, n), now) || s.read != 0) {
+                if (t.primary() && t.lastSize > t.readOffset()) markReadable(t);
+                return false;
+            }
+        }
+        index(s);
+        return true;
+    }
+
     /** Resumes {@code t}, which has read nothing, where a content shipped before the start that it copies was. */
     private void copyOfShipped(TrackedFile t, long size, Resume.Head head) {
         if (orphans.isEmpty()) return;

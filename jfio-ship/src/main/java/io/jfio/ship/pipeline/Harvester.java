@@ -6,6 +6,7 @@ import io.jfio.core.sys.LibC;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.Overlong;
 import io.jfio.ship.config.ShipConfig;
+import io.jfio.ship.harvest.Fingerprint;
 import io.jfio.ship.harvest.Framer;
 import io.jfio.ship.harvest.RecordJoiner;
 import io.jfio.ship.log.ShipLog;
@@ -160,6 +161,9 @@ final class Harvester {
             return Result.IDLE;
         }
         if (s.read + n > t.lastSize) files.grew(t, s.read + n, now);
+        if (s.fpLength < Fingerprint.SIZE && !files.coverRead(t, buffer, n, now)) {
+            return t.primary() && t.readable ? Result.MOVED : Result.IDLE;
+        }
         // A regular file's read comes back short only at its end: the file is drained as of now, and the next write
         // brings an event (or, for a file no event reports, the hot poll sees the size change). No second read to
         // hear "0 bytes" from.

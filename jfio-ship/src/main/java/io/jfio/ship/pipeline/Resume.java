@@ -13,7 +13,8 @@ import java.util.List;
  * <ol>
  *   <li>by identity: an entry for its (device, inode) whose fingerprint equals the file's first
  *       {@code fpLength} bytes is the same content; it resumes at the entry's offset (the largest, when the sink's
- *       commit record and the checkpoint both have one), unless the file is now shorter than that offset
+ *       commit record and the checkpoint both have one; no further than the fingerprint covers when it covers less
+ *       than that offset and less than {@link Fingerprint#SIZE}), unless the file is now shorter than that offset
  *       (truncated while the shipper was stopped: from 0). An entry whose fingerprint differs is another content on
  *       a reused inode, or the file truncated and rewritten: no offset of its own, and on to the next rule. An entry
  *       at offset 0 (nothing of it shipped) goes on to the next rule too: the file may have been filled as a copy
@@ -84,7 +85,11 @@ final class Resume {
         for (Checkpoint c : entries) {
             if (size < c.fpLength() || head.hash(c.fpLength()) != c.fpHash()) rest.add(c);
         }
-        return new Decision(best.offset(), "resumed", best, rest);
+        // A position whose fingerprint covers less than it claims (as earlier versions could store) says only that
+        // what the fingerprint covers is this content: the rest is shipped again rather than taken for shipped.
+        long offset = best.offset();
+        if (best.fpLength() < Math.min(offset, Fingerprint.SIZE)) offset = best.fpLength();
+        return new Decision(offset, "resumed", best, rest);
     }
 
     /** By content, among orphaned entries; null when no full fingerprint matches. */

@@ -97,6 +97,22 @@ class FileTrackerTest {
         t.atEof = true;
     }
 
+    /**
+     * Reads {@code t}'s stream from its read offset to the file's end as the harvester does (the bytes into a buffer,
+     * the fingerprint made to cover them, no look at the size first), then acknowledges them.
+     */
+    private static boolean readAndShip(FileTracker files, TrackedFile t) throws IOException {
+        byte[] all = Files.readAllBytes(Path.of(t.path));
+        Stream s = t.stream;
+        var bytes = java.lang.foreign.MemorySegment.ofArray(java.util.Arrays.copyOfRange(all, (int) s.read,
+                all.length));
+        if (!files.coverRead(t, bytes, bytes.byteSize(), System.nanoTime())) return false;
+        s.anchor(bytes);
+        s.read = all.length;
+        s.acked = all.length;
+        return true;
+    }
+
     /** A scan that finds {@code p}, then all of it read and acknowledged. */
     private static TrackedFile trackAndShip(FileTracker files, Path p) throws IOException {
         files.scan(System.nanoTime());
@@ -379,6 +395,49 @@ class FileTrackerTest {
         assertTrue(tc.primary());
         assertEquals(3000, tc.readOffset());
         assertFalse(logBytes.toString().contains("event=not-a-copy"), logBytes.toString());
+    }
+
+    @Test
+    void shouldStoreAPositionWithAFingerprintThatCoversWhatWasReadSoATruncatedFileIsReadAgainFromZero()
+            throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        // Truncated, seen at size 0; the application writes 11 records before the next read, which takes them with
+        // no look at the size in between.
+        truncate(a);
+        files.observeSize(ta, 0, System.nanoTime());
+        append(a, records("a", 41, 51));
+        assertTrue(readAndShip(files, ta));
+        assertEquals(825, ta.stream.fpLength, "the fingerprint covers what was read");
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        // Then a kill, and copytruncate while stopped: the file holds other records now, with the same first bytes.
+        truncate(a);
+        append(a, records("a", 52, 200));
+        FileTracker restarted = tracker(saved);
+        restarted.scan(System.nanoTime());
+        assertEquals(0, restarted.at(a.toString()).readOffset(), "not one of the new records taken for shipped");
+    }
+
+    @Test
+    void shouldRecogniseACopyWhenItsFirstReadBringsItsFirstKib() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        Stream shipped = ta.stream;
+        Path copy = a.resolveSibling("app.log.1");
+        Files.createFile(copy);
+        files.scan(System.nanoTime());
+        TrackedFile tc = files.at(copy.toString());
+        Files.write(copy, Files.readAllBytes(a));
+        truncate(a);
+        files.observeSize(ta, 0, System.nanoTime());
+        // The first read of the copy, with no look at its size before: it brings the first KiB.
+        assertFalse(readAndShip(files, tc), "the read is dropped");
+        assertSame(shipped, tc.stream, "the copy joined the content it copies");
+        assertEquals(3000, tc.readOffset());
     }
 
     @Test

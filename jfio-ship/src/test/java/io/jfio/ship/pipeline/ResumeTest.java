@@ -46,6 +46,16 @@ class ResumeTest {
     }
 
     @Test
+    void shouldResumeNoFurtherThanAShortFingerprintCovers() {
+        // A position of 825 bytes whose fingerprint covers none of them matches any content that inode holds.
+        Resume.Decision weak = Resume.own(12_750, head(7), List.of(entry(0, 7, 825)));
+        assertEquals(0, weak.offset(), "its bytes are shipped again, not taken for shipped");
+        assertEquals(400, Resume.own(12_750, head(7), List.of(entry(400, 7 + 400, 825))).offset());
+        assertEquals(825, Resume.own(12_750, head(7), List.of(entry(825, 7 + 825, 825))).offset());
+        assertEquals(90_000, Resume.own(99_000, head(7), List.of(entry(1024, 7 + 1024, 90_000))).offset());
+    }
+
+    @Test
     void shouldTakeOnlyAFullFingerprintForACopyAndNeverResumePastTheCopysEnd() {
         Checkpoint shipped = entry(Fingerprint.SIZE, 7 + Fingerprint.SIZE, 5000);
         assertEquals(5000, Resume.copy(8000, head(7), List.of(shipped)).offset());
