@@ -246,6 +246,9 @@ final class Harvester {
             // The open record fills the read: read on into the rest of the buffer, where the next record may start.
             long rest = read(t, n, buffer.byteSize() - n);
             if (rest > 0) {
+                if (s.fpLength < Fingerprint.SIZE && !files.coverRead(t, buffer, n + rest, now)) {
+                    return t.primary() && t.readable ? Result.MOVED : Result.IDLE;
+                }
                 Framer.scan(buffer, n + rest, config.maxRecord(), scan);
                 return records(t, n + rest, n + rest, now, flush);
             }
