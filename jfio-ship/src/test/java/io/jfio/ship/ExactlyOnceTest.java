@@ -64,12 +64,8 @@ class ExactlyOnceTest {
      */
     private void shipThenKill(Path file, int first, int total) throws Exception {
         Path err = tmp.resolve("ship.err");
-        Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(), state.toString(),
-                "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=1h").redirectError(err.toFile()).start();
+        Process p = startShipper("1h", err);
         try {
-            String started = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
-                    .readLine();
-            assertEquals("started", started, ShipRun.tail(err, 20));
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (System.nanoTime() < deadline && (count() < first || checkpointed() == 0)) Thread.sleep(10);
             assertEquals(first, count(), "delivered before the kill; " + ShipRun.tail(err, 20));
@@ -83,6 +79,20 @@ class ExactlyOnceTest {
         // The point of the kill: the sink has it all, the checkpoint says less.
         long checkpointed = checkpointed();
         assertTrue(checkpointed < Files.size(file), "checkpoint not stale: " + checkpointed);
+    }
+
+    /** A shipper process with the given checkpoint interval, once it has said it started. */
+    private Process startShipper(String checkpointInterval, Path err) throws IOException {
+        Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(), state.toString(),
+                "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=" + checkpointInterval)
+                .redirectError(err.toFile()).start();
+        String started = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
+                .readLine();
+        if (!"started".equals(started)) {
+            p.destroyForcibly();
+            assertEquals("started", started, ShipRun.tail(err, 20));
+        }
+        return p;
     }
 
     private long checkpointed() throws java.io.IOException {
@@ -141,12 +151,8 @@ class ExactlyOnceTest {
         Path copy = logs.resolve("app.log.1");
         append(app, 1, 3000);
         Path err = tmp.resolve("ship.err");
-        Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(), state.toString(),
-                "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=50ms").redirectError(err.toFile()).start();
+        Process p = startShipper("50ms", err);
         try {
-            String started = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
-                    .readLine();
-            assertEquals("started", started, ShipRun.tail(err, 20));
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (System.nanoTime() < deadline && count() < 3000) Thread.sleep(10);
             assertEquals(3000, count(), "delivered before the copy; " + ShipRun.tail(err, 20));
