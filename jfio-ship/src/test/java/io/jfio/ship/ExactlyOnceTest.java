@@ -186,6 +186,26 @@ class ExactlyOnceTest {
     }
 
     @Test
+    void shouldShipAFileMovedToAnotherFileSystemWhileStoppedOnlyOnce() throws Exception {
+        setUp();
+        Path app = logs.resolve("app.log");
+        append(app, 1, 3000);
+        shipOnce();
+        // A move across file systems while stopped is a copy, then the original's deletion.
+        Path moved = logs.resolve("app.log.old");
+        Files.copy(app, moved);
+        Files.delete(app);
+        append(moved, 3001, 3500);
+        var cfg = ShipRun.config(List.of(glob()), out, state, Map.of());
+        List<String> dry = Shipper.dryRun(cfg, new ShipLog(new java.io.PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8), false));
+        assertTrue(dry.stream().anyMatch(l -> l.contains("path=" + moved) && l.endsWith("why=copy-of-shipped")),
+                dry.toString());
+        shipOnce();
+        Records.read(out, 3500, false).assertComplete().assertNoDuplicates();
+    }
+
+    @Test
     void shouldShipEveryOneOfSeveralFilesThatHoldTheSameLines() throws Exception {
         setUp();
         for (int i = 0; i < 5; i++) append(logs.resolve("f" + i + ".log"), 1, 2000);

@@ -5,6 +5,7 @@ import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.FileNames;
 import io.jfio.ship.config.InputConfig;
 import io.jfio.ship.log.ShipLog;
+import io.jfio.ship.state.Checkpoint;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystems;
@@ -260,6 +261,50 @@ final class Discovery {
 
     private void warnOnce(String key, String event, Object... kv) {
         if (warned.add(key)) log.warn(event, kv);
+    }
+
+    /**
+     * The positions among {@code known} (by identity) with a full fingerprint whose file is gone: no file of
+     * {@code found} (a scan) is it, and its old directory holds it no more (or is gone). Directories are listed once
+     * each; one that cannot be read says nothing, and its files' positions are not taken for gone.
+     */
+    List<Checkpoint> gone(Map<TrackedFile.Id, List<Checkpoint>> known, List<Found> found) {
+        Set<TrackedFile.Id> seen = new HashSet<>();
+        for (Found f : found) seen.add(new TrackedFile.Id(f.device(), f.inode()));
+        Map<Path, Set<TrackedFile.Id>> inDir = new HashMap<>();
+        List<Checkpoint> gone = new ArrayList<>();
+        for (Map.Entry<TrackedFile.Id, List<Checkpoint>> e : known.entrySet()) {
+            if (seen.contains(e.getKey()) || e.getValue().isEmpty()) continue;
+            Path dir = FileNames.path(e.getValue().get(0).path()).getParent();
+            if (dir == null) continue;
+            Set<TrackedFile.Id> there = inDir.computeIfAbsent(dir, this::identitiesIn);
+            if (there == null || there.contains(e.getKey())) continue;
+            for (Checkpoint c : e.getValue()) {
+                if (c.fpLength() == io.jfio.ship.harvest.Fingerprint.SIZE) gone.add(c);
+            }
+        }
+        return gone;
+    }
+
+    /**
+     * The identities (device, inode) of the regular files in {@code dir} (symlinks not followed): an empty set when
+     * the directory does not exist any more, null when it cannot be read (nothing can be said about what is in it).
+     */
+    Set<TrackedFile.Id> identitiesIn(Path dir) {
+        if (dir == null) return null;
+        Set<TrackedFile.Id> ids = new HashSet<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                if (stx.ofPathNoFollow(FileNames.of(p)) == 0 && stx.isRegularFile()) {
+                    ids.add(new TrackedFile.Id(stx.device(), stx.inode()));
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return Set.of();
+        } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+            return null;
+        }
+        return ids;
     }
 
     /**

@@ -56,7 +56,8 @@ public final class DryRun {
             // As in a run: files with a position of their own first, so that what they held before is known.
             found.sort((a, b) -> Boolean.compare(!byId.containsKey(new TrackedFile.Id(a.device(), a.inode())),
                     !byId.containsKey(new TrackedFile.Id(b.device(), b.inode()))));
-            List<Checkpoint> orphans = new ArrayList<>();
+            // As in a run: positions whose file is gone describe a content a copy may hold.
+            List<Checkpoint> orphans = new ArrayList<>(d.gone(byId, found));
             java.util.Set<TrackedFile.Id> seen = new java.util.HashSet<>();
             for (Discovery.Found f : found) {
                 if (!f.regular()) {

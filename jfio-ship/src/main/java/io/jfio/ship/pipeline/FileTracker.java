@@ -233,7 +233,8 @@ final class FileTracker {
     void scan(long now) {
         scanGen++;
         List<Discovery.Found> fresh = new ArrayList<>();
-        for (Discovery.Found f : discovery.scan()) {
+        List<Discovery.Found> found = discovery.scan();
+        for (Discovery.Found f : found) {
             TrackedFile t = tracked.get(new TrackedFile.Id(f.device(), f.inode()));
             if (!f.regular()) {
                 if (t == null) notRegular(f.path(), f.type());
@@ -259,6 +260,7 @@ final class FileTracker {
             }
             observeSize(t, f.size(), now);
         }
+        if (!firstScanDone && !known.isEmpty()) orphanGone(found);
         if (!known.isEmpty()) {
             List<Discovery.Found> first = new ArrayList<>(fresh.size());
             List<Discovery.Found> then = new ArrayList<>();
@@ -319,6 +321,16 @@ final class FileTracker {
             findRotatedWhileStopped(now);
         }
         forgetOld(now);
+    }
+
+    /**
+     * At the first scan: positions whose file no path of the inputs names and that is not beside its old name either
+     * (deleted, or moved to another file system, while the shipper was stopped) describe a content no file holds:
+     * orphans, so that a copy of it (what a move across file systems leaves) resumes where it was shipped. They stay
+     * known too: a file only hidden for now is still found by identity later.
+     */
+    private void orphanGone(List<Discovery.Found> found) {
+        orphans.addAll(discovery.gone(known, found));
     }
 
     private void notRegular(String path, String type) {

@@ -441,6 +441,22 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldResumeACopyOfAFileDeletedWhileTheShipperWasStoppedWhereThatFileWasShipped() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        trackAndShip(files, a);
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        // While stopped: moved to another file system (copied, then deleted), into a name the glob matches.
+        Path moved = a.resolveSibling("app.log.old");
+        Files.copy(a, moved);
+        Files.delete(a);
+        FileTracker restarted = tracker(saved);
+        restarted.scan(System.nanoTime());
+        assertEquals(3000, restarted.at(moved.toString()).readOffset(), "not shipped again");
+    }
+
+    @Test
     void shouldShipEachOfTwoIndependentFilesThatHoldTheSameBytes() throws Exception {
         Path a = logs().resolve("one.log");
         append(a, records("a", 1, 40));
