@@ -198,23 +198,34 @@ final class LogWriter {
         return r;
     }
 
-    /** Deletes rotated files made more than {@code ageNanos} ago; returns those deleted now. */
-    List<Rotated> deleteOlderThan(long ageNanos) throws IOException {
+    /**
+     * Deletes rotated files made more than {@code ageNanos} ago whose records {@code delivered} says the sink holds
+     * (asked without the lock: a look into the sink may take a while); returns those deleted now.
+     */
+    List<Rotated> deleteOlderThan(long ageNanos, java.util.function.Predicate<Rotated> delivered) throws IOException {
+        List<Rotated> old = new ArrayList<>();
         lock.lock();
         try {
-            List<Rotated> gone = new ArrayList<>();
             long now = System.nanoTime();
             for (Rotated r : rotated) {
-                if (!r.deleted && now - r.madeNanos > ageNanos) {
-                    Files.deleteIfExists(r.path);
-                    r.deleted = true;
-                    gone.add(r);
-                }
+                if (!r.deleted && now - r.madeNanos > ageNanos) old.add(r);
             }
-            return gone;
         } finally {
             lock.unlock();
         }
+        List<Rotated> gone = new ArrayList<>();
+        for (Rotated r : old) {
+            if (!delivered.test(r)) continue;
+            lock.lock();
+            try {
+                Files.deleteIfExists(r.path);
+                r.deleted = true;
+                gone.add(r);
+            } finally {
+                lock.unlock();
+            }
+        }
+        return gone;
     }
 
     /** What the verifier needs to know about this writer, taken once writing is over. */

@@ -29,7 +29,11 @@ final class Rotator {
          * for {@link #SETTLE_NANOS} after that (else skipped): what is truncated away was delivered.
          */
         TRUNCATE,
-        /** Delete rotated files (w.log.*) made more than {@link #DELETE_AGE_NANOS} ago. */
+        /**
+         * Delete rotated files (w.log.*) made more than {@link #DELETE_AGE_NANOS} ago whose last record the sink
+         * holds (unread data deleted while no shipper runs is lost to any shipper; deletion with unread data while
+         * one runs is the rotation tests' part).
+         */
         DELETE;
 
         String label() {
@@ -131,7 +135,8 @@ final class Rotator {
                 return truncate(w);
             }
             case DELETE -> {
-                List<LogWriter.Rotated> gone = w.deleteOlderThan(DELETE_AGE_NANOS);
+                // Only what the sink holds: unread data deleted while the shipper is down is lost to any shipper.
+                List<LogWriter.Rotated> gone = w.deleteOlderThan(DELETE_AGE_NANOS, r -> delivered(w, r));
                 for (LogWriter.Rotated r : gone) {
                     events.log("delete", "file=" + r.path.getFileName() + " records=" + range(w.id, r.first, r.end));
                 }
@@ -210,6 +215,19 @@ final class Rotator {
         } finally {
             w.unlock();
         }
+    }
+
+    /** Whether the sink holds the last record of {@code r} (records of one file arrive in its order). */
+    private boolean delivered(LogWriter w, LogWriter.Rotated r) {
+        if (r.end <= r.first) return true;
+        try {
+            if (target.holds(TortureRecord.format(w.id, r.end - 1))) return true;
+        } catch (IOException e) {
+            // not known to be delivered: kept
+        }
+        events.log("delete-skipped", "file=" + r.path.getFileName() + " why=\"last record w=" + w.id + " n="
+                + (r.end - 1) + " not in the sink\"");
+        return false;
     }
 
     private boolean skip(LogWriter w, String why) {
