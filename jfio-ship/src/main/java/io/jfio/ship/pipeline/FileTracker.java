@@ -635,6 +635,15 @@ final class FileTracker {
     }
 
     /**
+     * The wall clock to the nanosecond it has (a creation time is compared with it: milliseconds would put a copy
+     * made in the same millisecond as the truncation's sighting after it).
+     */
+    private static long wallNanos() {
+        java.time.Instant i = java.time.Instant.now();
+        return i.getEpochSecond() * 1_000_000_000L + i.getNano();
+    }
+
+    /**
      * Whether a file created at {@code bornNanos} (wall clock; -1 when the file system does not say) may be a copy
      * of {@code s} that ends before what was read of it, as copytruncate makes while the application writes on
      * between the copy and the truncation: {@code s} ended by its file's truncation, and the file was created before
@@ -912,7 +921,7 @@ final class FileTracker {
                 t.readOffset(), "action", "shipped from its beginning");
         metrics.rotation(name, "truncate");
         if (t.stream.fullFingerprint()) {
-            left.add(new Left(t.stream, t.device, t.inode, t.path, now, System.currentTimeMillis() * 1_000_000L));
+            left.add(new Left(t.stream, t.device, t.inode, t.path, now, wallNanos()));
         }
         leave(t, now);
         t.stream = null;
