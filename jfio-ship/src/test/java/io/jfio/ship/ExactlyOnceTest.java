@@ -96,11 +96,13 @@ class ExactlyOnceTest {
     }
 
     private long checkpointed() throws java.io.IOException {
+        return checkpoint().stream().mapToLong(Checkpoint::offset).sum();
+    }
+
+    /** The shipper's checkpoint entries as saved now; none before its first save. */
+    private List<Checkpoint> checkpoint() throws IOException {
         Path f = state.resolve("checkpoints-main.bin");
-        if (!Files.exists(f)) return 0;
-        long sum = 0;
-        for (Checkpoint c : new CheckpointStore(f).load(ShipLog.stderr(), false).entries()) sum += c.offset();
-        return sum;
+        return Files.exists(f) ? new CheckpointStore(f).load(ShipLog.stderr(), false).entries() : List.of();
     }
 
     private int count() {
@@ -177,12 +179,7 @@ class ExactlyOnceTest {
     }
 
     private boolean checkpointHolds(long inode) throws IOException {
-        Path f = state.resolve("checkpoints-main.bin");
-        if (!Files.exists(f)) return false;
-        for (Checkpoint c : new CheckpointStore(f).load(ShipLog.stderr(), false).entries()) {
-            if (c.inode() == inode) return true;
-        }
-        return false;
+        return checkpoint().stream().anyMatch(c -> c.inode() == inode);
     }
 
     @Test
