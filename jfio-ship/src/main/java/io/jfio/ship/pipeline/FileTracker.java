@@ -849,7 +849,10 @@ final class FileTracker {
         version++;
         if (s.fullFingerprint() && s.read == 0) {
             // The first read of a new file brought its first KiB: it may be a copy, as when a look at its size does.
-            if (identified(t, Math.max(t.lastSize, n), now) || s.read != 0) {
+            boolean joined = identified(t, Math.max(t.lastSize, n), now);
+            if (joined || s.read != 0) {
+                // Resumed as a copy of a content shipped before the start: it is a content a later copy may hold.
+                if (!joined) index(s);
                 if (t.primary() && t.lastSize > t.readOffset()) markReadable(t);
                 return false;
             }

@@ -457,6 +457,31 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldKnowACopyResumedAtItsFirstReadForTheContentALaterCopyHolds() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        trackAndShip(files, a);
+        List<Checkpoint> saved = files.entries(System.currentTimeMillis());
+        byte[] old = Files.readAllBytes(a);
+        Path copy = a.resolveSibling("app.log.1");
+        Files.createFile(copy); // empty at the next start
+        truncate(a);
+        append(a, records("a", 41, 42));
+        FileTracker restarted = tracker(saved);
+        restarted.scan(System.nanoTime());
+        TrackedFile tc = restarted.at(copy.toString());
+        Files.write(copy, old);
+        assertFalse(readAndShip(restarted, tc), "its first read finds it a copy of what was shipped");
+        assertEquals(3000, tc.readOffset());
+        // A copy of the copy, made while it still holds the content: taken for a copy too, not a new file.
+        Path again = a.resolveSibling("app.log.2");
+        Files.copy(copy, again);
+        restarted.scan(System.nanoTime());
+        assertSame(tc.stream, restarted.at(again.toString()).stream, logBytes.toString());
+    }
+
+    @Test
     void shouldShipEachOfTwoIndependentFilesThatHoldTheSameBytes() throws Exception {
         Path a = logs().resolve("one.log");
         append(a, records("a", 1, 40));
