@@ -592,7 +592,8 @@ final class FileTracker {
      * Whether the file open as {@code fd}, {@code size} bytes long, can hold {@code s}'s content: no file reads it
      * any more, or its reader is not shorter and has the same bytes at the end of what both hold. The reader is
      * looked at first, and again when it changed under the compare: copytruncate truncates it right after the copy,
-     * and a truncation seen only half (the size before, the bytes after) must not make the copy a stranger.
+     * and a truncation seen only half (the size before, the bytes after) must not make the copy a stranger. A reader
+     * that merely grew is compared as it is: the application may append all through the looks.
      */
     private boolean heldBy(int fd, long size, Stream s, long now) {
         for (int look = 0; look < 3; look++) {
@@ -612,11 +613,14 @@ final class FileTracker {
             long psize = stx.size();
             if (psize != p.lastSize) {
                 observeSize(p, psize, now); // a truncation ends its hold on the content
-                continue;
+                if (s.primary() != p) continue;
             }
+            // A reader that only grew still holds the bytes compared (the application writes on after the copy,
+            // maybe all through these looks): only a truncation makes the compare worth doing again.
             if (size <= psize && sameTail(fd, p.fd, size)) return true;
             if (stx.ofFd(p.fd) != 0 || stx.size() == psize) return false;
-            observeSize(p, stx.size(), now); // it changed while the bytes were compared: look again
+            observeSize(p, stx.size(), now); // it changed while the bytes were compared: truncated and written again?
+            if (s.primary() == p) return false;
         }
         return false;
     }

@@ -16,9 +16,11 @@ import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.state.Checkpoint;
 import io.jfio.ship.testing.ShipRun;
 import java.io.ByteArrayOutputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,6 +29,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -337,6 +341,47 @@ class FileTrackerTest {
         FileTracker restarted = tracker(saved);
         restarted.scan(System.nanoTime());
         assertEquals(3000, restarted.at(copy.toString()).readOffset(), "at its end after a restart too: " + saved);
+    }
+
+    @Test
+    void shouldTakeACopyForACandidateWhileTheApplicationAppendsToTheOriginalAllThroughTheLook() throws Exception {
+        Path a = logs().resolve("app.log");
+        append(a, records("a", 1, 40));
+        FileTracker files = tracker(List.of());
+        TrackedFile ta = trackAndShip(files, a);
+        Stream shipped = ta.stream;
+        // copytruncate's copy is done; the application writes on, one small write after the other, while the scan
+        // that finds the copy compares it with the original: look after look finds the original longer. Whether a
+        // look falls between two writes is up to the scheduler: many copies make the interleaving likely.
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch writing = new CountDownLatch(1);
+        Thread app = new Thread(() -> {
+            byte[] line = records("a", 41, 41);
+            try (FileOutputStream out = new FileOutputStream(a.toFile(), true)) {
+                while (!stop.get()) {
+                    out.write(line);
+                    writing.countDown();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        app.start();
+        try {
+            writing.await();
+            for (int k = 1; k <= 60; k++) {
+                Path copy = a.resolveSibling("app.log." + k);
+                Files.write(copy, records("a", 1, 40)); // what was there when cp ran
+                files.scan(System.nanoTime());
+                TrackedFile tc = files.at(copy.toString());
+                assertSame(shipped, tc.stream, "copy " + k + " is a candidate for the content it copies, not a new "
+                        + "file: " + logBytes);
+                assertFalse(tc.primary(), "the original still reads it");
+            }
+        } finally {
+            stop.set(true);
+            app.join();
+        }
     }
 
     @Test
