@@ -41,7 +41,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * never loss). The records' bytes are bounded by {@code buffer.memory}: when it is full, {@code send} blocks (up to
  * {@code max.block.ms}, then throws; the pipeline backs off and retries), which pauses reading. The producer also
  * keeps objects for every record it was given until it is acknowledged; the sink reports them as its {@link
- * #overhead}, so that the pipeline's {@code max-in-flight} bounds them as it bounds the bytes. The metadata of a
+ * #overhead}, so that the pipeline's {@code max-in-flight} bounds them as it bounds the bytes, and a batch's future
+ * completes only once all its records have reported, so that after a failure the pipeline counts the batches the
+ * producer still holds until it lets go of them ({@link #holdsFailedBatches}). The metadata of a
  * fixed topic is fetched as soon as the producer exists, on a short-lived thread of its own.
  *
  * <p>Bytes: the producer needs each value as a heap array, so each line is copied once, from the batch's native
@@ -141,6 +143,8 @@ public final class KafkaSink implements Sink {
     private final Options options;
     private final Producer<byte[], byte[]> producer;
     private final AtomicLong recordsAcked = new AtomicLong();
+    /** Records handed to the producer that have not reported yet (acknowledged or failed). */
+    private final AtomicLong recordsHeld = new AtomicLong();
     private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
 
     /**
@@ -235,6 +239,11 @@ public final class KafkaSink implements Sink {
         return recordsAcked.get();
     }
 
+    /** Records the producer holds: handed to it, neither acknowledged nor failed yet. */
+    public long recordsHeld() {
+        return recordsHeld.get();
+    }
+
     /** {@link #RECORD_OVERHEAD} for every Kafka record the batch becomes (more with metadata headers). */
     @Override
     public long overhead(Batch batch) {
@@ -252,31 +261,28 @@ public final class KafkaSink implements Sink {
         byte[] key = FileNames.encode(batch.source());
         MemorySegment bytes = batch.bytes();
         long length = batch.length();
-        BatchFuture own = new BatchFuture(recordsAcked);
+        BatchFuture own = new BatchFuture(recordsAcked, recordsHeld);
         try {
             if (options.raw()) {
-                own.expect(1);
                 send(topic, key, bytes, 0, length, own);
             } else if (batch.view() != null) {
                 sendRecords(topic, key, batch, own);
             } else {
                 long start = 0;
-                while (start < length && !own.isDone()) {
+                while (start < length && !own.failed()) {
                     // Eight bytes at a time (SWAR), as the harvester frames, rather than a bounds-checked get per byte.
                     long nl = Framer.indexOfNewline(bytes, start, length);
                     if (nl < 0) {
                         break;
                     }
-                    own.expect(1);
                     send(topic, key, bytes, start, nl - start, own);
                     start = nl + 1;
                 }
                 // A record that failed inside producer.send (metadata not available within max.block.ms while the
                 // cluster is down: the producer reports that through the callback, not by throwing) fails the
                 // batch; sending the rest would block up to max.block.ms per record, for hours on a large batch.
-                if (start < length && !own.isDone()) {
+                if (start < length && !own.failed()) {
                     // A batch ends at a record boundary; a tail without newline is still a record, not dropped.
-                    own.expect(1);
                     send(topic, key, bytes, start, length - start, own);
                 }
             }
@@ -311,11 +317,10 @@ public final class KafkaSink implements Sink {
         RecordView view = batch.view();
         MemorySegment out = batch.payload();
         MetadataHeaders meta = view.encoding() == RecordView.Encoding.HEADERS ? new MetadataHeaders(batch) : null;
-        for (int i = 0; i < view.count() && !own.isDone(); i++) {
+        for (int i = 0; i < view.count() && !own.failed(); i++) {
             long from = view.outStart(i);
             long to = view.outEnd(i);
             if (to > from && out.get(JAVA_BYTE, to - 1) == '\n') to--;
-            own.expect(1);
             send(topic, key, out, from, to - from, own,
                     meta == null ? null : meta.of(batch.offset() + view.start(i)));
         }
@@ -334,7 +339,13 @@ public final class KafkaSink implements Sink {
         MemorySegment.copy(bytes, JAVA_BYTE, offset, value, 0, (int) length);
         // The batch's future is every record's callback: no callback object per record in flight (tiny records, a
         // few MiB of them unacknowledged, are hundreds of thousands of callbacks held by the producer).
-        producer.send(new ProducerRecord<>(topic, null, key, value, headers), own);
+        own.expect();
+        try {
+            producer.send(new ProducerRecord<>(topic, null, key, value, headers), own);
+        } catch (RuntimeException e) {
+            own.refused();
+            throw e;
+        }
     }
 
     /**
@@ -343,6 +354,12 @@ public final class KafkaSink implements Sink {
      */
     @Override
     public void flush() {
+    }
+
+    /** True: a failed batch's records stay in the producer until each one's delivery times out, and all report. */
+    @Override
+    public boolean holdsFailedBatches() {
+        return true;
     }
 
     @Override
@@ -355,50 +372,75 @@ public final class KafkaSink implements Sink {
     }
 
     /**
-     * Thread-safe (the pipeline thread expects and seals, the producer's I/O thread completes records): completes
-     * when every expected record is acknowledged; fails on the first error. It is the callback of each of its records.
+     * Thread-safe (the pipeline thread expects and seals, the producer's I/O thread reports records): the outcome of
+     * one batch's records, and the callback of each of them. It completes once every record handed to the producer
+     * has reported: normally when all were acknowledged, exceptionally with the first error otherwise. Waiting for
+     * the records after a failure is what makes it say when the producer let go of them all (a batch's records
+     * expire together, within a few batches of each other), which the pipeline counts on ({@link
+     * #holdsFailedBatches}).
      */
     private static final class BatchFuture extends CompletableFuture<Void> implements Callback {
         private final AtomicLong acked;
+        private final AtomicLong held;
         private long expected;
         private long done;
         private boolean sealed;
+        private Throwable failure;
 
-        BatchFuture(AtomicLong acked) {
+        BatchFuture(AtomicLong acked, AtomicLong held) {
             this.acked = acked;
+            this.held = held;
         }
 
-        synchronized void expect(long n) {
-            expected += n;
+        /** A record is about to be handed to the producer. */
+        synchronized void expect() {
+            expected++;
+            held.incrementAndGet();
+        }
+
+        /** The record counted by the last {@link #expect} was refused (the producer threw): it will not report. */
+        synchronized void refused() {
+            expected--;
+            held.decrementAndGet();
+        }
+
+        /** Whether a record failed: the rest of the batch is not handed over (it would be sent again anyway). */
+        synchronized boolean failed() {
+            return failure != null;
         }
 
         synchronized void sealed() {
             sealed = true;
-            if (done == expected) {
-                complete(null);
-            }
-        }
-
-        synchronized void recordDone() {
-            done++;
-            if (sealed && done == expected) {
-                complete(null);
-            }
+            settleIfAllReported();
         }
 
         /** One record's outcome (the producer's I/O thread). */
         @Override
         public void onCompletion(RecordMetadata metadata, Exception error) {
-            if (error != null) {
-                fail(error);
-            } else {
-                acked.incrementAndGet();
-                recordDone();
+            held.decrementAndGet();
+            if (error == null) acked.incrementAndGet();
+            synchronized (this) {
+                if (error != null && failure == null) failure = error;
+                done++;
+                settleIfAllReported();
             }
         }
 
-        void fail(Throwable t) {
-            completeExceptionally(t instanceof IOException ? t : new IOException("kafka: " + t.getMessage(), t));
+        /** The batch failed before it was all handed over; it completes when what was handed over reported. */
+        synchronized void fail(Throwable t) {
+            if (failure == null) failure = t;
+            sealed = true;
+            settleIfAllReported();
+        }
+
+        private void settleIfAllReported() {
+            if (!sealed || done != expected) return;
+            if (failure == null) {
+                complete(null);
+            } else {
+                completeExceptionally(failure instanceof IOException ? failure
+                        : new IOException("kafka: " + failure.getMessage(), failure));
+            }
         }
     }
 }

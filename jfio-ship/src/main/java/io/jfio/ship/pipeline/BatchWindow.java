@@ -9,6 +9,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Not thread-safe; owned by the pipeline thread. The sink's futures complete on other threads; {@code onDone}
@@ -56,6 +57,11 @@ final class BatchWindow {
      */
     private CompletableFuture<Void> watched;
     private long inFlightBytes;
+    /**
+     * The weight of batches forgotten at a failure that the sink still holds ({@link Sink#holdsFailedBatches}):
+     * counted in flight until their futures complete, on the sink's threads.
+     */
+    private final AtomicLong lingering = new AtomicLong();
     private long unflushedBytes;
     private long firstUnflushedNanos;
     /** Incremented by every acknowledgement that moved an offset. */
@@ -67,8 +73,9 @@ final class BatchWindow {
         this.onDone = onDone;
     }
 
+    /** What the sink holds: the batches in the window, and those forgotten at a failure it has not let go of. */
     long inFlightBytes() {
-        return inFlightBytes;
+        return inFlightBytes + lingering.get();
     }
 
     long unflushedBytes() {
@@ -214,12 +221,26 @@ final class BatchWindow {
                 ack(p);
             } else {
                 p.stream.inFlight--;
+                if (sink.holdsFailedBatches()) linger(p.weight, p.future);
             }
             removeFirst();
         }
         watched = null;
         inFlightBytes = 0;
         unflushedBytes = 0;
+    }
+
+    /**
+     * Counts {@code weight} in flight until {@code f} completes; its completion wakes the pipeline like an
+     * acknowledgement, since reading may wait for it.
+     */
+    private void linger(long weight, CompletableFuture<Void> f) {
+        if (weight == 0 || f.isDone()) return;
+        lingering.addAndGet(weight);
+        f.whenComplete((v, t) -> {
+            lingering.addAndGet(-weight);
+            onDone.accept(null, null);
+        });
     }
 
     /** At shutdown: acknowledges what completes before {@code deadlineNanos}; the number of batches left. */

@@ -43,6 +43,18 @@ public interface Sink extends AutoCloseable {
     }
 
     /**
+     * Whether the sink goes on holding a batch's memory after a failure until the batch's future completes, and
+     * completes every future it returned, however the sink fails. The kafka sink does both: its producer keeps a
+     * record of a failed batch's neighbours until that record's own delivery times out. The pipeline then counts a
+     * batch it stopped waiting for at a failure against {@code max-in-flight} until its future completes, so that
+     * what it resends and what the sink still holds stay within the bound together. False by default: the sink lets
+     * go of a batch when it reports the failure.
+     */
+    default boolean holdsFailedBatches() {
+        return false;
+    }
+
+    /**
      * Makes everything sent so far durable soon (fsync for a directory, flush for Kafka) without waiting for it;
      * called when the pipeline has no more data for now, on a timer and before shutdown. A sink may hold the small
      * batches of one round until then, to write them with one system call (the directory and TCP sinks do; TCP only

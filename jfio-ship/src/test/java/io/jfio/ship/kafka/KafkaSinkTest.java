@@ -2,6 +2,7 @@ package io.jfio.ship.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -196,6 +197,35 @@ class KafkaSinkTest {
                      KafkaSink.Options.defaults().withRaw(true))) {
             assertEquals(3 * KafkaSink.RECORD_OVERHEAD, lines.overhead(batch), "one record per line");
             assertEquals(KafkaSink.RECORD_OVERHEAD, raw.overhead(batch), "one record per batch");
+        }
+    }
+
+    @Test
+    void shouldFailABatchOnlyOnceTheProducerLetGoOfEveryOneOfItsRecords() throws Exception {
+        broker.createTopic("held", 1);
+        int n = 2_000;
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) sb.append(i).append('\n');
+        byte[] text = sb.toString().getBytes(StandardCharsets.US_ASCII);
+        MemorySegment bytes = Arena.ofAuto().allocate(text.length);
+        bytes.copyFrom(MemorySegment.ofArray(text));
+        // Batches of 4 KiB: the records expire in several producer batches, one after the other.
+        try (KafkaSink sink = new KafkaSink(broker.bootstrap(), "held", KafkaSink.Options.defaults()
+                .withDeliveryTimeout(Duration.ofSeconds(2)).withProperty("batch.size", "4096"))) {
+            sink.send(new Batch("/held.log", "in", -1, 0, 2, 1, bytes.asSlice(0, 2))).get(60, TimeUnit.SECONDS);
+            broker.pause();
+            try {
+                CompletableFuture<Void> f = sink.send(new Batch("/held.log", "in", -1, 2, text.length - 2, n - 1,
+                        bytes.asSlice(2, text.length - 2)));
+                CompletableFuture<Long> heldAtFailure = f.handle((v, e) -> {
+                    assertNotNull(e, "the broker does not answer: the batch fails");
+                    return sink.recordsHeld();
+                });
+                assertEquals(0L, heldAtFailure.get(60, TimeUnit.SECONDS),
+                        "the producer still held records of the batch when its failure was reported");
+            } finally {
+                broker.resume();
+            }
         }
     }
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * completes; the window is what is under test.
  */
 class BatchWindowTest {
-    private static final class Recorder implements Sink {
+    private static class Recorder implements Sink {
         final List<CompletableFuture<Void>> futures = new ArrayList<>();
         final AtomicInteger flushes = new AtomicInteger();
 
@@ -115,6 +115,55 @@ class BatchWindowTest {
         assertTrue(w.isEmpty());
         s.rewind();
         assertEquals(15, s.read);
+    }
+
+    @Test
+    void shouldCountWhatASinkStillHoldsAfterAFailureInFlightUntilItLetsGo() throws IOException {
+        Recorder sink = new Recorder() {
+            @Override
+            public boolean holdsFailedBatches() {
+                return true;
+            }
+        };
+        AtomicInteger woken = new AtomicInteger();
+        BatchWindow w = new BatchWindow(sink, new ShipMetrics().of("s"), (v, e) -> woken.incrementAndGet());
+        Stream s = new Stream(0, 0, 0);
+        TrackedFile t = file(s);
+        send(w, t, 10);
+        send(w, t, 20);
+        send(w, t, 30);
+        sink.futures.get(0).completeExceptionally(new IOException("delivery timed out"));
+        assertTrue(w.collect() instanceof IOException);
+        w.settle(System.nanoTime());
+        assertTrue(w.isEmpty());
+        assertEquals(50, w.inFlightBytes(), "the two batches the sink has not let go of still weigh");
+        s.rewind();
+        send(w, t, 10); // the resend
+        assertEquals(60, w.inFlightBytes());
+        int before = woken.get();
+        sink.futures.get(2).completeExceptionally(new IOException("delivery timed out"));
+        assertEquals(30, w.inFlightBytes());
+        assertTrue(woken.get() > before, "a batch let go of wakes the pipeline: reading may wait for it");
+        sink.futures.get(1).complete(null);
+        assertEquals(10, w.inFlightBytes(), "only the resend is left");
+        sink.futures.get(3).complete(null);
+        assertNull(w.collect());
+        assertEquals(0, w.inFlightBytes());
+        assertEquals(10, s.acked);
+    }
+
+    @Test
+    void shouldForgetWhatASinkLetsGoOfAtItsFailure() throws IOException {
+        Recorder sink = new Recorder();
+        BatchWindow w = new BatchWindow(sink, new ShipMetrics().of("s"), (v, e) -> { });
+        Stream s = new Stream(0, 0, 0);
+        TrackedFile t = file(s);
+        send(w, t, 10);
+        send(w, t, 20);
+        sink.futures.get(0).completeExceptionally(new IOException("connection reset"));
+        assertTrue(w.collect() instanceof IOException);
+        w.settle(System.nanoTime());
+        assertEquals(0, w.inFlightBytes(), "a future that may never complete must not hold the window");
     }
 
     @Test
