@@ -865,6 +865,29 @@ final class FileTracker {
         return true;
     }
 
+    /**
+     * The first read of {@code t}'s stream (nothing read of it yet, so no anchor to check) put {@code n} bytes from
+     * offset 0 into {@code bytes}: whether the file still holds the content its fingerprint was taken of, when the
+     * file was first looked at. copytruncate may have truncated it and the application written it again since (a
+     * file found while the shipper catches up waits its turn), and the new bytes must not be shipped as the old
+     * content: one pread of the fingerprint's bytes, compared with the hash and with what the read got. When they
+     * differ the file holds a new content (handled as a truncation: the old one's copy takes it over) and the read
+     * is dropped.
+     */
+    boolean headHolds(TrackedFile t, MemorySegment bytes, long n, long now) {
+        Stream s = t.stream;
+        int len = s.fpLength;
+        long h = Fingerprint.of(t.fd, len, scratch);
+        int overlap = (int) Math.min(n, len);
+        if (h == s.fpHash && MemorySegment.mismatch(scratch, 0, overlap, bytes, 0, overlap) < 0) return true;
+        if (h != s.fpHash && stx.ofFd(t.fd) == 0) {
+            truncated(t, stx.size(), now);
+        } else {
+            markReadable(t); // changed between the read and the look: read again
+        }
+        return false;
+    }
+
     /** Resumes {@code t}, which has read nothing, where a content shipped before the start that it copies was. */
     private void copyOfShipped(TrackedFile t, long size, Resume.Head head) {
         if (orphans.isEmpty()) return;
@@ -1046,7 +1069,6 @@ final class FileTracker {
             // The common case, an append to a file that is its content's only reader: no fstat and no separate look
             // at the anchor; the read checks the anchor in the same system call (Harvester) and comes here through
             // anchorLost when the file no longer holds it.
-            t.verifyAnchor = true;
             markReadable(t);
         } else if (stx.ofFd(t.fd) == 0) {
             observeSize(t, stx.size(), now);

@@ -126,10 +126,11 @@ final class Harvester {
         boolean lines = t.input.framing() == Framing.LINES && !s.skipping;
         long want = readLimit(); // at most the buffer's size: bufferCapacity() is never below bufferSize()
         long n;
-        if (t.verifyAnchor && s.anchorLength > 0 && s.read >= s.anchorLength) {
-            // A write event without a look at the size (FileTracker.modified): the read itself checks that the file
-            // still holds what was read before, by reading the anchor's bytes in the same system call.
-            t.verifyAnchor = false;
+        if (s.anchorLength > 0 && s.read >= s.anchorLength) {
+            // Every read checks that the file still holds what was read before, by reading the anchor's bytes in the
+            // same system call: after a write event that nothing looked at (FileTracker.modified), and between two
+            // reads of a catch-up too, where copytruncate may truncate the file and the application write it past
+            // the read offset again before any event about it is taken.
             n = readAnchored(t, want);
             if (n == ANCHOR_LOST) {
                 t.readable = false;
@@ -137,7 +138,6 @@ final class Harvester {
                 return Result.IDLE;
             }
         } else {
-            t.verifyAnchor = false;
             n = read(t, 0, want);
         }
         if (lines && n == want && want < buffer.byteSize() && Framer.indexOfNewline(buffer, 0, n) < 0) {
@@ -159,6 +159,9 @@ final class Harvester {
             s.partialPending = false;
             s.recordPending = false;
             return Result.IDLE;
+        }
+        if (s.read == 0 && s.fpLength > 0 && !files.headHolds(t, buffer, n, now)) {
+            return t.primary() && t.readable ? Result.MOVED : Result.IDLE;
         }
         if (s.read + n > t.lastSize) files.grew(t, s.read + n, now);
         if (s.fpLength < Fingerprint.SIZE && !files.coverRead(t, buffer, n, now)) {

@@ -30,11 +30,6 @@ final class TrackedFile {
     Stream stream;
     long lastSize;
     boolean readable;
-    /**
-     * Set by a write event that was not looked at with fstat ({@link FileTracker#modified}): the next read checks the
-     * stream's anchor in the same system call instead.
-     */
-    boolean verifyAnchor;
     boolean atEof;
     long lastGrowthNanos;
     long lastUseNanos;

@@ -2,6 +2,8 @@ package io.jfio.ship.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.file.StatBuffer;
@@ -205,7 +207,7 @@ class HarvesterTest {
         file("app.log", "one more\n");
         long reads = r.harvester().reads();
         assertFalse(r.files().modified(p.toString(), System.nanoTime()));
-        assertTrue(t.readable && t.verifyAnchor, "a write event marks the file for an anchored read, no fstat");
+        assertTrue(t.readable, "a write event marks the file readable, no fstat: the read checks the anchor");
         assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
         assertEquals("one more\n", r.sink().batches.get(r.sink().batches.size() - 1));
         assertEquals(reads + 1, r.harvester().reads(), "one read: the anchor and the new line together");
@@ -231,7 +233,6 @@ class HarvesterTest {
         Files.writeString(p, second, StandardCharsets.ISO_8859_1, StandardOpenOption.TRUNCATE_EXISTING);
         assertTrue(Files.size(p) > offset);
         assertFalse(r.files().modified(p.toString(), System.nanoTime()));
-        assertTrue(t.verifyAnchor);
         assertEquals(Harvester.Result.IDLE, r.harvester().harvest(t, false), "the anchor is not there: nothing sent");
         assertEquals(shipped, r.sink().batches.size());
         assertEquals(0, t.stream.read, "a new content, read from its beginning");
@@ -239,6 +240,58 @@ class HarvesterTest {
             assertTrue(r.window().collect() == null);
         }
         assertEquals(second, String.join("", r.sink().batches.subList(shipped, r.sink().batches.size())));
+    }
+
+    @Test
+    void shouldNoticeATruncationBetweenTwoReadsOfACatchUpThatNoEventReported() throws Exception {
+        // A file read in several reads (more than one buffer behind, as at a start or after an outage) is truncated
+        // and written again past the read offset between two of them (copytruncate while the shipper catches up),
+        // before any event about it is taken: the next read must not take the new content's bytes there for the
+        // rest of the old one.
+        Rig r = rig(Map.of());
+        StringBuilder old = new StringBuilder();
+        for (int i = 0; old.length() < 12_000; i++) old.append("old content, line ").append(i).append('\n');
+        Path p = file("app.log", old.toString());
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
+        assertNull(r.window().collect());
+        long offset = t.stream.read;
+        assertTrue(offset > 0 && offset < old.length(), "one read of several: " + offset);
+        assertTrue(t.readable, "more to read, without an event");
+        Stream oldContent = t.stream;
+        StringBuilder next = new StringBuilder();
+        for (int i = 0; next.length() < 12_000; i++) next.append("NEW CONTENT, LINE ").append(i).append('\n');
+        Files.writeString(p, next, StandardCharsets.ISO_8859_1, StandardOpenOption.TRUNCATE_EXISTING);
+        while (r.harvester().harvest(t, false) != Harvester.Result.IDLE || t.readable) {
+            assertNull(r.window().collect());
+        }
+        String shipped = String.join("", r.sink().batches);
+        assertEquals(offset, oldContent.read, "nothing more read as the old content");
+        assertEquals(old.substring(0, (int) offset) + next, shipped);
+    }
+
+    @Test
+    void shouldNotShipANewContentAsTheOneAFileHeldWhenItWasFoundBeforeItsFirstRead() throws Exception {
+        // Found (and fingerprinted) while the shipper had other files to read first; copytruncate truncates it and
+        // the application writes it again before its first read, which has no anchor to check yet.
+        Rig r = rig(Map.of());
+        StringBuilder old = new StringBuilder();
+        for (int i = 0; old.length() < 3_000; i++) old.append("old content, line ").append(i).append('\n');
+        Path p = file("app.log", old.toString());
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        Stream oldContent = t.stream;
+        assertEquals(0, oldContent.read);
+        StringBuilder next = new StringBuilder();
+        for (int i = 0; next.length() < 6_000; i++) next.append("NEW CONTENT, LINE ").append(i).append('\n');
+        Files.writeString(p, next, StandardCharsets.ISO_8859_1, StandardOpenOption.TRUNCATE_EXISTING);
+        while (r.harvester().harvest(t, false) != Harvester.Result.IDLE || t.readable) {
+            assertNull(r.window().collect());
+        }
+        assertNotSame(oldContent, t.stream, "a new content");
+        assertEquals(0, oldContent.read, "nothing shipped as the old content");
+        assertEquals(next.toString(), String.join("", r.sink().batches));
     }
 
     @Test
