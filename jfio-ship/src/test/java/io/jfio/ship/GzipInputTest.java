@@ -112,6 +112,32 @@ class GzipInputTest {
     }
 
     @Test
+    void shouldDeliverASmallGzipFileWhenNothingElseIsWritten() throws Exception {
+        // A gzip file's batches carry no bytes of the file (only decompressed records): they must still make the
+        // sink flush what it holds, or the last of them waits for some other file's line.
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Files.writeString(logs.resolve("app.log"), "first\n");
+        var cfg = ShipRun.config(List.of(logs.resolve("app.log*").toString()), tmp.resolve("out"),
+                tmp.resolve("state"), Map.of("read-gz", "true"));
+        String rotated = lines("rotated", 40);
+        try (ShipRun run = ShipRun.start(cfg)) {
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (System.nanoTime() < deadline
+                    && DirSink.readAll(tmp.resolve("out")).length < "first\n".length()) {
+                Thread.sleep(20);
+            }
+            Files.write(logs.resolve("app.log.1.gz"), gzip(rotated.getBytes(StandardCharsets.UTF_8)));
+            String out = "";
+            while (System.nanoTime() < deadline) {
+                out = new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8);
+                if (out.length() >= 6 + rotated.length()) break;
+                Thread.sleep(50);
+            }
+            assertEquals("first\n" + rotated, out, run.log());
+        }
+    }
+
+    @Test
     void shouldShipAGzipFileThatAppearsWhileRunningOnceItIsComplete() throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs"));
         Files.writeString(logs.resolve("app.log"), "first\n");

@@ -151,7 +151,9 @@ final class BatchWindow {
         long length = batch.length();
         inFlightBytes += weight;
         if (unflushedBytes == 0) firstUnflushedNanos = System.nanoTime();
-        unflushedBytes += length;
+        // What the sink was given to write: a gzip file's batches carry records and no bytes of the file, and they
+        // must bring a flush as much as any (a sink holds small batches until the next flush).
+        unflushedBytes += Math.max(length, Math.max(1, batch.payload().byteSize()));
         counters.add(Counter.BYTES_READ, length);
         counters.add(Counter.RECORDS_READ, batch.records());
         append(s, s.read, length, weight, batch.records(), f);
