@@ -434,7 +434,8 @@ public final class KafkaSink implements Sink {
         }
 
         private void settleIfAllReported() {
-            if (!sealed || done != expected) return;
+            // At least: a record the producer both reported and threw for must not keep the batch open for good.
+            if (!sealed || done < expected) return;
             if (failure == null) {
                 complete(null);
             } else {
