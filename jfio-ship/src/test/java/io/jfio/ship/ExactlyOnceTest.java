@@ -9,10 +9,8 @@ import io.jfio.ship.state.CheckpointStore;
 import io.jfio.ship.testing.Records;
 import io.jfio.ship.testing.ShipMain;
 import io.jfio.ship.testing.ShipRun;
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -83,16 +81,9 @@ class ExactlyOnceTest {
 
     /** A shipper process with the given checkpoint interval, once it has said it started. */
     private Process startShipper(String checkpointInterval, Path err) throws IOException {
-        Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(), state.toString(),
-                "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=" + checkpointInterval)
-                .redirectError(err.toFile()).start();
-        String started = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
-                .readLine();
-        if (!"started".equals(started)) {
-            p.destroyForcibly();
-            assertEquals("started", started, ShipRun.tail(err, 20));
-        }
-        return p;
+        return ShipRun.started(ShipRun.java(ShipMain.class, List.of("-Xmx128m"), glob(), out.toString(),
+                state.toString(), "64MiB", "1MiB", "1MiB", "run", "checkpoint-interval=" + checkpointInterval)
+                .redirectError(err.toFile()), err);
     }
 
     private long checkpointed() throws java.io.IOException {

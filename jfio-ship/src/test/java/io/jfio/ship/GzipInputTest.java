@@ -122,19 +122,21 @@ class GzipInputTest {
         String rotated = lines("rotated", 40);
         try (ShipRun run = ShipRun.start(cfg)) {
             long deadline = System.nanoTime() + 20_000_000_000L;
-            while (System.nanoTime() < deadline
-                    && DirSink.readAll(tmp.resolve("out")).length < "first\n".length()) {
-                Thread.sleep(20);
-            }
+            awaitOut("first\n".length(), deadline);
             Files.write(logs.resolve("app.log.1.gz"), gzip(rotated.getBytes(StandardCharsets.UTF_8)));
-            String out = "";
-            while (System.nanoTime() < deadline) {
-                out = new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8);
-                if (out.length() >= 6 + rotated.length()) break;
-                Thread.sleep(50);
-            }
-            assertEquals("first\n" + rotated, out, run.log());
+            assertEquals("first\n" + rotated, awaitOut(6 + rotated.length(), deadline), run.log());
         }
+    }
+
+    /** What the sink holds once it holds {@code length} bytes, or at {@code deadlineNanos}. */
+    private String awaitOut(int length, long deadlineNanos) throws InterruptedException {
+        String out = "";
+        while (System.nanoTime() < deadlineNanos) {
+            out = new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8);
+            if (out.length() >= length) break;
+            Thread.sleep(50);
+        }
+        return out;
     }
 
     @Test
@@ -151,13 +153,7 @@ class GzipInputTest {
             Files.write(gz, Arrays.copyOf(z, z.length / 2));
             Thread.sleep(300);
             Files.write(gz, Arrays.copyOfRange(z, z.length / 2, z.length), java.nio.file.StandardOpenOption.APPEND);
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            String out = "";
-            while (System.nanoTime() < deadline) {
-                out = new String(DirSink.readAll(tmp.resolve("out")), StandardCharsets.UTF_8);
-                if (out.length() >= 6 + rotated.length()) break;
-                Thread.sleep(50);
-            }
+            String out = awaitOut(6 + rotated.length(), System.nanoTime() + 20_000_000_000L);
             assertEquals("first\n" + rotated, out, run.log());
             assertFalse(run.log().contains("gzip-damaged"), run.log());
         }

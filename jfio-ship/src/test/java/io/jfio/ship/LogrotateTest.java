@@ -9,10 +9,8 @@ import io.jfio.ship.testing.Records;
 import io.jfio.ship.testing.ShipMain;
 import io.jfio.ship.testing.ShipRun;
 import io.jfio.ship.testing.Writer;
-import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -227,16 +225,8 @@ class LogrotateTest {
 
     /** A shipper process on {@code logs/app.log*} with gzip files read, once it has said it started. */
     private static Process start(Path logs, Path out, Path state, Path err) throws IOException {
-        Process p = ShipRun.java(ShipMain.class, List.of("-Xmx128m"), logs.resolve("app.log*").toString(),
+        return ShipRun.started(ShipRun.java(ShipMain.class, List.of("-Xmx128m"), logs.resolve("app.log*").toString(),
                 out.toString(), state.toString(), "64MiB", "1MiB", "1MiB", "run", "read-gz=true",
-                "checkpoint-interval=200ms")
-                .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile())).start();
-        String started = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))
-                .readLine();
-        if (!"started".equals(started)) {
-            p.destroyForcibly();
-            assertEquals("started", started, ShipRun.tail(err, 20));
-        }
-        return p;
+                "checkpoint-interval=200ms").redirectError(ProcessBuilder.Redirect.appendTo(err.toFile())), err);
     }
 }

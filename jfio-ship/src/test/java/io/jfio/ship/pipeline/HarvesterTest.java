@@ -242,6 +242,13 @@ class HarvesterTest {
         assertEquals(second, String.join("", r.sink().batches.subList(shipped, r.sink().batches.size())));
     }
 
+    /** Lines {@code prefix + i}, numbered from 0, until they make at least {@code atLeast} characters. */
+    private static String numbered(String prefix, int atLeast) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; b.length() < atLeast; i++) b.append(prefix).append(i).append('\n');
+        return b.toString();
+    }
+
     @Test
     void shouldNoticeATruncationBetweenTwoReadsOfACatchUpThatNoEventReported() throws Exception {
         // A file read in several reads (more than one buffer behind, as at a start or after an outage) is truncated
@@ -249,9 +256,8 @@ class HarvesterTest {
         // before any event about it is taken: the next read must not take the new content's bytes there for the
         // rest of the old one.
         Rig r = rig(Map.of());
-        StringBuilder old = new StringBuilder();
-        for (int i = 0; old.length() < 12_000; i++) old.append("old content, line ").append(i).append('\n');
-        Path p = file("app.log", old.toString());
+        String old = numbered("old content, line ", 12_000);
+        Path p = file("app.log", old);
         r.files().scan(System.nanoTime());
         TrackedFile t = r.files().at(p.toString());
         assertEquals(Harvester.Result.MOVED, r.harvester().harvest(t, false));
@@ -260,8 +266,7 @@ class HarvesterTest {
         assertTrue(offset > 0 && offset < old.length(), "one read of several: " + offset);
         assertTrue(t.readable, "more to read, without an event");
         Stream oldContent = t.stream;
-        StringBuilder next = new StringBuilder();
-        for (int i = 0; next.length() < 12_000; i++) next.append("NEW CONTENT, LINE ").append(i).append('\n');
+        String next = numbered("NEW CONTENT, LINE ", 12_000);
         Files.writeString(p, next, StandardCharsets.ISO_8859_1, StandardOpenOption.TRUNCATE_EXISTING);
         while (r.harvester().harvest(t, false) != Harvester.Result.IDLE || t.readable) {
             assertNull(r.window().collect());
@@ -276,22 +281,19 @@ class HarvesterTest {
         // Found (and fingerprinted) while the shipper had other files to read first; copytruncate truncates it and
         // the application writes it again before its first read, which has no anchor to check yet.
         Rig r = rig(Map.of());
-        StringBuilder old = new StringBuilder();
-        for (int i = 0; old.length() < 3_000; i++) old.append("old content, line ").append(i).append('\n');
-        Path p = file("app.log", old.toString());
+        Path p = file("app.log", numbered("old content, line ", 3_000));
         r.files().scan(System.nanoTime());
         TrackedFile t = r.files().at(p.toString());
         Stream oldContent = t.stream;
         assertEquals(0, oldContent.read);
-        StringBuilder next = new StringBuilder();
-        for (int i = 0; next.length() < 6_000; i++) next.append("NEW CONTENT, LINE ").append(i).append('\n');
+        String next = numbered("NEW CONTENT, LINE ", 6_000);
         Files.writeString(p, next, StandardCharsets.ISO_8859_1, StandardOpenOption.TRUNCATE_EXISTING);
         while (r.harvester().harvest(t, false) != Harvester.Result.IDLE || t.readable) {
             assertNull(r.window().collect());
         }
         assertNotSame(oldContent, t.stream, "a new content");
         assertEquals(0, oldContent.read, "nothing shipped as the old content");
-        assertEquals(next.toString(), String.join("", r.sink().batches));
+        assertEquals(next, String.join("", r.sink().batches));
     }
 
     @Test

@@ -155,6 +155,21 @@ public final class ShipRun implements AutoCloseable {
         return new ProcessBuilder(cmd);
     }
 
+    /**
+     * Starts a {@link ShipMain} process from {@code pb} (its stderr redirected by the caller to {@code err}) and
+     * returns it once it has said it started; fails with the tail of {@code err} (and kills it) when it does not.
+     */
+    public static Process started(ProcessBuilder pb, Path err) throws IOException {
+        Process p = pb.start();
+        String said = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                StandardCharsets.US_ASCII)).readLine();
+        if (!"started".equals(said)) {
+            p.destroyForcibly();
+            throw new AssertionError("the shipper did not start (it said " + said + "): " + tail(err, 20));
+        }
+        return p;
+    }
+
     /** The last {@code lines} lines of a text file (a process's output), for a failure message; empty if none. */
     public static String tail(Path file, int lines) throws IOException {
         if (!Files.exists(file)) return "";
