@@ -6,13 +6,11 @@ import java.lang.foreign.MemorySegment;
  * Not thread-safe: filled by the pipeline thread and read by the sink during {@link Sink#send}.
  *
  * <p>A run of complete records from one source file, handed to a {@link Sink}: bytes {@code [offset, offset + length)}
- * of the file. The bytes are available in two forms so that each sink can take the cheaper one:
- * <ul>
- *   <li>{@link #fd()} and {@link #offset()}: the open source file, for sinks that move bytes inside the kernel
- *       (copy_file_range to a directory sink, sendfile or splice to a socket);</li>
- *   <li>{@link #bytes()}: the same bytes already read into native memory (the harvester had to scan them for record
- *       boundaries), for sinks that need them in user space.</li>
- * </ul>
+ * of the file, read into native memory ({@link #bytes()}: the harvester had to scan them for record boundaries). Sinks
+ * deliver those bytes (or {@link #payload()}), never the file read again through {@link #fd()} and {@link #offset()}
+ * (sendfile, splice, copy_file_range): by the time a sink that waits for its destination moved them, copytruncate may
+ * have truncated the file and the application written other lines at the same offsets. The descriptor is there for
+ * what does not move the bytes (naming the source in errors, identity checks).
  * Both are valid only during {@link Sink#send}: the harvester reuses the buffer and may close the descriptor as soon
  * as the call returns, so a sink that delivers later copies what it keeps. So is the batch itself: the harvester
  * fills the same object again for its next batch ({@link #set}), so a sink keeps the parts it needs (the identity,
@@ -183,8 +181,7 @@ public final class Batch {
     }
 
     /**
-     * The bytes to deliver: the view's payload when the records were encoded or filtered, else {@link #bytes()}. Only
-     * when this is {@link #bytes()} may a sink move the source's bytes itself (sendfile from {@link #fd()}).
+     * The bytes to deliver: the view's payload when the records were encoded or filtered, else {@link #bytes()}.
      */
     public MemorySegment payload() {
         return view == null || view.payload() == null ? bytes : view.payload();

@@ -49,9 +49,10 @@ import javax.net.ssl.SSLSocket;
  * acknowledgements, one daemon thread per connection ({@code jfio-tcp-ack}) reads the receiver's counts and
  * completes the futures; it shares only the lock-guarded window state with the pipeline thread.
  *
- * <p>The socket is our own (FFM socket/connect), so that a batch goes from the source file to the socket with
- * sendfile(2), never through the Java heap or user space; when sendfile cannot be used (EINVAL, ENOSYS, ESPIPE,
- * or the file was truncated under us) the rest of the batch is written from the batch's native bytes with send(2).
+ * <p>The socket is our own (FFM socket/connect), and a batch goes from its native bytes (what the harvester read) to
+ * the socket with send(2), never through the Java heap. Not with sendfile(2) from the source file: that reads the file
+ * again when it sends, and a send held up by a slow receiver may then find the file truncated and written anew
+ * (copytruncate) and send the new content's bytes in place of the ones read, checked and counted.
  *
  * <p>With acknowledgements, a batch's future completes when the receiver's count covers its last byte; the sink keeps
  * only the lengths of unacknowledged batches (the files on disk are the buffer) and blocks {@code send} while more
@@ -62,7 +63,7 @@ import javax.net.ssl.SSLSocket;
  *
  * <p>With TLS ({@link Options#security()}) the connection is the JDK's {@link SSLSocket} (TLS 1.3, the receiver's
  * certificate checked against the host name) and batches are copied from their native bytes into it: encryption
- * happens in user space, so sendfile cannot be used. A token, if any, is sent in the handshake.
+ * happens in user space. A token, if any, is sent in the handshake.
  */
 public final class TcpSink implements Sink {
     private static final ValueLayout.OfLong BE_LONG = JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN);
@@ -90,13 +91,11 @@ public final class TcpSink implements Sink {
      * @param ackTimeout       a connection with unacknowledged data and no acknowledgement for this long is taken for
      *                         dead (default 30 s)
      * @param maxBackoff       cap of the reconnect backoff (default 5 s)
-     * @param sendfile         move bytes with sendfile(2) from the source file (default true); false writes the
-     *                         batch's bytes with send(2)
      * @param security         TLS and the token to present (default none); both need acknowledgements, since
      *                         they travel in the handshake
      */
     public record Options(boolean ack, long window, Duration connectTimeout, Duration ackTimeout, Duration maxBackoff,
-                          boolean sendfile, TcpSecurity security) {
+                          TcpSecurity security) {
         public static final long WINDOW_DEFAULT = 64L << 20;
 
         public Options {
@@ -111,34 +110,30 @@ public final class TcpSink implements Sink {
             }
         }
 
-        /** The defaults: acknowledgements on, 64 MiB window, 5 s connect, 30 s ack timeout, 5 s backoff, sendfile. */
+        /** The defaults: acknowledgements on, 64 MiB window, 5 s connect, 30 s ack timeout, 5 s backoff. */
         public static Options defaults() {
             return new Options(true, WINDOW_DEFAULT, Duration.ofSeconds(5), Duration.ofSeconds(30),
-                    Duration.ofSeconds(5), true, TcpSecurity.none());
+                    Duration.ofSeconds(5), TcpSecurity.none());
         }
 
         public Options withAck(boolean value) {
-            return new Options(value, window, connectTimeout, ackTimeout, maxBackoff, sendfile, security);
+            return new Options(value, window, connectTimeout, ackTimeout, maxBackoff, security);
         }
 
         public Options withWindow(long value) {
-            return new Options(ack, value, connectTimeout, ackTimeout, maxBackoff, sendfile, security);
+            return new Options(ack, value, connectTimeout, ackTimeout, maxBackoff, security);
         }
 
         public Options withConnectTimeout(Duration value) {
-            return new Options(ack, window, value, ackTimeout, maxBackoff, sendfile, security);
+            return new Options(ack, window, value, ackTimeout, maxBackoff, security);
         }
 
         public Options withMaxBackoff(Duration value) {
-            return new Options(ack, window, connectTimeout, ackTimeout, value, sendfile, security);
-        }
-
-        public Options withSendfile(boolean value) {
-            return new Options(ack, window, connectTimeout, ackTimeout, maxBackoff, value, security);
+            return new Options(ack, window, connectTimeout, ackTimeout, value, security);
         }
 
         public Options withSecurity(TcpSecurity value) {
-            return new Options(ack, window, connectTimeout, ackTimeout, maxBackoff, sendfile, value);
+            return new Options(ack, window, connectTimeout, ackTimeout, maxBackoff, value);
         }
     }
 
@@ -147,12 +142,10 @@ public final class TcpSink implements Sink {
     private final Options options;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final AtomicLong sendfileBytes = new AtomicLong();
     private final AtomicLong copiedBytes = new AtomicLong();
     private final AtomicLong connects = new AtomicLong();
-    /** Scratch for sendfile's offset; owned by the pipeline thread. */
+    /** Native memory of the staging buffer; allocated by the pipeline thread. */
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment offsetBox = arena.allocate(JAVA_LONG);
     /** Scratch for copying a batch into a TLS connection; owned by the pipeline thread, made on first use. */
     private byte[] tlsChunk;
     /**
@@ -214,12 +207,7 @@ public final class TcpSink implements Sink {
                 + (options.security().tls() != null ? " (tls)" : "");
     }
 
-    /** Bytes moved by sendfile(2) so far. */
-    public long sendfileBytes() {
-        return sendfileBytes.get();
-    }
-
-    /** Bytes written from the batches' native memory with send(2) so far (sendfile off or not possible). */
+    /** Bytes written from the batches' native memory with send(2) so far. */
     public long copiedBytes() {
         return copiedBytes.get();
     }
@@ -229,7 +217,7 @@ public final class TcpSink implements Sink {
         return connects.get();
     }
 
-    /** System calls that moved batch bytes (send, sendfile) so far: a measure of how well small batches are joined. */
+    /** System calls that moved batch bytes so far: a measure of how well small batches are joined. */
     public long sendCalls() {
         return sendCalls.get();
     }
@@ -386,8 +374,6 @@ public final class TcpSink implements Sink {
     private void transfer(Connection c, Batch batch) throws IOException {
         long done = 0;
         long length = batch.payload().byteSize();
-        // Encoded or filtered records are not the file's bytes: they are sent from the payload.
-        boolean useSendfile = options.sendfile() && batch.asRead();
         lock.lock();
         try {
             // The receiver may acknowledge bytes of this batch before the syscall that sent them has returned.
@@ -399,33 +385,18 @@ public final class TcpSink implements Sink {
             transferTls(c, batch);
             return;
         }
+        // The payload: the bytes the harvester read (or their encoding), never the file again (see the class doc).
         while (done < length) {
-            long n;
-            if (useSendfile) {
-                offsetBox.set(JAVA_LONG, 0, batch.offset() + done);
-                n = LibC.sendfile(c.fd, batch.fd(), offsetBox, length - done);
-                sendCalls.incrementAndGet();
-                if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.ESPIPE || n == 0) {
-                    // EINVAL/ENOSYS/ESPIPE: this source cannot be sendfile'd (a pipe, a special file). 0: the file is
-                    // now shorter than the batch (truncated under us); the batch's bytes still hold the records.
-                    useSendfile = false;
-                    continue;
-                }
-                if (n > 0) {
-                    sendfileBytes.addAndGet(n);
-                }
-            } else {
-                n = LibC.send(c.fd, batch.payload().asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
-                sendCalls.incrementAndGet();
-                if (n > 0) {
-                    copiedBytes.addAndGet(n);
-                }
+            long n = LibC.send(c.fd, batch.payload().asSlice(done), length - done, Sockets.MSG_NOSIGNAL);
+            sendCalls.incrementAndGet();
+            if (n > 0) {
+                copiedBytes.addAndGet(n);
             }
             if (n == -Errno.EINTR || n == -Errno.EAGAIN) {
                 continue; // blocking socket: EAGAIN only if a timeout was set; just try again
             }
             if (n < 0) {
-                throw new ErrnoException(useSendfile ? "sendfile" : "send", (int) -n, c.fd, batch.source(),
+                throw new ErrnoException("send", (int) -n, c.fd, batch.source(),
                         batch.offset() + done, length - done);
             }
             done += n;
@@ -863,7 +834,7 @@ public final class TcpSink implements Sink {
         } finally {
             lock.unlock();
         }
-        // Wakes a send blocked in sendfile and the ack reader; the descriptor itself is closed by the owner thread.
+        // Wakes a send blocked in send(2) and the ack reader; the descriptor itself is closed by the owner thread.
         if (c.tls != null) {
             c.tls.shutdown();
         } else {
