@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The batches handed to the sink and not acknowledged yet, in send order. It hands batches to the sink, counts the
  * bytes in flight (reading pauses above {@code max-in-flight}), and moves each stream's acknowledged offset forward
  * from the futures that completed, strictly in order: an offset is acknowledged only when every batch before it is.
- * When the sink fails it keeps what the sink still acknowledges and drops the rest, which the caller then reads
- * again from the acknowledged offsets.
+ * When the sink fails it keeps what the sink still acknowledges, per stream, and drops the rest, which the caller
+ * then reads again from the acknowledged offsets.
  */
 final class BatchWindow {
     /**
@@ -206,22 +206,20 @@ final class BatchWindow {
 
     /**
      * After a failure: waits until {@code deadlineNanos} for the futures the sink may still complete, acknowledges
-     * those that succeeded before the first that did not, and forgets the rest (their bytes are read again).
+     * per stream those that succeeded before the stream's first that did not, and forgets the rest (their bytes are
+     * read again). Per stream, not across them: a failed batch of one file says nothing about the sink's work on the
+     * others, and an exactly-once sink that stored a later batch of another file would be sent it again (and store
+     * it twice) if it were forgotten.
      */
     void settle(long deadlineNanos) {
-        boolean ok = true;
+        java.util.Set<Stream> failed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         while (count > 0) {
             Pending p = first();
-            if (ok) {
-                try {
-                    p.future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (Exception e) {
-                    ok = false;
-                }
-            }
+            boolean ok = !failed.contains(p.stream) && succeeds(p.future, deadlineNanos);
             if (ok) {
                 ack(p);
             } else {
+                failed.add(p.stream);
                 p.stream.inFlight--;
                 if (sink.holdsFailedBatches()) linger(p.weight, p.future);
             }
@@ -230,6 +228,20 @@ final class BatchWindow {
         watched = null;
         inFlightBytes = 0;
         unflushedBytes = 0;
+    }
+
+    /** Whether {@code f} completes without failing by {@code deadlineNanos}. */
+    private static boolean succeeds(CompletableFuture<Void> f, long deadlineNanos) {
+        try {
+            f.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+                 | CancellationException e) {
+            return false;
+        }
     }
 
     /**

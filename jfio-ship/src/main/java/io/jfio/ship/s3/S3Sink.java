@@ -237,7 +237,13 @@ public final class S3Sink implements Sink {
                 }
                 o = null;
             }
-            if (o != null && offset < o.end) {
+            if (o != null && offset < o.end && o.redo == null && otherContent(o.id, batch.id())) {
+                // The file was truncated and written anew (copytruncate, or truncate in place): the open object
+                // holds the earlier content's bytes, read before the truncation and as good as ever. It is
+                // uploaded; the new content starts an object of its own.
+                cut(o);
+                o = null;
+            } else if (o != null && offset < o.end) {
                 // A resend after a failure: the pipeline reads these bytes again. The object was never cut, so
                 // nothing of it is in the bucket or the journal; dropped, its bytes come again in this batch.
                 drop(o, new IOException("s3 sink: bytes sent again from offset " + offset + " of "
@@ -321,6 +327,17 @@ public final class S3Sink implements Sink {
         ordered.whenComplete((v, t) -> unacknowledged.addAndGet(-weight));
         previous = ordered;
         return ordered;
+    }
+
+    /**
+     * Whether {@code now} is certainly another content than {@code before} on the same inode: a content's
+     * fingerprint only grows, so a shorter one, or one as long with another hash, is another content's. (A longer
+     * one may be the same content's, grown: not certain.)
+     */
+    static boolean otherContent(SourceId before, SourceId now) {
+        if (before == null || now == null) return false;
+        return now.fpLength() < before.fpLength()
+                || now.fpLength() == before.fpLength() && now.fpHash() != before.fpHash();
     }
 
     /** The first record of {@code v} that ends after {@code at} (an offset in the batch), or its count. */

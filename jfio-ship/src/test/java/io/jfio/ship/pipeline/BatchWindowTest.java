@@ -118,6 +118,36 @@ class BatchWindowTest {
     }
 
     @Test
+    void shouldKeepWhatSucceededForOtherFilesAfterOneFileFailed() throws IOException {
+        Recorder sink = new Recorder();
+        BatchWindow w = new BatchWindow(sink, new ShipMetrics().of("s"), (v, e) -> { });
+        Stream a = new Stream(0, 0, 0);
+        Stream b = new Stream(0, 0, 0);
+        TrackedFile ta = file(a);
+        TrackedFile tb = file(b);
+        send(w, ta, 10);
+        send(w, tb, 20);
+        send(w, ta, 30);
+        send(w, tb, 40);
+        send(w, tb, 50);
+        sink.futures.get(0).completeExceptionally(new IOException("object dropped"));
+        sink.futures.get(1).complete(null);
+        sink.futures.get(2).complete(null);
+        sink.futures.get(3).complete(null);
+        sink.futures.get(4).completeExceptionally(new IOException("object dropped"));
+        assertTrue(w.collect() instanceof IOException);
+        w.settle(System.nanoTime());
+        assertEquals(0, a.acked, "the failed file: nothing after its failed batch counts");
+        assertEquals(60, b.acked, "the other file keeps what the sink stored of it, up to its own failure");
+        assertEquals(0, a.inFlight);
+        assertEquals(0, b.inFlight);
+        assertEquals(0, w.inFlightBytes());
+        assertTrue(w.isEmpty());
+        b.rewind();
+        assertEquals(60, b.read, "read again only from its own first failure");
+    }
+
+    @Test
     void shouldCountWhatASinkStillHoldsAfterAFailureInFlightUntilItLetsGo() throws IOException {
         Recorder sink = new Recorder() {
             @Override
