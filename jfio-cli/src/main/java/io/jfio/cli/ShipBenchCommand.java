@@ -3,6 +3,7 @@ package io.jfio.cli;
 import io.jfio.bench.ship.S3Bench;
 import io.jfio.bench.ship.ShipBench;
 import io.jfio.bench.ship.ShipBenchOptions;
+import io.jfio.bench.ship.torture.S3Server;
 import io.jfio.bench.ship.torture.Torture;
 import io.jfio.bench.ship.torture.TortureOptions;
 import io.jfio.bench.ship.torture.TortureTable;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -58,8 +60,9 @@ import picocli.CommandLine.Spec;
             "--torture: instead, writers append numbered records while their files are rotated (rename, "
                     + "copytruncate, truncate, delete) and the shipper is killed with SIGKILL again and again; then "
                     + "every sink's content is counted (lost, duplicated, damaged) and judged: PASS when nothing is "
-                    + "lost or damaged and, for dir, nothing duplicated (tcp and kafka: at most max-in-flight plus "
-                    + "one read buffer per kill). Exits 1 when a sink fails.",
+                    + "lost or damaged and, for dir and s3, nothing duplicated (tcp and kafka: at most max-in-flight "
+                    + "plus one read buffer per kill or outage). With --outages the sink's server is paused "
+                    + "(SIGSTOP) for 0.3-4 s every 1-6 s while the writers write. Exits 1 when a sink fails.",
             "",
             "--sink s3: instead, jfio ship --once into a local MinIO beside 'mc cp --recursive' of the same files "
                     + "to the same server, from one file of 256 MB and from 100 files of 2.5 MB: throughput, CPU, "
@@ -167,13 +170,29 @@ public final class ShipBenchCommand implements Callable<Integer> {
             + "copytruncate, truncate, delete, or all (default).")
     private List<String> modes;
 
-    @Option(names = "--sinks", paramLabel = "LIST", split = ",", description = "--torture: dir, tcp, kafka "
-            + "(default dir,tcp, and kafka when --kafka-bootstrap is given).")
+    @Option(names = "--sinks", paramLabel = "LIST", split = ",", description = "--torture: dir, tcp, kafka, s3 "
+            + "(default dir,tcp, and kafka when --kafka-bootstrap is given, s3 when --s3-endpoint is).")
     private List<String> sinks;
 
     @Option(names = "--kafka-bootstrap", paramLabel = "HOST:PORT", description = "--torture: the Kafka broker for "
             + "the kafka sink.")
     private String kafkaBootstrap;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL", description = "--torture: the S3-compatible server for the "
+            + "s3 sink; credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (else the AWS SDK's chain).")
+    private String s3Endpoint;
+
+    @Option(names = "--s3-bucket", paramLabel = "NAME", description = "--torture: an existing bucket for the s3 "
+            + "sink; each run writes under a prefix of its own.")
+    private String s3Bucket;
+
+    @Option(names = "--outages", description = "--torture: pause the sink's server now and then (SIGSTOP, SIGCONT): "
+            + "the tcp sink's receiver, or the process --server-pid names for kafka and s3.")
+    private boolean outages;
+
+    @Option(names = "--server-pid", paramLabel = "PID", description = "--torture --outages: the Kafka broker's or "
+            + "S3 server's process.")
+    private Long serverPid;
 
     @Option(names = "--seed", paramLabel = "N", description = "--torture: seed of every random choice (default: "
             + "random, printed).")
@@ -185,9 +204,9 @@ public final class ShipBenchCommand implements Callable<Integer> {
         if (sink != null) return s3();
         if (torture) return torture();
         if (kills != null || writers != null || modes != null || sinks != null || kafkaBootstrap != null
-                || seed != null) {
-            throw new CliException(ExitCodes.USAGE, "--kills, --writers, --modes, --sinks, --kafka-bootstrap and "
-                    + "--seed go with --torture");
+                || seed != null || s3Endpoint != null || s3Bucket != null || outages || serverPid != null) {
+            throw new CliException(ExitCodes.USAGE, "--kills, --writers, --modes, --sinks, --kafka-bootstrap, "
+                    + "--s3-endpoint, --s3-bucket, --outages, --server-pid and --seed go with --torture");
         }
         ShipBenchOptions o = options();
         PrintWriter err = spec.commandLine().getErr();
@@ -246,19 +265,30 @@ public final class ShipBenchCommand implements Callable<Integer> {
         if (out != null || json || quick || full || noRsyslog || noInstall || workloads != null || lines != null
                 || reps != null || files != null || idleTree != null || idleSeconds != null || allowTmpfs) {
             throw new CliException(ExitCodes.USAGE, "--torture takes --seconds, --kills, --writers, --rate, --modes, "
-                    + "--sinks, --kafka-bootstrap, --seed and --dir only");
+                    + "--sinks, --kafka-bootstrap, --s3-endpoint, --s3-bucket, --outages, --server-pid, --seed and "
+                    + "--dir only");
         }
-        List<String> sinkList = sinks != null ? sinks.stream().map(String::trim).toList()
-                : kafkaBootstrap != null ? List.of("dir", "tcp", "kafka") : List.of("dir", "tcp");
+        List<String> sinkList = new ArrayList<>(List.of("dir", "tcp"));
+        if (kafkaBootstrap != null) sinkList.add("kafka");
+        if (s3Endpoint != null) sinkList.add("s3");
+        if (sinks != null) sinkList = sinks.stream().map(String::trim).toList();
         if (kafkaBootstrap != null && !kafkaBootstrap.matches("[^/\\s]+:\\d+(,[^/\\s]+:\\d+)*")) {
             throw new CliException(ExitCodes.USAGE, "invalid --kafka-bootstrap: " + kafkaBootstrap
                     + " (HOST:PORT[,HOST:PORT...])");
         }
         long s = seed != null ? seed : new java.util.SplittableRandom().nextLong() & 0x7fff_ffff_ffffL;
         try {
+            S3Server s3 = null;
+            if (s3Endpoint != null || s3Bucket != null) {
+                String key = System.getenv("AWS_ACCESS_KEY_ID");
+                String secret = System.getenv("AWS_SECRET_ACCESS_KEY");
+                s3 = new S3Server(s3Endpoint, s3Bucket, key == null || secret == null ? null : key,
+                        key == null || secret == null ? null : secret);
+            }
             return new TortureOptions(dir, seconds != null ? seconds : 40, kills != null ? kills : 12,
                     writers != null ? writers : 4, rate != null ? rate : 1000, TortureOptions.parseModes(modes),
-                    sinkList, kafkaBootstrap, s, 200, 3000, 300, TortureOptions.thisJvm(Main.class.getName()));
+                    sinkList, kafkaBootstrap, s3, outages, serverPid != null ? serverPid : 0, s, 200, 3000, 300,
+                    TortureOptions.thisJvm(Main.class.getName()));
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCodes.USAGE, e.getMessage());
         }

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jfio.bench.ship.torture.S3Server;
 import io.jfio.bench.ship.torture.Torture;
 import io.jfio.bench.ship.torture.TortureOptions;
 import io.jfio.bench.ship.torture.TortureTable;
 import io.jfio.bench.ship.torture.Verifier;
 import io.jfio.core.testing.TestSeed;
 import io.jfio.ship.testing.KafkaBroker;
+import io.jfio.ship.testing.Minio;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,9 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The torture run of {@code jfio ship} (the same harness as {@code jfio bench ship --torture}): the real shipper as a
  * child process, SIGKILLed 20 times at random moments while four writers append and every rotation mode runs, into
- * the dir sink, the tcp sink with a real {@code jfio receive} and Kafka with a real broker. Nothing may be lost; the
- * dir sink may duplicate nothing; tcp and Kafka at most max-in-flight plus one read buffer per kill. Sized for CI on
- * 2 cores (30-60 s per sink). The seed is printed; {@code -Djfio.test.seed=N} replays its choices.
+ * the dir sink, the tcp sink with a real {@code jfio receive}, Kafka with a real broker and the s3 sink with a real
+ * MinIO; the receiver, the broker and MinIO are also paused now and then (outages). Nothing may be lost; the dir and
+ * s3 sinks may duplicate nothing; tcp and Kafka at most max-in-flight plus one read buffer per kill or outage. Sized
+ * for CI on 2 cores (30-60 s per sink). The seed is printed; {@code -Djfio.test.seed=N} replays its choices.
  */
 class ShipTortureTest {
     private static final int SECONDS = 20;
@@ -35,6 +38,8 @@ class ShipTortureTest {
     private static final long KILL_MAX_MS = 2000;
     /** Set to a directory to keep the runs' files there (logs, events, sink output) to look into a failure. */
     private static final String KEEP_PROP = "jfio.torture.dir";
+    /** For {@link #run}: outages of the server the run starts itself (the tcp sink's receiver). */
+    private static final long OUTAGES = -1;
 
     @TempDir
     Path tmp;
@@ -54,31 +59,59 @@ class ShipTortureTest {
     @Test
     void tcpSinkLosesNothingAndDuplicatesWithinTheBound() {
         TestSeed seed = TestSeed.pick();
-        seed.run(s -> atLeastOnce(run(seed, "tcp", null)));
+        seed.run(s -> atLeastOnce(run(seed, "tcp", null, null, OUTAGES)));
     }
 
     @Test
     void kafkaSinkLosesNothingAndDuplicatesWithinTheBound() throws Exception {
         TestSeed seed = TestSeed.pick();
         try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"))) {
-            seed.run(s -> atLeastOnce(run(seed, "kafka", broker.bootstrap())));
+            seed.run(s -> atLeastOnce(run(seed, "kafka", broker.bootstrap(), null, broker.pid())));
+        }
+    }
+
+    @Test
+    void s3SinkLosesAndDuplicatesNothingThroughServerOutages() throws Exception {
+        TestSeed seed = TestSeed.pick();
+        try (Minio minio = Minio.start(tmp.resolve("minio"), "torture")) {
+            S3Server server = new S3Server(minio.endpoint(), "torture", Minio.USER, Minio.PASSWORD);
+            seed.run(s -> {
+                Torture.SinkResult r = run(seed, "s3", null, server, minio.pid());
+                Verifier.Counts c = r.counts();
+                assertEquals(0, c.lost(), "lost records: " + c.lostSamples());
+                assertEquals(0, c.duplicated(), "duplicated records in the s3 sink");
+                assertTrue(r.outages() > 0, "no outage in the run");
+                assertTrue(r.pass(), "verdict: " + r.reasons());
+            });
         }
     }
 
     private static void atLeastOnce(Torture.SinkResult r) {
         Verifier.Counts c = r.counts();
         assertEquals(0, c.lost(), "lost records: " + c.lostSamples());
-        assertTrue(c.duplicateBytes() <= r.kills() * r.boundPerKill(), "duplicate bytes " + c.duplicateBytes()
-                + " > " + r.kills() + " x " + r.boundPerKill());
+        assertTrue(r.outages() > 0, "no outage in the run");
+        long events = r.kills() + r.outages();
+        assertTrue(c.duplicateBytes() <= events * r.boundPerKill(), "duplicate bytes " + c.duplicateBytes()
+                + " > " + events + " x " + r.boundPerKill());
         assertTrue(r.pass(), "verdict: " + r.reasons());
     }
 
     private Torture.SinkResult run(TestSeed seed, String sink, String bootstrap) throws Exception {
+        return run(seed, sink, bootstrap, null, 0);
+    }
+
+    /**
+     * One sink's run; with a {@code serverPid} (or {@link #OUTAGES} for the tcp sink, whose receiver the run starts)
+     * the server is paused now and then.
+     */
+    private Torture.SinkResult run(TestSeed seed, String sink, String bootstrap, S3Server s3, long serverPid)
+            throws Exception {
         System.out.println("ShipTortureTest " + sink + ": " + seed);
         String keep = System.getProperty(KEEP_PROP);
         TortureOptions o = new TortureOptions(keep != null ? Path.of(keep) : tmp.resolve("work"), SECONDS, KILLS, 4,
-                1000, TortureOptions.ALL_MODES, List.of(sink), bootstrap, seed.value(), KILL_MIN_MS, KILL_MAX_MS, 120,
-                TortureOptions.thisJvm(Main.class.getName()));
+                1000, TortureOptions.ALL_MODES, List.of(sink), bootstrap, s3, serverPid != 0, Math.max(0, serverPid),
+                seed.value(),
+                KILL_MIN_MS, KILL_MAX_MS, 120, TortureOptions.thisJvm(Main.class.getName()));
         Torture.Result result = Torture.run(o, new PrintWriter(System.out, true, StandardCharsets.UTF_8));
         System.out.print(TortureTable.format(result));
         System.out.flush();

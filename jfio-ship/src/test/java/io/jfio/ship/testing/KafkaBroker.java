@@ -182,6 +182,11 @@ public final class KafkaBroker implements AutoCloseable {
         return out;
     }
 
+    /** The broker's process id (for pausing it from another process). */
+    public long pid() {
+        return process.pid();
+    }
+
     /** Kills the broker with SIGKILL, as a crash, and waits for it to be gone. */
     public void kill() throws InterruptedException {
         if (process != null) {

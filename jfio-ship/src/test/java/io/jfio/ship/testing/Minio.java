@@ -88,6 +88,12 @@ public final class Minio implements AutoCloseable {
                 .build();
     }
 
+    /** The server's process id (for pausing it with SIGSTOP). */
+    public long pid() {
+        if (process == null) throw new IllegalStateException("the server is not running");
+        return process.pid();
+    }
+
     /** Kills the server (SIGKILL), as a crash would. */
     public void kill() throws InterruptedException {
         if (process != null) {

@@ -14,11 +14,21 @@ import java.util.List;
  * run's thread.
  */
 interface Target extends AutoCloseable {
-    /** dir, tcp or kafka. */
+    /** dir, tcp, kafka or s3. */
     String name();
 
     /** The shipper's {@code --to}. */
     String to();
+
+    /** More arguments of the shipper for this sink (e.g. {@code --config FILE}). */
+    default List<String> args() {
+        return List.of();
+    }
+
+    /** The process that serves the sink, paused for outages; 0 when the sink has none of its own. */
+    default long serverPid() {
+        return 0;
+    }
 
     /** True when the sink holds {@code record} (a whole line, newline included) now. */
     boolean holds(byte[] record) throws IOException;

@@ -66,6 +66,11 @@ final class TcpTarget implements Target {
         return "tcp:127.0.0.1:" + port;
     }
 
+    @Override
+    public long serverPid() {
+        return receiver.pid();
+    }
+
     private List<Path> files() throws IOException {
         return Target.list(dir, n -> FILE.matcher(n).matches(), Comparator.comparingLong(TcpTarget::connection));
     }

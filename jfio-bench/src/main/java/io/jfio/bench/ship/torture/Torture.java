@@ -38,8 +38,9 @@ public final class Torture {
     /**
      * One sink's outcome.
      *
-     * @param sink         dir, tcp or kafka
+     * @param sink         dir, tcp, kafka or s3
      * @param kills        SIGKILLs done
+     * @param outages      pauses of the sink's server
      * @param runs         shipper runs started
      * @param counts       what the sink held (null when the run failed before it could be read)
      * @param boundPerKill duplicate bytes one kill may cause (at-least-once sinks)
@@ -47,7 +48,7 @@ public final class Torture {
      * @param reasons      why it failed; empty when it passed
      * @param work         its work directory
      */
-    public record SinkResult(String sink, int kills, int runs, Verifier.Counts counts, long boundPerKill,
+    public record SinkResult(String sink, int kills, int outages, int runs, Verifier.Counts counts, long boundPerKill,
                              String rotations, List<String> reasons, Path work) {
         public boolean pass() {
             return reasons.isEmpty();
@@ -123,6 +124,7 @@ public final class Torture {
         Killer killer = null;
         Rotator rotator = null;
         Writers writers = null;
+        Outages outages = null;
         try (Events events = new Events(dir.resolve("events.log"))) {
             say("%s: starting (work %s)", sink, dir);
             target = switch (sink) {
@@ -131,11 +133,16 @@ public final class Torture {
                         dir.resolve("receive.log"));
                 case "kafka" -> new KafkaTarget(o.kafkaBootstrap(), "jfio-torture-" + Long.toUnsignedString(o.seed())
                         + "-" + System.currentTimeMillis());
+                case "s3" -> new S3Target(o.s3(), "jfio-torture-" + Long.toUnsignedString(o.seed()) + "-"
+                        + System.currentTimeMillis() + "/", dir);
                 default -> throw new IllegalArgumentException(sink);
             };
             List<String> cmd = new ArrayList<>(o.java());
             cmd.addAll(List.of("ship", "--from", logs + "/*.log*", "--to", target.to(), "--state",
                     dir.resolve("state").toString()));
+            cmd.addAll(target.args());
+            long serverPid = sink.equals("tcp") ? target.serverPid() : sink.equals("dir") ? 0 : o.serverPid();
+            if (o.outages() && serverPid > 0) outages = new Outages(serverPid, rnd.split(), events);
             events.log("begin", "sink=" + sink + " seed=" + o.seed() + " command=\"" + String.join(" ", cmd) + "\"");
             writers = new Writers(logs, o.writers());
             killer = new Killer(cmd, runs, rnd.split(), o.killMinMs(), o.killMaxMs(), events);
@@ -144,6 +151,7 @@ public final class Torture {
             killer.start();
             writers.start(o.rate(), (long) o.rate() * o.seconds());
             rotator.start();
+            if (outages != null) outages.start();
             for (int i = 0; i < o.kills(); i++) {
                 killer.sleepAndKill();
                 say("%s: kill %d of %d, %,d records written", sink, i + 1, o.kills(), writers.written());
@@ -157,6 +165,7 @@ public final class Torture {
             }
             rotator.stop();
             writers.join();
+            if (outages != null) outages.stop();
             List<Ledger> ledgers = writers.ledgers();
             events.log("writers-done", "records=" + writers.written());
             say("%s: writers done (%,d records); waiting for the last run to deliver everything", sink,
@@ -169,16 +178,26 @@ public final class Torture {
             Verifier v = new Verifier(ledgers);
             target.read(v);
             Verifier.Counts c = v.counts();
-            reasons.addAll(0, Verdict.reasons(sink, killer.kills(), c, bound));
+            int paused = outages == null ? 0 : outages.pauses();
+            reasons.addAll(0, Verdict.reasons(sink, killer.kills(), paused, c, bound));
             events.log("end", "lost=" + c.lost() + " duplicated=" + c.duplicated() + " damaged=" + c.damaged());
-            return new SinkResult(sink, killer.kills(), killer.runs(), c, bound, rotations(rotator), reasons, dir);
+            return new SinkResult(sink, killer.kills(), paused, killer.runs(), c, bound, rotations(rotator), reasons,
+                    dir);
         } catch (IOException | RuntimeException | InterruptedException e) {
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
             say("%s: the run failed: %s", sink, e.getMessage());
-            return new SinkResult(sink, killer == null ? 0 : killer.kills(), killer == null ? 0 : killer.runs(), null,
+            return new SinkResult(sink, killer == null ? 0 : killer.kills(), outages == null ? 0 : outages.pauses(),
+                    killer == null ? 0 : killer.runs(), null,
                     bound, rotator == null ? "" : rotations(rotator), List.of("the run failed: " + e.getMessage()),
                     dir);
         } finally {
+            if (outages != null) {
+                try {
+                    outages.stop(); // the server runs again whatever happened
+                } catch (IOException | InterruptedException ignored) {
+                    // reported by the run already, or the run succeeded
+                }
+            }
             if (killer != null) killer.close();
             if (rotator != null) {
                 try {

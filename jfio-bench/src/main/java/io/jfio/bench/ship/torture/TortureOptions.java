@@ -12,8 +12,12 @@ import java.util.List;
  * @param writers        writer threads (files)
  * @param rate           records per second per writer
  * @param modes          rotation modes: rename, copytruncate, truncate, delete
- * @param sinks          dir, tcp, kafka, in this order
+ * @param sinks          dir, tcp, kafka, s3, in this order
  * @param kafkaBootstrap the broker for the kafka sink (null without kafka)
+ * @param s3             the server for the s3 sink (null without s3)
+ * @param outages        whether the sink's server is paused now and then: the tcp sink's receiver, the process
+ *                       {@code serverPid} (a kafka or s3 server); the dir sink has none
+ * @param serverPid      the kafka or s3 server's process, for outages (0: none)
  * @param seed           the seed of every random choice
  * @param killMinMs      shortest time from a shipper's start line to its kill
  * @param killMaxMs      longest such time
@@ -21,10 +25,11 @@ import java.util.List;
  * @param java           the JVM's command line up to and including {@code io.jfio.cli.Main}
  */
 public record TortureOptions(Path dir, int seconds, int kills, int writers, int rate, List<String> modes,
-                             List<String> sinks, String kafkaBootstrap, long seed, long killMinMs, long killMaxMs,
-                             int drainSeconds, List<String> java) {
+                             List<String> sinks, String kafkaBootstrap, S3Server s3, boolean outages,
+                             long serverPid, long seed, long killMinMs, long killMaxMs, int drainSeconds,
+                             List<String> java) {
     /** The sinks, in the order they run. */
-    public static final List<String> SINKS = List.of("dir", "tcp", "kafka");
+    public static final List<String> SINKS = List.of("dir", "tcp", "kafka", "s3");
 
     public TortureOptions {
         if (seconds < 1) throw new IllegalArgumentException("--seconds must be at least 1: " + seconds);
@@ -41,11 +46,19 @@ public record TortureOptions(Path dir, int seconds, int kills, int writers, int 
         if (sinks.isEmpty()) throw new IllegalArgumentException("--sinks: none given");
         for (String s : sinks) {
             if (!SINKS.contains(s)) {
-                throw new IllegalArgumentException("--sinks: unknown sink " + s + " (known: dir, tcp, kafka)");
+                throw new IllegalArgumentException("--sinks: unknown sink " + s + " (known: dir, tcp, kafka, s3)");
             }
         }
         if (sinks.contains("kafka") && (kafkaBootstrap == null || kafkaBootstrap.isBlank())) {
             throw new IllegalArgumentException("--sinks kafka needs --kafka-bootstrap HOST:PORT");
+        }
+        if (sinks.contains("s3") && s3 == null) {
+            throw new IllegalArgumentException("--sinks s3 needs --s3-endpoint URL and --s3-bucket NAME");
+        }
+        if (serverPid < 0) throw new IllegalArgumentException("--server-pid must be a process id: " + serverPid);
+        if (outages && serverPid == 0 && (sinks.contains("kafka") || sinks.contains("s3"))) {
+            throw new IllegalArgumentException("--outages with a kafka or s3 sink needs --server-pid PID (the "
+                    + "server's process, paused with SIGSTOP)");
         }
         if (killMinMs < 0 || killMaxMs < killMinMs) {
             throw new IllegalArgumentException("kill delay range invalid: " + killMinMs + "-" + killMaxMs + " ms");

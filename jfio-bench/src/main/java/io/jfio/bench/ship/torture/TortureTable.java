@@ -17,18 +17,20 @@ public final class TortureTable {
     /** The table and the details, ending with a newline. */
     public static String format(Torture.Result r) {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"sink", "kills", "written", "delivered", "lost", "duplicated", "dup bytes",
+        rows.add(new String[] {"sink", "kills", "outages", "written", "delivered", "lost", "duplicated", "dup bytes",
             "dup bytes/kill", "bound", "verdict"});
         for (Torture.SinkResult s : r.sinks()) {
             Verifier.Counts c = s.counts();
             boolean alo = Verdict.atLeastOnce(s.sink());
-            String bound = alo ? n(s.kills() * s.boundPerKill()) + " (" + s.kills() + " x " + n(s.boundPerKill()) + ")"
-                    : "0";
+            int events = s.kills() + s.outages();
+            String bound = alo ? n(events * s.boundPerKill()) + " (" + events + " x " + n(s.boundPerKill()) + ")" : "0";
             if (c == null) {
-                rows.add(new String[] {s.sink(), n(s.kills()), "-", "-", "-", "-", "-", "-", bound, "FAIL"});
+                rows.add(new String[] {s.sink(), n(s.kills()), n(s.outages()), "-", "-", "-", "-", "-", "-", bound,
+                    "FAIL"});
                 continue;
             }
-            rows.add(new String[] {s.sink(), n(s.kills()), n(c.written()), n(c.delivered()), n(c.lost()),
+            rows.add(new String[] {s.sink(), n(s.kills()), n(s.outages()), n(c.written()), n(c.delivered()),
+                n(c.lost()),
                 n(c.duplicated()), n(c.duplicateBytes()),
                 s.kills() == 0 ? "-" : n(c.duplicateBytes() / s.kills()), bound, s.pass() ? "PASS" : "FAIL"});
         }

@@ -31,31 +31,35 @@ public final class Verdict {
         return boundPerKill(inFlight, ShipConfig.BUFFER_SIZE_DEFAULT, ShipConfig.MAX_RECORD_DEFAULT);
     }
 
-    /** True for the sinks that may deliver again what a kill left unacknowledged (all but dir). */
+    /** True for the sinks that may deliver again what a kill left unacknowledged (tcp and kafka; not dir, s3). */
     public static boolean atLeastOnce(String sink) {
-        return !sink.equals("dir");
+        return !sink.equals("dir") && !sink.equals("s3");
     }
 
     /**
      * Why a sink's run fails; empty when it passes. Fails: anything lost; a damaged line; a torn stream end except
-     * tcp's (a connection cut by a kill ends where it was cut; the receiver's next file has the resend); for dir any
-     * duplicate; for the others more duplicate bytes than {@code kills x boundPerKill}; records out of order when
-     * there was no kill and no copytruncate copy (then nothing may be sent twice or late).
+     * tcp's (a connection cut by a kill ends where it was cut; the receiver's next file has the resend); for dir and
+     * s3 any duplicate; for the others more duplicate bytes than {@code (kills + outages) x boundPerKill} (an outage
+     * of the server may make the shipper send again what it had in flight, as a kill does); records out of order
+     * when there was no kill, no outage and no copytruncate copy (then nothing may be sent twice or late).
      */
-    public static List<String> reasons(String sink, int kills, Verifier.Counts c, long boundPerKill) {
+    public static List<String> reasons(String sink, int kills, int outages, Verifier.Counts c, long boundPerKill) {
         List<String> r = new ArrayList<>();
         if (c.lost() > 0) r.add(c.lost() + " record(s) lost");
         if (c.damaged() > 0) r.add(c.damaged() + " damaged line(s)");
         if (c.torn() > 0 && !sink.equals("tcp")) r.add(c.torn() + " torn stream end(s)");
         if (atLeastOnce(sink)) {
-            long allowed = kills * boundPerKill;
+            long allowed = (kills + outages) * boundPerKill;
             if (c.duplicateBytes() > allowed) {
-                r.add(c.duplicateBytes() + " duplicate bytes > " + kills + " kills x " + boundPerKill + " bytes");
+                r.add(c.duplicateBytes() + " duplicate bytes > " + (kills + outages) + " kills and outages x "
+                        + boundPerKill + " bytes");
             }
         } else if (c.duplicated() > 0) {
             r.add(c.duplicated() + " duplicate record(s) (" + c.duplicateBytes() + " bytes)");
         }
-        if (kills == 0 && c.copies() == 0 && c.outOfOrder() > 0) r.add(c.outOfOrder() + " out of order without a kill");
+        if (kills == 0 && outages == 0 && c.copies() == 0 && c.outOfOrder() > 0) {
+            r.add(c.outOfOrder() + " out of order without a kill or an outage");
+        }
         return r;
     }
 }

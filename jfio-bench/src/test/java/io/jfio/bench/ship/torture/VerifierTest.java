@@ -37,7 +37,7 @@ class VerifierTest {
         assertEquals(5, c.written());
         assertEquals(5, c.delivered());
         assertEquals(0, c.lost() + c.duplicated() + c.damaged() + c.torn() + c.outOfOrder());
-        assertTrue(Verdict.reasons("dir", 3, c, 100).isEmpty());
+        assertTrue(Verdict.reasons("dir", 3, 0, c, 100).isEmpty());
     }
 
     @Test
@@ -58,7 +58,7 @@ class VerifierTest {
         assertTrue(c.damagedSamples().get(1).contains("never written"), c.damagedSamples().toString());
         assertEquals(1, c.torn());
         assertEquals(1, c.outOfOrder());
-        List<String> why = Verdict.reasons("dir", 2, c, 1000);
+        List<String> why = Verdict.reasons("dir", 2, 0, c, 1000);
         assertEquals(List.of("1 record(s) lost", "2 damaged line(s)", "1 torn stream end(s)",
                 "1 duplicate record(s) (75 bytes)"), why);
     }
@@ -98,7 +98,7 @@ class VerifierTest {
         assertEquals(0, c.damaged());
         assertEquals(1, c.duplicated());
         assertEquals(0, c.lost());
-        assertTrue(Verdict.reasons("tcp", 1, c, 1000).isEmpty(), "a torn connection end is no tcp failure");
+        assertTrue(Verdict.reasons("tcp", 1, 0, c, 1000).isEmpty(), "a torn connection end is no tcp failure");
     }
 
     @Test
