@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * outage a shipper finds hardest to tell from a slow one. Each pause and resume goes to the event log.
  *
  * <p>Started and stopped by the run's thread; the pauses run on a thread of their own. {@link #stop} always leaves
- * the server running.
+ * the server running, and so does the JVM's end during a pause (a shutdown hook).
  */
 final class Outages {
     /** Shortest and longest pause. */
@@ -19,6 +19,21 @@ final class Outages {
     /** Shortest and longest time between two pauses. */
     static final long GAP_MIN_MS = 1_000;
     static final long GAP_MAX_MS = 6_000;
+
+    /** Servers paused now, resumed by a shutdown hook when the JVM ends during a pause (Ctrl-C). */
+    private static final java.util.Set<Long> PAUSED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (long p : PAUSED) {
+                try {
+                    new ProcessBuilder("kill", "-CONT", Long.toString(p)).start().waitFor(5, TimeUnit.SECONDS);
+                } catch (IOException | InterruptedException e) {
+                    // best effort on the way out
+                }
+            }
+        }, "jfio-torture-resume"));
+    }
 
     private final long pid;
     private final SplittableRandom rnd;
@@ -52,6 +67,7 @@ final class Outages {
                 sleep(GAP_MIN_MS + rnd.nextLong(GAP_MAX_MS - GAP_MIN_MS + 1));
                 if (stopping) break;
                 long ms = PAUSE_MIN_MS + rnd.nextLong(PAUSE_MAX_MS - PAUSE_MIN_MS + 1);
+                PAUSED.add(pid);
                 signal("STOP");
                 pauses++;
                 events.log("outage-start", "pid=" + pid + " ms=" + ms);
@@ -59,6 +75,7 @@ final class Outages {
                     sleep(ms);
                 } finally {
                     signal("CONT");
+                    PAUSED.remove(pid);
                     events.log("outage-end", "pid=" + pid);
                 }
             }
@@ -94,6 +111,7 @@ final class Outages {
         stopping = true;
         thread.join();
         signal("CONT");
+        PAUSED.remove(pid);
         if (failure != null) throw new IOException("outages: " + failure);
     }
 }
