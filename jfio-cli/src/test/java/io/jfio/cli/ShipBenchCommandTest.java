@@ -48,6 +48,13 @@ class ShipBenchCommandTest {
         assertUsage("--rate must be 1-100000: 0", at, "--rate", "0");
         assertUsage("--seconds must be at least 1: 0", at, "--seconds", "0");
         assertUsage("invalid --kafka-bootstrap: nohost", at, "--kafka-bootstrap", "nohost");
+        assertUsage("--sinks s3 needs --s3-endpoint URL and --s3-bucket NAME", at, "--sinks", "s3");
+        assertUsage("--s3-bucket: none given", at, "--s3-endpoint", "http://127.0.0.1:9");
+        assertUsage("--s3-endpoint must be an http or https URL: s3.local", at, "--s3-endpoint", "s3.local",
+                "--s3-bucket", "b");
+        assertUsage("--outages with a kafka or s3 sink needs --server-pid PID", at, "--outages", "--kafka-bootstrap",
+                "127.0.0.1:9");
+        assertUsage("go with --torture", new String[] {"--dir", dir.toString()}, "--outages");
         assertUsage("--torture takes --seconds", at, "--json");
         assertUsage("go with --torture", new String[] {"--dir", dir.toString()}, "--kills", "3");
         assertUsage("--kills", at, "--kills", "many");
