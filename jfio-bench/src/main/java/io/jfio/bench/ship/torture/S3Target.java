@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -70,7 +71,7 @@ final class S3Target implements Target {
         Files.writeString(config, yaml, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW,
                 StandardOpenOption.WRITE);
         Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rw-------"));
-        try (S3Client c = client()) {
+        try (S3Client c = client(false)) {
             c.headBucket(r -> r.bucket(server.bucket()));
         } catch (SdkException e) {
             throw new IOException("cannot reach bucket " + server.bucket() + " at " + server.endpoint() + ": "
@@ -97,9 +98,14 @@ final class S3Target implements Target {
         return List.of("--config", config.toString());
     }
 
-    private S3Client client() {
+    /**
+     * A client of the server; {@code quick}: every call given up after 2 s (the rotator asks while the server may be
+     * paused, and holds a writer meanwhile).
+     */
+    private S3Client client(boolean quick) {
         var b = S3Client.builder().httpClient(UrlConnectionHttpClient.create())
                 .endpointOverride(URI.create(server.endpoint())).forcePathStyle(true).region(Region.US_EAST_1);
+        if (quick) b.overrideConfiguration(c -> c.apiCallTimeout(Duration.ofSeconds(2)));
         if (server.accessKey() != null) {
             b.credentialsProvider(StaticCredentialsProvider.create(
                     AwsBasicCredentials.create(server.accessKey(), server.secretKey())));
@@ -115,11 +121,12 @@ final class S3Target implements Target {
         long now = System.nanoTime();
         if (now - listedNanos < LIST_EVERY_NANOS) return false;
         listedNanos = now;
-        if (probe == null) probe = client();
+        if (probe == null) probe = client(true);
         try {
             for (S3Object o : probe.listObjectsV2Paginator(r -> r.bucket(server.bucket()).prefix(prefix)).contents()) {
-                if (!probed.add(o.key())) continue;
+                if (probed.contains(o.key())) continue;
                 byte[] b = get(probe, o.key());
+                probed.add(o.key()); // only once read: a read cut short by an outage is read again next time
                 int start = 0;
                 for (int i = 0; i < b.length; i++) {
                     if (b[i] != '\n') continue;
@@ -136,7 +143,7 @@ final class S3Target implements Target {
 
     @Override
     public void read(Verifier v) throws IOException {
-        try (S3Client c = client()) {
+        try (S3Client c = client(false)) {
             List<String> keys = new ArrayList<>();
             for (S3Object o : c.listObjectsV2Paginator(r -> r.bucket(server.bucket()).prefix(prefix)).contents()) {
                 keys.add(o.key());
