@@ -135,7 +135,7 @@ final class S3Target implements Target {
                     start = i + 1;
                 }
             }
-        } catch (SdkException e) {
+        } catch (SdkException | IOException e) {
             return false; // the server is paused or down: the record is not known to be there
         }
         return seen.getOrDefault(want.writer(), Set.of()).contains(want.seq());
