@@ -105,6 +105,15 @@ final class S3Journal implements AutoCloseable {
                     gzipSize);
         }
 
+        /**
+         * This object taken over by a copy of its source (same content, another inode): the same number, key, range
+         * and bytes, its source now the copy, so that its done places the copy, which is what a later start resumes.
+         */
+        Intent movedTo(long newDevice, long newInode, String newPath) {
+            return new Intent(seq, key, newDevice, newInode, fpLen, fpHash, newPath, start, end, millis, multipart,
+                    obsolete, gzipSize);
+        }
+
         /** This multipart object cut at {@code at}: key {@code newKey}, stored by completing it and copying. */
         Intent replanned(long at, String newKey) {
             return new Intent(seq, newKey, device, inode, fpLen, fpHash, path, start, at, millis, false, key,

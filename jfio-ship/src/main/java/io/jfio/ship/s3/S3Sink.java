@@ -464,6 +464,13 @@ public final class S3Sink implements Sink {
                 }
             }
             if (again != null) forget(again);
+            if (again != null && (again.device() != id.device() || again.inode() != id.inode())) {
+                // A copy takes the interrupted object of the content it copies (the original's inode holds another
+                // content now, or is gone). Recorded before the upload: the object's done must place the copy, whose
+                // own checkpoint may still be at the object's start, or a later start would store its range again.
+                again = again.movedTo(id.device(), id.inode(), batch.source());
+                journal.intent(again);
+            }
         }
         boolean parts = again != null && again.multipart();
         String type = batch.view() != null && batch.view().encoding() == RecordView.Encoding.NDJSON

@@ -154,6 +154,98 @@ class S3SinkTest {
     }
 
     /**
+     * A crash before an object's upload, then copytruncate while stopped: the next run's copy takes the interrupted
+     * object over (same key, same range) and uploads it, and a crash comes after that upload and before its done,
+     * while the copy's own checkpoint still says the object's start. The start after that finds the object in the
+     * bucket: its done must place the copy (its inode, not the original's, which holds another content now), or the
+     * copy resumes at its checkpoint and stores the range a second time under another key.
+     */
+    @Test
+    void shouldPlaceAnObjectACopyTookOverOnTheCopySoThatItsRangeIsNotStoredAgain() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs"));
+        Path app = logs.resolve("app.log");
+        byte[] old = lines(13, 20_000);
+        Files.write(app, old);
+        String prefix = "copy-took-over";
+        Path state = tmp.resolve("state");
+        var cfg = ShipRun.config(List.of(logs.resolve("app.log*").toString()), null, state,
+                settings(prefix, Map.of("s3.object-size", "1MiB")));
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+        // The first crash: the last object's intent without done, the object not in the bucket, no checkpoint.
+        Path journal = journal(state);
+        String[] intent = undone(journal, -1);
+        long seq = Long.parseLong(intent[1]);
+        String key = new String(java.util.HexFormat.of().parseHex(intent[9]), StandardCharsets.UTF_8);
+        try (var c = SERVER.minio().client()) {
+            c.deleteObject(r -> r.bucket(BUCKET).key(key));
+        }
+        Files.delete(state.resolve("checkpoints-main.bin"));
+        // copytruncate while stopped, and nothing written since: the file is empty, so nothing of its new content
+        // comes first and abandons the interrupted object as another content's.
+        Files.write(logs.resolve("app.log.1"), old);
+        Files.write(app, new byte[0]);
+        // The copy takes the object over and uploads it.
+        ByteArrayOutputStream log2 = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
+        String second = log2.toString(StandardCharsets.UTF_8);
+        assertTrue(!second.contains("s3-redo-abandoned"), second);
+        assertEquals(old.length, oldBytesStored(prefix, old), second);
+        // The second crash: after that upload, before its done; the copy's checkpoint at the object's start.
+        undone(journal, seq);
+        Path copy = logs.resolve("app.log.1");
+        new io.jfio.ship.state.CheckpointStore(state.resolve("checkpoints-main.bin")).write(List.of(
+                new io.jfio.ship.state.Checkpoint((Long) Files.getAttribute(copy, "unix:dev"),
+                        (Long) Files.getAttribute(copy, "unix:ino"), Integer.parseInt(intent[4]),
+                        Long.parseLong(intent[5]), Long.parseLong(intent[6]), System.currentTimeMillis(),
+                        copy.toString())));
+        ByteArrayOutputStream log3 = new ByteArrayOutputStream();
+        assertTrue(ShipRun.once(cfg, log3), log3.toString(StandardCharsets.UTF_8));
+        String third = log3.toString(StandardCharsets.UTF_8);
+        assertTrue(third.contains("event=s3-upload-found"), third);
+        assertEquals(old.length, oldBytesStored(prefix, old), "the old content's bytes, each in one object: " + third);
+    }
+
+    /** The s3 journal in {@code state}. */
+    private static Path journal(Path state) throws java.io.IOException {
+        try (var files = Files.list(state)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("s3-journal-")).findFirst().orElseThrow();
+        }
+    }
+
+    /**
+     * Removes the done record of object {@code seq} (-1: the last done record) from the journal, as a crash before
+     * it was written would have left it; returns the fields of that object's last intent record.
+     */
+    private static String[] undone(Path journal, long seq) throws java.io.IOException {
+        List<String> lines = new java.util.ArrayList<>(Files.readAllLines(journal, StandardCharsets.US_ASCII));
+        int at = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            String[] f = lines.get(i).substring(9).split(" ");
+            if (f[0].equals("D") && (seq < 0 || Long.parseLong(f[1]) == seq)) at = i;
+        }
+        assertTrue(at >= 0, "no done record of " + seq + ": " + lines);
+        long done = Long.parseLong(lines.get(at).substring(9).split(" ")[1]);
+        lines.remove(at);
+        Files.write(journal, lines, StandardCharsets.US_ASCII);
+        String[] intent = null;
+        for (String l : lines) {
+            String[] f = l.substring(9).split(" ");
+            if (f[0].equals("I") && Long.parseLong(f[1]) == done) intent = f;
+        }
+        assertTrue(intent != null, "no intent of " + done);
+        return intent;
+    }
+
+    /** How many bytes of {@code old} the bucket holds under {@code prefix}, in pieces that match it where they say. */
+    private static long oldBytesStored(String prefix, byte[] old) {
+        return S3Objects.pieces(SERVER.minio().objects(BUCKET, prefix + "/")).stream()
+                .filter(p -> p.end() <= old.length && java.util.Arrays.equals(p.bytes(),
+                        java.util.Arrays.copyOfRange(old, (int) p.start(), (int) p.end())))
+                .mapToLong(p -> p.end() - p.start()).sum();
+    }
+
+    /**
      * A prefix with characters that keys must carry percent-encoded (space, '+', '%', a non-ASCII letter): the
      * signature covers the encoded path, so one wrongly encoded character is a refused request.
      */
