@@ -303,6 +303,24 @@ public final class DirSink implements Sink {
         }
     }
 
+    /**
+     * Where the committed bytes of a sink directory end, read without opening the sink (no lock, no repair): the
+     * segment's number and its committed length, {@code {0, 0}} when nothing is committed. Bytes of that segment past
+     * the length, and later segments, are not acknowledged: a crash may cut them away. For tests and tools.
+     */
+    public static long[] readCommittedEnd(Path dir) throws IOException {
+        int dirFd = LibC.openat(Fcntl.AT_FDCWD, dir.toString(), Fcntl.O_RDONLY | Fcntl.O_DIRECTORY | Fcntl.O_CLOEXEC,
+                0);
+        if (dirFd == -Errno.ENOENT) return new long[] {0, 0};
+        ErrnoException.check(dirFd, "open", -1, dir.toString());
+        try {
+            CommitLog.Parsed p = CommitLog.read(dirFd, dir);
+            return p.found() ? new long[] {p.segment(), p.length()} : new long[] {0, 0};
+        } finally {
+            LibC.close(dirFd);
+        }
+    }
+
     /** Segment file name of sequence number {@code seq}. */
     public static String segmentName(long seq) {
         return String.format("ship-%012d.log", seq);

@@ -1,5 +1,6 @@
 package io.jfio.ship.sink;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jfio.core.testing.TestSeed;
@@ -7,6 +8,7 @@ import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.state.Checkpoint;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,6 +56,28 @@ class CommitLogTest {
             for (Checkpoint c : DirSink.readCommitted(dir)) got.put(c.inode(), c.path());
             assertEquals(want, got);
         });
+    }
+
+    @Test
+    void theCommittedEndIsWhereTheLastAcknowledgedBatchEnds(@TempDir Path tmp) throws Exception {
+        Path dir = tmp.resolve("out");
+        assertArrayEquals(new long[] {0, 0}, DirSink.readCommittedEnd(dir), "no sink directory: nothing committed");
+        ShipLog log = new ShipLog(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), true);
+        byte[] line = "one line\n".getBytes(StandardCharsets.US_ASCII);
+        try (Arena a = Arena.ofConfined();
+             DirSink sink = new DirSink(dir, 1 << 20, log, System::currentTimeMillis, 2048)) {
+            MemorySegment bytes = a.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, line);
+            SourceId id = new SourceId(7, 1, 9, 1, "a.log");
+            CompletableFuture<Void> f = sink.send(new Batch("a.log", "in", -1, 0, line.length, 1, bytes, id));
+            sink.flush();
+            f.get(30, TimeUnit.SECONDS);
+            assertArrayEquals(new long[] {1, line.length}, DirSink.readCommittedEnd(dir));
+            CompletableFuture<Void> g = sink.send(new Batch("a.log", "in", -1, line.length, line.length, 1, bytes,
+                    id));
+            sink.flush();
+            g.get(30, TimeUnit.SECONDS);
+            assertArrayEquals(new long[] {1, 2L * line.length}, DirSink.readCommittedEnd(dir));
+        }
     }
 
     @Test

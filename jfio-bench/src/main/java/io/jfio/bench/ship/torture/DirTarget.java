@@ -31,9 +31,23 @@ final class DirTarget implements Target {
         return "dir:" + out;
     }
 
+    /**
+     * Only committed bytes count: the sink acknowledges what its commit log covers, and a crash cuts the rest of the
+     * segment away (a record seen there may never be delivered, and its file must not be truncated for it).
+     */
     @Override
     public boolean holds(byte[] record) throws IOException {
-        return Target.tailHolds(DirSink.segments(out), record, TAIL);
+        long[] end = DirSink.readCommittedEnd(out);
+        List<Path> committed = new java.util.ArrayList<>();
+        for (Path p : DirSink.segments(out)) {
+            if (p.getFileName().toString().equals(DirSink.segmentName(end[0]))) {
+                committed.add(p);
+                break;
+            }
+            committed.add(p);
+        }
+        if (end[0] == 0 || committed.isEmpty()) return false;
+        return Target.tailHolds(committed, record, TAIL, end[1]);
     }
 
     @Override

@@ -44,13 +44,19 @@ interface Target extends AutoCloseable {
      * backwards). Records arrive roughly in the order they are written, so a record just written is near the end.
      */
     static boolean tailHolds(List<Path> files, byte[] record, long maxBytes) throws IOException {
+        return tailHolds(files, record, maxBytes, -1);
+    }
+
+    /** {@link #tailHolds(List, byte[], long)} with the last file read only up to {@code lastLength} (-1: whole). */
+    static boolean tailHolds(List<Path> files, byte[] record, long maxBytes, long lastLength) throws IOException {
         long budget = maxBytes;
         for (int i = files.size() - 1; i >= 0 && budget > 0; i--) {
             Path f = files.get(i);
             byte[] b;
             long start;
             try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "r")) {
-                long len = raf.length();
+                long len = i == files.size() - 1 && lastLength >= 0 ? Math.min(lastLength, raf.length())
+                        : raf.length();
                 start = Math.max(0, len - budget);
                 b = new byte[(int) (len - start)];
                 raf.seek(start);
