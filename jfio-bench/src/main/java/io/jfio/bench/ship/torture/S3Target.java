@@ -68,9 +68,9 @@ final class S3Target implements Target {
                 + (server.accessKey() == null ? "" : "  access-key: " + quote(server.accessKey()) + "\n"
                         + "  secret-key: " + quote(server.secretKey()) + "\n")
                 + "  object-age: " + OBJECT_AGE + "\n";
-        Files.writeString(config, yaml, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE);
-        Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rw-------"));
+        // Created 0600 (it holds the secret key), then written.
+        Files.createFile(config, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(config, yaml, StandardCharsets.UTF_8, StandardOpenOption.WRITE);
         try (S3Client c = client(false)) {
             c.headBucket(r -> r.bucket(server.bucket()));
         } catch (SdkException e) {
