@@ -5,12 +5,12 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Sink outages: pauses the process that serves the sink (SIGSTOP) for a random time, lets it run (SIGCONT) for a
+ * Started and stopped by the run's thread; the pauses run on a thread of their own. {@link #stop} always leaves the
+ * server running, and so does the JVM's end during a pause (a shutdown hook).
+ *
+ * <p>Sink outages: pauses the process that serves the sink (SIGSTOP) for a random time, lets it run (SIGCONT) for a
  * random time, and again, until stopped. A paused server keeps its connections open and answers nothing, the
  * outage a shipper finds hardest to tell from a slow one. Each pause and resume goes to the event log.
- *
- * <p>Started and stopped by the run's thread; the pauses run on a thread of their own. {@link #stop} always leaves
- * the server running, and so does the JVM's end during a pause (a shutdown hook).
  */
 final class Outages {
     /** Shortest and longest pause. */

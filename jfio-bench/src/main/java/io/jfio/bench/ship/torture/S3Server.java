@@ -1,9 +1,7 @@
 package io.jfio.bench.ship.torture;
 
 /**
- * An S3-compatible server for the torture's s3 sink.
- *
- * <p>Immutable.
+ * Immutable. An S3-compatible server for the torture's s3 sink.
  *
  * @param endpoint  its URL
  * @param bucket    a bucket that exists

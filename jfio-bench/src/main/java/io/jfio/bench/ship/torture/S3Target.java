@@ -30,14 +30,14 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * The s3 sink ({@code s3://BUCKET/PREFIX}) on a server the user gives, under a prefix of its own made for the run.
+ * Not thread-safe as a whole: {@link #holds} is called by the rotator thread only, which owns its client and what it
+ * has seen; {@link #read} makes a client of its own on the run's thread.
+ *
+ * <p>The s3 sink ({@code s3://BUCKET/PREFIX}) on a server the user gives, under a prefix of its own made for the run.
  * The shipper gets the server and its credentials in a configuration file of the run (mode 0600) and cuts its
  * objects after {@link #OBJECT_AGE} so that records reach the bucket while the run goes on. Read back by listing the
  * prefix; each object is decoded by its Content-Encoding and counted as a part of the stream of its source file
  * (the {@code {file}} of the key), in key order.
- *
- * <p>{@link #holds} is called by the rotator thread only, which owns its client and what it has seen; {@link #read}
- * makes a client of its own on the run's thread.
  */
 final class S3Target implements Target {
     /** How long the shipper lets an object fill before it uploads it. */
