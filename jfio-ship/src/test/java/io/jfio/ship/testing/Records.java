@@ -60,6 +60,49 @@ public final class Records {
         return r;
     }
 
+    /** Records cut short, counted by {@link #parseAllowingTorn}. */
+    public int torn;
+
+    /** What may be left of a record cut anywhere: a prefix of {@code g=G n=N xx...}. */
+    private static final java.util.regex.Pattern PREFIX = java.util.regex.Pattern.compile(
+            "g(=(\\d+( (n(=(\\d+( x*)?)?)?)?)?)?)?");
+
+    /**
+     * Parses as {@link #parse} does (not in order), but takes a record cut short for torn, counted in {@link #torn}
+     * and otherwise left out: a prefix of a record at the end of a line, or run together with the record after it.
+     * logrotate's copytruncate can copy a write it catches halfway, and such a copy ends in part of a record; the
+     * files then hold it, and a sink that delivers their bytes as they are holds it as well.
+     */
+    public static Records parseAllowingTorn(String all, int total) {
+        Records r = new Records(total);
+        int lineNo = 0;
+        for (String line : all.split("\n", -1)) {
+            lineNo++;
+            if (line.isEmpty()) continue;
+            // The pieces of a line: a new record starts at every "g=" (the padding is only 'x').
+            int from = 0;
+            while (from < line.length()) {
+                int next = line.indexOf("g=", from + 1);
+                String piece = line.substring(from, next < 0 ? line.length() : next);
+                from = next < 0 ? line.length() : next;
+                if (!PREFIX.matcher(piece).matches()) {
+                    fail("not a record or part of one at line " + lineNo + ": '" + line + "'");
+                }
+                String[] f = piece.split(" ", 3);
+                int pad = f.length == 3 ? f[2].length() : -1;
+                int want = f.length == 3 ? Integer.parseInt(f[1].substring(2)) % 50 : 0;
+                if (pad > want) fail("record damaged at line " + lineNo + ": '" + line + "'");
+                if (next < 0 && pad == want) {
+                    int n = Integer.parseInt(f[1].substring(2));
+                    if (r.count[n]++ > 0) r.duplicates++;
+                } else {
+                    r.torn++; // cut short, or whole but run together with the next record (its newline missing)
+                }
+            }
+        }
+        return r;
+    }
+
     /** Asserts that every record 1..total arrived at least once. */
     public Records assertComplete() {
         StringBuilder missing = new StringBuilder();
