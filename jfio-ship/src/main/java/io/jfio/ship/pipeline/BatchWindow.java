@@ -5,10 +5,15 @@ import io.jfio.ship.metrics.ShipMetrics.SinkCounters;
 import io.jfio.ship.sink.Batch;
 import io.jfio.ship.sink.Sink;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -212,7 +217,7 @@ final class BatchWindow {
      * it twice) if it were forgotten.
      */
     void settle(long deadlineNanos) {
-        java.util.Set<Stream> failed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Stream> failed = Collections.newSetFromMap(new IdentityHashMap<>());
         while (count > 0) {
             Pending p = first();
             boolean ok = !failed.contains(p.stream) && succeeds(p.future, deadlineNanos);
@@ -238,8 +243,7 @@ final class BatchWindow {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
-                 | CancellationException e) {
+        } catch (ExecutionException | TimeoutException | CancellationException e) {
             return false;
         }
     }

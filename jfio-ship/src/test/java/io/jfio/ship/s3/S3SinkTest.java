@@ -84,11 +84,8 @@ class S3SinkTest {
         for (S3Objects.Piece p : pieces) assertTrue(p.key().endsWith(".log" + ext), p.key());
 
         // The journal: private, and it says where every source ends.
-        try (var files = Files.list(tmp.resolve("state"))) {
-            Path journal = files.filter(f -> f.getFileName().toString().startsWith("s3-journal-")).findFirst()
-                    .orElseThrow();
-            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(journal)));
-        }
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
+                journal(tmp.resolve("state")))));
         // A second run ships nothing again: the positions come from the journal.
         ByteArrayOutputStream log2 = new ByteArrayOutputStream();
         assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
@@ -123,19 +120,7 @@ class S3SinkTest {
         int objects = SERVER.minio().objects(BUCKET, prefix + "/").size();
         assertTrue(objects >= 2, "shipped: " + objects);
         // The crash: the last object's done never reached the journal, nor the checkpoint.
-        Path journal;
-        try (var files = Files.list(state)) {
-            journal = files.filter(f -> f.getFileName().toString().startsWith("s3-journal-")).findFirst()
-                    .orElseThrow();
-        }
-        List<String> lines = new java.util.ArrayList<>(Files.readAllLines(journal, StandardCharsets.US_ASCII));
-        int lastDone = -1;
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).length() > 9 && lines.get(i).startsWith("D ", 9)) lastDone = i;
-        }
-        assertTrue(lastDone >= 0, "a done record: " + lines);
-        lines.remove(lastDone);
-        Files.write(journal, lines, StandardCharsets.US_ASCII);
+        undone(journal(state), -1);
         Files.delete(state.resolve("checkpoints-main.bin"));
         // copytruncate while stopped: the copy holds the old content, the file a new one.
         Files.write(logs.resolve("app.log.1"), old);
@@ -146,11 +131,8 @@ class S3SinkTest {
         assertTrue(ShipRun.once(cfg, log2), log2.toString(StandardCharsets.UTF_8));
         String second = log2.toString(StandardCharsets.UTF_8);
         assertTrue(second.contains("event=s3-upload-found"), second);
-        List<S3Objects.Piece> pieces = S3Objects.pieces(SERVER.minio().objects(BUCKET, prefix + "/"));
-        long oldBytes = pieces.stream().filter(p -> p.start() < old.length && p.end() <= old.length
-                && java.util.Arrays.equals(p.bytes(), java.util.Arrays.copyOfRange(old, (int) p.start(),
-                (int) p.end()))).mapToLong(p -> p.end() - p.start()).sum();
-        assertEquals(old.length, oldBytes, "the old content's bytes are in the bucket exactly once: " + second);
+        assertEquals(old.length, oldBytesStored(prefix, old),
+                "the old content's bytes are in the bucket exactly once: " + second);
     }
 
     /**

@@ -1,7 +1,10 @@
 package io.jfio.bench.ship.torture;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,7 +24,7 @@ final class Outages {
     static final long GAP_MAX_MS = 6_000;
 
     /** Servers paused now, resumed by a shutdown hook when the JVM ends during a pause (Ctrl-C). */
-    private static final java.util.Set<Long> PAUSED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Set<Long> PAUSED = ConcurrentHashMap.newKeySet();
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -96,7 +99,7 @@ final class Outages {
     private void signal(String sig) throws IOException {
         try {
             Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IOException("kill -" + sig + " " + pid + " failed: " + out.strip());
             }
