@@ -231,7 +231,8 @@ class LauncherIT {
     void shipCompilesTheMethodsEveryLineGoesThrough(@TempDir Path tmp) throws Exception {
         List<String> hot = List.of("io.jfio.ship.pipeline.Pipeline loop ", "io.jfio.ship.pipeline.Pipeline waitBudget ",
                 "io.jfio.ship.pipeline.Pipeline flushSink ", "io.jfio.ship.pipeline.Pipeline takeAcks ",
-                "io.jfio.ship.pipeline.Harvester harvest ", "io.jfio.core.watch.InotifyWatcher poll ",
+                "io.jfio.ship.pipeline.Harvester harvest ", "io.jfio.ship.pipeline.Harvester send ",
+                "io.jfio.core.watch.InotifyWatcher poll ",
                 "io.jfio.core.watch.InotifyWatcher handle ");
         Path src = Files.createDirectory(tmp.resolve("src"));
         Path jit = tmp.resolve("jit.log");
