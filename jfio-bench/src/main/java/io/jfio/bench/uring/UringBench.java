@@ -226,7 +226,9 @@ public final class UringBench {
             l.add("jfio io_uring: " + uringDescription + ", registered ring fd=" + uring.registeredRingFd()
                     + ", features=0x" + Integer.toHexString(uring.features()) + ", submit early every "
                     + Integer.getInteger(UringEngine.SUBMIT_BATCH_PROP, UringEngine.SUBMIT_BATCH_DEFAULT)
-                    + " callback submissions; one submitting thread (the ring thread): every "
+                    + " callback submissions while a ring is busy, every "
+                    + Integer.getInteger(UringEngine.IDLE_BATCH_PROP, UringEngine.IDLE_BATCH_DEFAULT)
+                    + " while it has time to spare; one submitting thread (the ring thread): every "
                     + "completion callback checks its block and submits the next read; recommended path: "
                     + RECOMMENDED + " (BufferPool.registerWith + IoOp.readFixed), plain IoOp.read shown beside it");
         }

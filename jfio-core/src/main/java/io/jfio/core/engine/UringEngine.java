@@ -49,11 +49,23 @@ public final class UringEngine extends AbstractEngine {
      * running the callbacks of the same batch of completions, before it pushes them into the kernel with an
      * io_uring_enter of their own. Without this, a batch of completions is resubmitted only after all its callbacks
      * ran; requests then travel in convoys and the device idles between them. Pushing early costs at most one extra
-     * syscall per this many requests (docs/measurements/uring-engine.md).
+     * syscall per this many requests (docs/measurements/uring-engine.md). This is the batch of a busy ring; one with
+     * time to spare uses {@link #IDLE_BATCH_PROP}.
      */
     public static final String SUBMIT_BATCH_PROP = "jfio.uring.submitBatch";
     /** The default of {@link #SUBMIT_BATCH_PROP}. */
     public static final int SUBMIT_BATCH_DEFAULT = 8;
+    /**
+     * System property: at most how many SQEs a ring hands to the kernel per io_uring_enter while its thread has time
+     * to spare (it slept waiting for a completion in its last few loops), whether callbacks or other threads submitted
+     * them. The kernel plugs the block queue for a batch of more than two SQEs and lets the device see none of them
+     * until the last is issued; with CPU to spare, getting each request to the device sooner is worth the extra
+     * call. A ring that never sleeps (cached reads completing inside the call that submits them) batches up to
+     * {@link #SUBMIT_BATCH_PROP} instead. Setting it to that value turns the distinction off.
+     */
+    public static final String IDLE_BATCH_PROP = "jfio.uring.idleBatch";
+    /** The default of {@link #IDLE_BATCH_PROP}: the most SQEs the kernel submits without plugging. */
+    public static final int IDLE_BATCH_DEFAULT = 2;
 
     /**
      * System property: whether a blocking call from a platform thread runs its system calls on the calling thread
@@ -162,13 +174,14 @@ public final class UringEngine extends AbstractEngine {
         this.inlinePlatform = inlinePlatform;
         this.inlineNowait = inlinePlatform
                 && !"false".equalsIgnoreCase(System.getProperty(INLINE_NOWAIT_PROP, "true").trim());
-        int batch = submitBatch();
+        int batch = positiveProperty(SUBMIT_BATCH_PROP, SUBMIT_BATCH_DEFAULT);
+        int idleBatch = positiveProperty(IDLE_BATCH_PROP, IDLE_BATCH_DEFAULT);
         int id = ENGINE_IDS.incrementAndGet();
         this.rings = new UringRing[rings];
         try {
             for (int i = 0; i < rings; i++) {
                 this.rings[i] = new UringRing(this, i, "jfio-ring-" + id + (rings > 1 ? "." + i : ""), entries,
-                        setupFlags, batch);
+                        setupFlags, batch, idleBatch);
             }
         } catch (IOException | RuntimeException e) {
             closing = true;
@@ -205,16 +218,15 @@ public final class UringEngine extends AbstractEngine {
                 + MAX_RINGS);
     }
 
-    private static int submitBatch() {
-        String v = System.getProperty(SUBMIT_BATCH_PROP);
-        if (v == null || v.isBlank()) return SUBMIT_BATCH_DEFAULT;
+    private static int positiveProperty(String name, int dflt) {
+        String v = System.getProperty(name);
+        if (v == null || v.isBlank()) return dflt;
         try {
             int n = Integer.parseInt(v.trim());
             if (n < 1) throw new NumberFormatException();
             return n;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("invalid -D" + SUBMIT_BATCH_PROP + "=" + v + ": expected a positive"
-                    + " integer");
+            throw new IllegalArgumentException("invalid -D" + name + "=" + v + ": expected a positive integer");
         }
     }
 
@@ -278,6 +290,19 @@ public final class UringEngine extends AbstractEngine {
     public long[] requestsPerRing() {
         long[] n = new long[rings.length];
         for (int i = 0; i < n.length; i++) n[i] = rings[i].placed();
+        return n;
+    }
+
+    /**
+     * io_uring_enter calls that handed requests to the kernel so far, by ring; beside {@link #requestsPerRing()}, how
+     * many requests each call carried. A ring with time to spare hands them over at most two at a time, so that the
+     * kernel does not hold a request to a device until the rest of its batch is issued; a busy ring batches more.
+     *
+     * @return one count per ring, in ring order
+     */
+    public long[] submitCallsPerRing() {
+        long[] n = new long[rings.length];
+        for (int i = 0; i < n.length; i++) n[i] = rings[i].submitCalls();
         return n;
     }
 

@@ -54,6 +54,11 @@ final class UringRing {
     private static final int RESERVED = 16;
     private static final long WAKE_UD = -1L;
     private static final long INTERNAL_UD = -2L;
+    /**
+     * Requests handed to the kernel since the ring thread last slept during which it still counts as having time to
+     * spare: more than a deep queue (128-256 requests) completes between two sleeps only on a ring that is busy.
+     */
+    private static final int IDLE_REQUESTS = 256;
     private static final System.Logger LOG = System.getLogger("io.jfio.core.engine");
 
     private static final VarHandle SLEEPING;
@@ -93,6 +98,8 @@ final class UringRing {
     private volatile int load;
     /** Requests this ring handed to the kernel; written by the ring thread only. */
     private volatile long placed;
+    /** io_uring_enter calls of this ring that handed SQEs to the kernel; written by the ring thread only. */
+    private volatile long submitCalls;
 
     // ---- state owned by the ring thread ----
     private final Arena arena = Arena.ofShared();
@@ -115,6 +122,10 @@ final class UringRing {
     private int[] cqeRes;
     private Throwable fatal;
     private final int submitBatch;
+    /** At most this many SQEs per io_uring_enter while the ring has time to spare ({@link #idle()}). */
+    private final int idleBatch;
+    /** {@link #placed} when the ring thread last slept in io_uring_enter waiting for a completion. */
+    private long placedAtSleep;
 
     /** The ring as the kernel set it up; set once the ring thread created it. */
     final Ring setup;
@@ -124,11 +135,12 @@ final class UringRing {
      *
      * @throws IOException as {@link UringEngine#UringEngine(int, int, boolean, int)} documents
      */
-    UringRing(UringEngine engine, int index, String name, int entries, int setupFlags, int submitBatch)
-            throws IOException {
+    UringRing(UringEngine engine, int index, String name, int entries, int setupFlags, int submitBatch,
+              int idleBatch) throws IOException {
         this.engine = engine;
         this.index = index;
         this.submitBatch = submitBatch;
+        this.idleBatch = idleBatch;
         int efd = LibC.eventfd(0, Fcntl.EFD_CLOEXEC);
         ErrnoException.check(efd, "eventfd", -1, null);
         this.eventFd = efd;
@@ -173,6 +185,11 @@ final class UringRing {
     /** Requests this ring handed to the kernel so far. */
     long placed() {
         return placed;
+    }
+
+    /** io_uring_enter calls of this ring that handed at least one SQE to the kernel so far. */
+    long submitCalls() {
+        return submitCalls;
     }
 
     boolean closing() {
@@ -368,6 +385,7 @@ final class UringRing {
             boolean flush = cq.ready() == 0 && inKernel > (wakeArmed ? 1 : 0);
             if (toSubmit > 0 || wait > 0 || flush) enter(toSubmit, wait);
             sleeping = 0;
+            if (wait > 0) placedAtSleep = placed;
             reap();
         }
     }
@@ -379,6 +397,7 @@ final class UringRing {
     private void enter(int toSubmit, int wait) {
         while (true) {
             int r = ring.enter(toSubmit, wait, IORING_ENTER_GETEVENTS);
+            if (r > 0) submitCalls++;
             if (r >= 0) return;
             if (r == -Errno.EINTR) {
                 if (cq.ready() > 0) return;
@@ -457,7 +476,20 @@ final class UringRing {
                 return true;
             }
             prepareChain(head);
+            // With time to spare, hand what is placed to the kernel before the queue grows past a plugged batch.
+            if (idle() && sq.pending() >= idleBatch) enter(sq.publish(), 0);
         }
+    }
+
+    /**
+     * True while the ring thread slept a few requests ago: it has CPU to spare, so it spends io_uring_enter
+     * calls on getting each request to its device sooner (at most {@code idleBatch} SQEs per call: the kernel plugs
+     * the block queue for a batch of more than two and lets the device see none of it until the last is issued); a
+     * ring that never sleeps (cached reads completing inside the call that submits them) batches up to
+     * {@code submitBatch} to save the calls.
+     */
+    private boolean idle() {
+        return placed - placedAtSleep <= IDLE_REQUESTS;
     }
 
     private void prepareChain(IoOp head) {
@@ -530,7 +562,7 @@ final class UringRing {
                 slots[slot] = null;
                 freeSlots[freeCount++] = slot;
                 finish(op, cqeRes[i]);
-                if (local.size() >= submitBatch && !closing) submitEarly();
+                if (local.size() >= (idle() ? idleBatch : submitBatch) && !closing) submitEarly();
             }
         }
     }
