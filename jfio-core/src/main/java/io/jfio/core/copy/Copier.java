@@ -370,6 +370,7 @@ final class Copier implements AutoCloseable {
                 ctx.asideDirs.add(d);
                 if (r != 0) {
                     d.marked = true;
+                    d.resumed = true;
                     ctx.listener.onNotice("resuming an interrupted copy of a directory built aside: target="
                             + Names.show(d.dst) + " temporary=" + Names.show(PathBytes.join(d.parent.dst, name)));
                 }
@@ -575,6 +576,7 @@ final class Copier implements AutoCloseable {
         d.defaultAcl = LibC.fgetxattr(fd, s.xattrName, MemorySegment.NULL, 0) > 0;
         d.marked = d.parent.isStandIn() && ResumeMarker.matches(fd, d.meta);
         if (!o.dryRun()) removeStaleTemps(fd, d);
+        if (d.marked) d.resumed = true;
         return true;
     }
 
@@ -588,11 +590,16 @@ final class Copier implements AutoCloseable {
         return true;
     }
 
-    /** Removes temporary files an interrupted earlier run left in an existing target directory (open as fd). */
+    /**
+     * Removes temporary files an interrupted earlier run of this copy left in an existing target directory (open as
+     * fd): only where that run is being resumed (the directory or one above it holds its marker), and only regular
+     * files of ours with a dead run's temporary name. A file of that name anywhere else may be someone's data.
+     */
     private void removeStaleTemps(int fd, DirNode d) {
+        List<byte[]> stale = null;
         while (true) {
             long n = LibC.getdents64(fd, s.dents, Scratch.DENTS_SIZE);
-            if (n <= 0) return;
+            if (n <= 0) break;
             for (long rec = 0; rec < n; rec += Dirent64.reclen(s.dents, rec)) {
                 if (Dirent64.type(s.dents, rec) != Dirent64.DT_REG
                         && Dirent64.type(s.dents, rec) != Dirent64.DT_UNKNOWN) {
@@ -603,8 +610,17 @@ final class Copier implements AutoCloseable {
                 // removed once this run completes it.
                 if (!d.marked && ResumeMarker.isName(name)) d.marked = ResumeMarker.matches(fd, d.meta);
                 if (CopyContext.isStaleTemp(name, ctx.pid)) {
-                    LibC.unlinkat(fd, s.dents.asSlice(rec + Dirent64.OFF_NAME), 0);
+                    if (stale == null) stale = new ArrayList<>();
+                    stale.add(name);
                 }
+            }
+        }
+        if (stale == null || !(d.marked || d.resumed)) return;
+        for (byte[] name : stale) {
+            if (PathBytes.put(s.aux, name) < 0) continue;
+            int r = LibC.statx(fd, s.aux, Fcntl.AT_SYMLINK_NOFOLLOW, Meta.MASK, s.statx2);
+            if (r == 0 && (Statx.mode(s.statx2) & Fcntl.S_IFMT) == Fcntl.S_IFREG && Statx.uid(s.statx2) == ctx.euid) {
+                LibC.unlinkat(fd, s.aux, 0);
             }
         }
     }
@@ -723,7 +739,7 @@ final class Copier implements AutoCloseable {
             boolean unmark = d.marked && ctx.failureCount.get() == 0 && !ctx.cancelled;
             // In place, the marker goes first (removing it changes the directory's mtime).
             if (unmark && !aside) {
-                int r = ResumeMarker.remove(fd, s.tmp);
+                int r = ResumeMarker.remove(fd, s.tmp, d.meta);
                 if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
             }
             if (o.preserveXattrs()) {
@@ -738,7 +754,7 @@ final class Copier implements AutoCloseable {
             // temporary name, which is not adopted (the copy is made again under another name); neither leaves a
             // target that is visible but not finished without its marker.
             if (f == null && aside && unmark) {
-                int r = ResumeMarker.remove(fd, s.tmp);
+                int r = ResumeMarker.remove(fd, s.tmp, d.meta);
                 if (r < 0) {
                     ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
                 } else if (o.preserveTimestamps()) {
@@ -912,7 +928,7 @@ final class Copier implements AutoCloseable {
         if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return Decision.SKIP_EXISTS;
         long mtime = Statx.mtimeNanos(s.statx2);
         if (overwrite(e.dir()) == CopyOptions.Overwrite.UPDATE && mtime >= m.mtime()) return Decision.SKIP_NOT_NEWER;
-        if (o.skipComplete() && type == m.type() && mtime == m.mtime()
+        if (o.skipComplete() && e.dir().resumed && type == m.type() && mtime == m.mtime()
                 && (type != Fcntl.S_IFREG || Statx.size(s.statx2) == m.size())) {
             return Decision.SKIP_COMPLETE;
         }
@@ -979,6 +995,10 @@ final class Copier implements AutoCloseable {
             }
             default -> {
             }
+        }
+        if (decision == Decision.REPLACE && dir.isStandIn() && isStream(Statx.mode(s.statx2))) {
+            done.accept(this, writeInto(e));
+            return;
         }
         boolean follow = o.dereference() == CopyOptions.Dereference.ALWAYS
                 || (dir.isStandIn() && o.dereference() == CopyOptions.Dereference.COMMAND_LINE);
@@ -1065,6 +1085,49 @@ final class Copier implements AutoCloseable {
                 LibC.close(srcFd);
                 done.accept(this, ok);
             }
+        }
+    }
+
+    /** A FIFO or a character or block device: a target the data is written into rather than replaced. */
+    private static boolean isStream(int mode) {
+        int type = mode & Fcntl.S_IFMT;
+        return type == Fcntl.S_IFIFO || type == Fcntl.S_IFCHR || type == Fcntl.S_IFBLK;
+    }
+
+    /**
+     * Writes the source's data into the FIFO or device named as the target on the command line, as cp does
+     * ({@code jfio copy image /dev/sdX}, {@code jfio copy log /dev/null}): the target is opened, not replaced, and
+     * keeps its own attributes. Only a target named on the command line is treated so; one met inside a tree is
+     * replaced like any other file, so a FIFO another user leaves in a target directory cannot make the copy wait.
+     */
+    private boolean writeInto(Entry e) {
+        boolean follow = o.dereference() == CopyOptions.Dereference.ALWAYS
+                || o.dereference() == CopyOptions.Dereference.COMMAND_LINE;
+        int srcFd = LibC.openat(curSrc, s.src, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | (follow ? 0 : Fcntl.O_NOFOLLOW), 0);
+        if (srcFd < 0) {
+            ctx.fail(e.srcPath(), e.dstPath(), "open", srcFd, e.srcPath());
+            return false;
+        }
+        int dstFd = LibC.openat(curDst, s.dst, Fcntl.O_WRONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW | Fcntl.O_NOCTTY, 0);
+        if (dstFd < 0) {
+            LibC.close(srcFd);
+            ctx.fail(e.srcPath(), e.dstPath(), "open (write into the target)", dstFd, e.dstPath());
+            return false;
+        }
+        try {
+            long n = data.writeStream(srcFd, dstFd, e.srcPath(), e.dstPath());
+            ctx.files.increment();
+            ctx.event(CopyEvent.Kind.FILE, CopyEvent.Outcome.COPIED, e, CopyMethod.READ_WRITE, n, false, 1);
+            return true;
+        } catch (InterruptedIOException ex) {
+            return false;
+        } catch (IOException ex) {
+            ctx.fail(e.srcPath(), e.dstPath(), ex instanceof ErrnoException ee ? ee.getMessage() : ex.toString(),
+                    ex instanceof ErrnoException ee ? ee.errno() : 0);
+            return false;
+        } finally {
+            LibC.close(dstFd);
+            LibC.close(srcFd);
         }
     }
 

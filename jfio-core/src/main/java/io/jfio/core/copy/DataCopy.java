@@ -297,6 +297,37 @@ final class DataCopy {
         }
     }
 
+    /**
+     * Reads {@code srcFd} to its end and writes it to {@code dstFd} with write(2), at the target's own position: for
+     * a FIFO or device, where pwrite fails (ESPIPE) or means something else. Returns the bytes written.
+     */
+    long writeStream(int srcFd, int dstFd, byte[] srcPath, byte[] dstPath) throws IOException {
+        MemorySegment buf = s.data();
+        long pos = 0;
+        while (true) {
+            checkCancelled(srcPath);
+            long n = LibC.read(srcFd, buf, buf.byteSize());
+            if (n == -Errno.EINTR) continue;
+            if (n < 0) throw new ErrnoException("read", (int) -n, srcFd, Names.show(srcPath), pos, buf.byteSize());
+            if (n == 0) return pos;
+            long done = 0;
+            while (done < n) {
+                long w = LibC.write(dstFd, buf.asSlice(done, n - done), n - done);
+                if (w == -Errno.EINTR) continue;
+                if (w < 0) {
+                    throw new ErrnoException("write", (int) -w, dstFd, Names.show(dstPath), pos + done, n - done);
+                }
+                if (w == 0) {
+                    throw new ErrnoException("write (no progress)", Errno.EIO, dstFd, Names.show(dstPath), pos + done,
+                            n - done);
+                }
+                done += w;
+            }
+            pos += n;
+            ctx.bytesWritten.add(n);
+        }
+    }
+
     private static void writeAll(int fd, MemorySegment buf, long n, long pos, byte[] dstPath) throws ErrnoException {
         long done = 0;
         while (done < n) {

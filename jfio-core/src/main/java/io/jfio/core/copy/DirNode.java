@@ -56,6 +56,13 @@ final class DirNode {
     boolean defaultAcl;
     /** A top-level directory whose target holds a {@link ResumeMarker} to remove once it is complete. */
     volatile boolean marked;
+    /**
+     * The target is (inside) one that an interrupted run of this copy left (a matching {@link ResumeMarker}, or a
+     * directory built aside and adopted): a file there with the source's type, size and modification time is what
+     * that run finished, and is skipped. Anywhere else a target is replaced, as cp replaces it. Set before the
+     * directory is listed, and inherited by its subdirectories at construction.
+     */
+    boolean resumed;
     /** The target directory could not be created or used: nothing inside is attempted, nothing finalized. */
     volatile boolean broken;
     /**
@@ -91,6 +98,7 @@ final class DirNode {
                 : PathBytes.join(parent.dstRel, PathBytes.lastComponent(dst));
         this.meta = meta;
         this.aside = parent == null ? null : parent.aside;
+        this.resumed = parent != null && parent.resumed;
         this.srcTop = parent == null ? null : parent.isStandIn() ? this : parent.srcTop;
         this.srcRel = parent == null || parent.isStandIn() ? new byte[0] : parent.srcRel.length == 0
                 ? PathBytes.lastComponent(src) : PathBytes.join(parent.srcRel, PathBytes.lastComponent(src));

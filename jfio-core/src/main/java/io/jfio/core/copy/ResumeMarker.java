@@ -87,8 +87,13 @@ final class ResumeMarker {
         }
     }
 
-    /** Removes the marker from the directory open as {@code dirFd} ({@code pathBuf}: a scratch buffer). */
-    static int remove(int dirFd, MemorySegment pathBuf) {
+    /**
+     * Removes the marker for {@code source} from the directory open as {@code dirFd} ({@code pathBuf}: a scratch
+     * buffer). A file of that name that is not this marker stays: the source may hold a file of the same name, copied
+     * over the marker, and it is the user's.
+     */
+    static int remove(int dirFd, MemorySegment pathBuf, Meta source) {
+        if (!matches(dirFd, source)) return 0;
         Names.putAscii(pathBuf, NAME);
         int r = LibC.unlinkat(dirFd, pathBuf, 0);
         return r == -Errno.ENOENT ? 0 : r;

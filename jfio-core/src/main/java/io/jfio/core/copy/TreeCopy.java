@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -371,6 +372,8 @@ public final class TreeCopy {
                         + "not exist") + ": target=" + target + " sources=" + sources.size());
             }
             boolean trailingSlash = tgt.length > 1 && tgt[tgt.length - 1] == '/';
+            // Top-level targets so far (the target's bytes as ISO-8859-1) and whether each is a directory.
+            Map<String, Boolean> tops = new HashMap<>();
             for (Path source : sources) {
                 byte[] src = PathBytes.bytes(source);
                 if (PathBytes.put(path, src) < 0) {
@@ -391,7 +394,8 @@ public final class TreeCopy {
                     ctx.listener.onNotice("resuming an interrupted copy: target=" + target + " marker="
                             + ResumeMarker.NAME);
                 }
-                byte[] dst = intoDir && !resume ? PathBytes.join(tgt, targetName(source, src)) : tgt;
+                byte[] name = targetName(src);
+                byte[] dst = intoDir && !resume && name != null ? PathBytes.join(tgt, name) : tgt;
                 int parentFd = -1; // --parents: the directory dst goes into, opened beneath the target directory
                 if (o.parents()) {
                     byte[] rel = ParentDirs.relative(src);
@@ -404,6 +408,7 @@ public final class TreeCopy {
                     parentFd = parentDirs.open(targetFd(tgt, a), tgt, src, rel, a);
                     if (parentFd == -1) continue;
                 }
+                if (sameTargetAsEarlier(tops, src, dst, m)) continue;
                 if (m.isDirectory()) {
                     if (!o.recursive()) {
                         ctx.fail(src, dst, "omitting directory: -r not given: source=" + source, Errno.EISDIR);
@@ -449,6 +454,26 @@ public final class TreeCopy {
         }
     }
 
+    /**
+     * Refuses a source whose target another source given before it already has ({@code a/x b/x DIR}): copied in
+     * parallel, the two would land in no defined order. For a file cp refuses the later one the same way; two
+     * directories cp would merge one after the other, which a parallel copy does not do, so they are refused too,
+     * and nothing of the later source is copied. True when refused (and reported).
+     */
+    private boolean sameTargetAsEarlier(Map<String, Boolean> tops, byte[] src, byte[] dst, Meta m) {
+        String key = new String(stripSlashes(dst), StandardCharsets.ISO_8859_1);
+        Boolean dir = tops.putIfAbsent(key, m.isDirectory());
+        if (dir == null) return false;
+        if (dir && m.isDirectory()) {
+            ctx.fail(src, dst, "will not merge " + Names.show(src) + " into " + Names.show(dst)
+                    + ", which a source given before it is copied to: name them in two commands", Errno.EEXIST);
+        } else {
+            ctx.fail(src, dst, "will not overwrite just-created " + Names.show(dst) + " with " + Names.show(src),
+                    Errno.EEXIST);
+        }
+        return true;
+    }
+
     /** The target directory, open ({@code O_PATH}, followed like cp follows it) for {@code --parents}. */
     private int targetFd(byte[] tgt, Arena a) {
         if (parentsTargetFd >= 0) return parentsTargetFd;
@@ -484,16 +509,13 @@ public final class TreeCopy {
     }
 
     /** The name a source gets inside a target directory: its last component ("." and ".." by their real name). */
-    private static byte[] targetName(Path source, byte[] src) {
+    /**
+     * The name a source gets inside a target directory: its last component; null for a source named {@code .} or
+     * {@code ..} ({@code SRC/.}), whose contents go into the target directory itself, as with cp.
+     */
+    private static byte[] targetName(byte[] src) {
         byte[] last = PathBytes.lastComponent(src);
-        if (Arrays.equals(last, new byte[] {'.', '.'}) || Arrays.equals(last, new byte[] {'.'})) {
-            try {
-                Path real = source.toRealPath();
-                if (real.getFileName() != null) return PathBytes.bytes(real.getFileName());
-            } catch (IOException e) {
-                return last;
-            }
-        }
+        if (Arrays.equals(last, new byte[] {'.', '.'}) || Arrays.equals(last, new byte[] {'.'})) return null;
         return last;
     }
 

@@ -261,6 +261,41 @@ class CopySafetyTest {
         assertEquals(S_IFIFO, mode & S_IFMT, "not a FIFO: " + dst);
     }
 
+    @Test
+    void shouldWriteIntoAFifoOrDeviceNamedAsTheTargetAndReplaceOneInsideATree(@TempDir Path dir) throws Exception {
+        Path src = Files.writeString(dir.resolve("f"), "data for the reader");
+        Path fifo = mkfifo(dir.resolve("fifo"));
+        Path out = dir.resolve("out");
+        Process reader = new ProcessBuilder("sh", "-c", "cat \"$0\" > \"$1\"", fifo.toString(), out.toString())
+                .start();
+        try {
+            TreeCopyTest.Run r = TreeCopyTest.copy(List.of(src), fifo, CopyOptions.archive().build());
+            TreeCopyTest.assertOk(r);
+            assertTrue(reader.waitFor(10, TimeUnit.SECONDS), "the reader saw no end of data");
+            assertEquals("data for the reader", Files.readString(out));
+            int mode = ((Number) Files.getAttribute(fifo, "unix:mode", LinkOption.NOFOLLOW_LINKS)).intValue();
+            assertEquals(S_IFIFO, mode & S_IFMT, "still a FIFO: " + fifo);
+        } finally {
+            reader.destroyForcibly();
+        }
+        if (LibC.geteuid() == 0) {
+            Path dev = dir.resolve("null");
+            Process mk = new ProcessBuilder("mknod", dev.toString(), "c", "1", "3").redirectErrorStream(true).start();
+            assertTrue(mk.waitFor(10, TimeUnit.SECONDS) && mk.exitValue() == 0, "mknod failed");
+            TreeCopyTest.assertOk(TreeCopyTest.copy(List.of(src), dev, CopyOptions.builder().build()));
+            int mode = ((Number) Files.getAttribute(dev, "unix:mode", LinkOption.NOFOLLOW_LINKS)).intValue();
+            assertEquals(0020000, mode & S_IFMT, "still a character device: " + dev);
+        }
+        // Inside a tree a FIFO at a file's name is replaced, not opened: nobody reads it, and the copy goes on.
+        Path tree = Files.createDirectory(dir.resolve("tree"));
+        Files.writeString(tree.resolve("x"), "x");
+        Path target = Files.createDirectories(dir.resolve("target/tree"));
+        mkfifo(target.resolve("x"));
+        TreeCopyTest.assertOk(TreeCopyTest.copy(List.of(tree), target.getParent(), CopyOptions.archive().build()));
+        assertTrue(Files.isRegularFile(target.resolve("x"), LinkOption.NOFOLLOW_LINKS));
+        assertEquals("x", Files.readString(target.resolve("x")));
+    }
+
     private static Path mkfifo(Path p) throws Exception {
         Process mk = new ProcessBuilder("mkfifo", p.toString()).redirectErrorStream(true).start();
         assertTrue(mk.waitFor(10, TimeUnit.SECONDS) && mk.exitValue() == 0, "mkfifo failed");
