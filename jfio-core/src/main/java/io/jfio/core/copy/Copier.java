@@ -883,7 +883,12 @@ final class Copier implements AutoCloseable {
                 }
             }
         }
-        if (m.isRegular()) ctx.bytesAccounted.add(m.size());
+        if (m.isRegular()) {
+            // A sparse source's holes are not written (unless --sparse=never): count what it has allocated, which
+            // is what the copy writes but for preallocated ranges.
+            boolean holes = m.looksSparse() && o.sparse() != CopyOptions.Sparse.NEVER;
+            ctx.bytesAccounted.add(holes ? Math.min(m.size(), m.blocks() * 512) : m.size());
+        }
         ctx.event(m.kind(), CopyEvent.Outcome.COPIED, e, null, 0, false, 1);
         return true;
     }
