@@ -431,9 +431,10 @@ public final class CopyCommand implements Callable<Integer> {
         }
     }
 
+    /** The path an argument names, by the argument's exact bytes ({@link RawArgs}). */
     private static Path path(String p) {
         try {
-            return Path.of(p);
+            return RawArgs.path(p);
         } catch (InvalidPathException e) {
             throw new CliException(ExitCodes.USAGE, "invalid path: path=" + p + " reason=" + e.getReason());
         }

@@ -7,8 +7,7 @@ import java.util.List;
  * The lines of {@code -v} and {@code --dry-run}: cp's {@code 'SRC' -> 'DST'} for every file, link and special file
  * copied and every directory created; with {@code --parents}, cp's unquoted {@code SRC -> DST} for the directories
  * made on the way to a source. A dry run prefixes each line with {@code would copy}. Names are quoted as GNU cp's
- * {@code -v} shows them (gnulib's shell-escape-always style): {@code 'a b'}, a name with a single quote in double
- * quotes ({@code "it's"}), control characters as {@code $'\n'} pieces.
+ * {@code -v} shows them ({@link Quote}).
  *
  * <p>Thread-safe (immutable).
  */
@@ -44,44 +43,7 @@ final class CopyVerbosePrinter {
         return false;
     }
 
-    /** {@code name} quoted so that a shell reads it back as the same name. */
     private static String quote(String name) {
-        boolean control = false;
-        boolean single = false;
-        boolean doubleSpecial = false;
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (c < 0x20 || c == 0x7f) control = true;
-            if (c == '\'') single = true;
-            if (c == '"' || c == '$' || c == '`' || c == '\\') doubleSpecial = true;
-        }
-        if (!control && !single) return "'" + name + "'";
-        if (!control && !doubleSpecial) return "\"" + name + "\"";
-        StringBuilder sb = new StringBuilder("'");
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (c == '\'') {
-                sb.append("'\\''");
-            } else if (c < 0x20 || c == 0x7f) {
-                sb.append("'$'").append(escape(c)).append("''");
-            } else {
-                sb.append(c);
-            }
-        }
-        String s = sb.append('\'').toString();
-        // An empty '' piece at either end carries nothing: gnulib leaves it out.
-        if (s.startsWith("''")) s = s.substring(2);
-        if (s.endsWith("''") && s.length() > 2) s = s.substring(0, s.length() - 2);
-        return s;
-    }
-
-    private static String escape(char c) {
-        return switch (c) {
-            case '\n' -> "\\n";
-            case '\t' -> "\\t";
-            case '\r' -> "\\r";
-            case 0x1b -> "\\E";
-            default -> String.format(java.util.Locale.ROOT, "\\%03o", (int) c);
-        };
+        return Quote.name(name);
     }
 }

@@ -1,0 +1,101 @@
+package io.jfio.cli;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * File names quoted as GNU cp shows them in {@code -v} lines and in its messages (gnulib's shell-escape-always
+ * style), so that a shell reads each back as the same name and no name can break a line: {@code 'a b'}, a name with a
+ * single quote in double quotes ({@code "it's"}), control characters and bytes that are not UTF-8 as {@code $'\n'}
+ * and {@code $'\377'} pieces.
+ *
+ * <p>Thread-safe; stateless.
+ */
+final class Quote {
+    private Quote() {
+    }
+
+    /** {@code name} quoted so that a shell reads it back as the same name. */
+    static String name(String name) {
+        int[] units = new int[name.length()];
+        for (int i = 0; i < units.length; i++) units[i] = name.charAt(i);
+        return quote(units);
+    }
+
+    /** A name given as bytes (UTF-8 where valid), quoted so that a shell reads it back as the same bytes. */
+    static String name(byte[] name) {
+        CharsetDecoder dec = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(name);
+        CharBuffer out = CharBuffer.allocate(name.length * 2 + 2);
+        int[] units = new int[name.length];
+        int n = 0;
+        while (in.hasRemaining()) {
+            CoderResult r = dec.decode(in, out, true);
+            out.flip();
+            while (out.hasRemaining()) units[n++] = out.get();
+            out.clear();
+            if (r.isError()) {
+                for (int k = 0; k < r.length(); k++) units[n++] = -1 - (in.get() & 0xff);
+            } else if (r.isUnderflow()) {
+                break;
+            }
+        }
+        return quote(java.util.Arrays.copyOf(units, n));
+    }
+
+    /** A piece of a name is a char, or (below zero) a byte that is not part of valid UTF-8, as {@code -1 - byte}. */
+    private static boolean control(int u) {
+        return u < 0 || u < 0x20 || u == 0x7f;
+    }
+
+    private static String quote(int[] name) {
+        boolean control = false;
+        boolean single = false;
+        boolean doubleSpecial = false;
+        for (int c : name) {
+            if (control(c)) control = true;
+            if (c == '\'') single = true;
+            if (c == '"' || c == '$' || c == '`' || c == '\\') doubleSpecial = true;
+        }
+        if (!control && !single) return "'" + chars(name) + "'";
+        if (!control && !doubleSpecial) return "\"" + chars(name) + "\"";
+        StringBuilder sb = new StringBuilder("'");
+        for (int c : name) {
+            if (c == '\'') {
+                sb.append("'\\''");
+            } else if (control(c)) {
+                sb.append("'$'").append(escape(c)).append("''");
+            } else {
+                sb.append((char) c);
+            }
+        }
+        String s = sb.append('\'').toString();
+        // An empty '' piece at either end carries nothing: gnulib leaves it out.
+        if (s.startsWith("''")) s = s.substring(2);
+        if (s.endsWith("''") && s.length() > 2) s = s.substring(0, s.length() - 2);
+        return s;
+    }
+
+    private static String chars(int[] name) {
+        StringBuilder sb = new StringBuilder(name.length);
+        for (int c : name) sb.append((char) c);
+        return sb.toString();
+    }
+
+    private static String escape(int c) {
+        if (c < 0) return String.format(Locale.ROOT, "\\%03o", -1 - c);
+        return switch (c) {
+            case '\n' -> "\\n";
+            case '\t' -> "\\t";
+            case '\r' -> "\\r";
+            case 0x1b -> "\\E";
+            default -> String.format(Locale.ROOT, "\\%03o", c);
+        };
+    }
+}
