@@ -190,7 +190,8 @@ public final class Cli implements Callable<Integer> {
 
     private static int failed(Exception ex, String name, PrintWriter err) {
         if (ex instanceof CliException ce) {
-            err.println(name + ": " + ce.getMessage());
+            // Names in messages are quoted where they are put in; any control character left is escaped.
+            err.println(name + ": " + Quote.message(ce.getMessage()));
             return ce.exitCode();
         }
         err.println(name + ": failed unexpectedly: " + ex);

@@ -346,6 +346,9 @@ public final class CopyCommand implements Callable<Integer> {
         CopyVerbosePrinter lines = verbose || dryRun
                 ? new CopyVerbosePrinter(dryRun, parents ? srcArgs : List.of()) : null;
         CopyProgressPrinter.Mode mode = progressMode(err);
+        // The names the copy's own refusals may hold, to quote them there.
+        String[] names = java.util.stream.Stream.concat(sources.stream(), java.util.stream.Stream.of(target))
+                .map(Path::toString).toArray(String[]::new);
 
         CopyProgressPrinter[] printer = new CopyProgressPrinter[1];
         CopyListener listener = new CopyListener() {
@@ -366,19 +369,19 @@ public final class CopyCommand implements Callable<Integer> {
 
             @Override
             public void onFailure(CopyFailure f) {
-                printer[0].println(name + ": cannot copy: " + f);
+                printer[0].println(name + ": cannot copy: " + failure(f));
             }
 
             @Override
             public void onNotice(String message) {
-                if (debug) printer[0].println(name + ": debug: " + message);
+                if (debug) printer[0].println(name + ": debug: " + Quote.message(message));
             }
         };
         TreeCopy copy;
         try {
             copy = TreeCopy.of(sources, target, options, listener);
         } catch (IllegalArgumentException e) {
-            throw new CliException(ExitCodes.USAGE, e.getMessage());
+            throw new CliException(ExitCodes.USAGE, Quote.message(e.getMessage(), names));
         }
         printer[0] = new CopyProgressPrinter(copy, err, mode, name);
 
@@ -398,7 +401,7 @@ public final class CopyCommand implements Callable<Integer> {
         try {
             result = copy.run();
         } catch (IllegalArgumentException e) {
-            throw new CliException(ExitCodes.USAGE, e.getMessage());
+            throw new CliException(ExitCodes.USAGE, Quote.message(e.getMessage(), names));
         } catch (IllegalStateException e) {
             throw new CliException(ExitCodes.ENVIRONMENT, e.getMessage());
         } finally {
@@ -412,6 +415,13 @@ public final class CopyCommand implements Callable<Integer> {
         out.flush();
         finished.countDown();
         return result.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    /** A failure as one line, its names quoted as -v quotes them. */
+    static String failure(CopyFailure f) {
+        String reason = Quote.message(f.message(), f.source(), f.target());
+        return "source=" + Quote.name(f.source()) + (f.target() != null ? " target=" + Quote.name(f.target()) : "")
+                + " reason=" + reason;
     }
 
     private static boolean addHook(Thread hook) {
@@ -436,7 +446,7 @@ public final class CopyCommand implements Callable<Integer> {
         try {
             return RawArgs.path(p);
         } catch (InvalidPathException e) {
-            throw new CliException(ExitCodes.USAGE, "invalid path: path=" + p + " reason=" + e.getReason());
+            throw new CliException(ExitCodes.USAGE, "invalid path: path=" + Quote.name(p) + " reason=" + e.getReason());
         }
     }
 
@@ -459,8 +469,8 @@ public final class CopyCommand implements Callable<Integer> {
     /** {@code -t DIR}: it must be a directory now, as cp requires. */
     private static Path targetDirectory(String dir) {
         Path p = path(dir);
-        if (!Files.exists(p)) throw usage("-t: target directory does not exist: target=" + dir);
-        if (!Files.isDirectory(p)) throw usage("-t: target is not a directory: target=" + dir);
+        if (!Files.exists(p)) throw usage("-t: target directory does not exist: target=" + Quote.name(dir));
+        if (!Files.isDirectory(p)) throw usage("-t: target is not a directory: target=" + Quote.name(dir));
         return p;
     }
 
@@ -470,10 +480,10 @@ public final class CopyCommand implements Callable<Integer> {
             throw usage("-t (--target-directory) and -T (--no-target-directory) contradict each other: choose one");
         }
         if (targetDirectory == null && paths.size() < 2) {
-            throw usage("missing the target after " + paths.get(0) + ": give SRC... DST, or -t DIR SRC...");
+            throw usage("missing the target after " + Quote.name(paths.get(0)) + ": give SRC... DST, or -t DIR SRC...");
         }
         if (noTargetDirectory && paths.size() > 2) {
-            throw usage("-T copies one SRC as DST: extra operand " + paths.get(2));
+            throw usage("-T copies one SRC as DST: extra operand " + Quote.name(paths.get(2)));
         }
         if (parents && noTargetDirectory) {
             throw usage("--parents and -T contradict each other: --parents copies into a directory");

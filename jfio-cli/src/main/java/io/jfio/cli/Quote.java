@@ -49,6 +49,45 @@ final class Quote {
         return quote(java.util.Arrays.copyOf(units, n));
     }
 
+    /**
+     * {@code message} with each of {@code names} in it quoted ({@link #name(String)}), and any other control
+     * character escaped, so that a message holding a name is one line and cannot pass for another.
+     */
+    static String message(String message, String... names) {
+        String m = message;
+        String[] sorted = names.clone();
+        // Longest first: a name inside a longer one (a directory in a path) must not split it.
+        java.util.Arrays.sort(sorted, java.util.Comparator.nullsLast(
+                java.util.Comparator.comparingInt(String::length).reversed()));
+        StringBuilder out = new StringBuilder(m.length() + 16);
+        int i = 0;
+        outer:
+        while (i < m.length()) {
+            for (String n : sorted) {
+                if (n != null && !n.isEmpty() && m.startsWith(n, i) && boundary(m, i, n.length())) {
+                    out.append(name(n));
+                    i += n.length();
+                    continue outer;
+                }
+            }
+            char c = m.charAt(i++);
+            if (control(c)) {
+                out.append(escape(c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    /** A name counts only as a whole value: after {@code =}, a space or the start, and before a space or the end. */
+    private static boolean boundary(String m, int at, int length) {
+        boolean before = at == 0 || m.charAt(at - 1) == '=' || m.charAt(at - 1) == ' ';
+        int end = at + length;
+        boolean after = end == m.length() || m.charAt(end) == ' ';
+        return before && after;
+    }
+
     /** A piece of a name is a char, or (below zero) a byte that is not part of valid UTF-8, as {@code -1 - byte}. */
     private static boolean control(int u) {
         return u < 0 || u < 0x20 || u == 0x7f;

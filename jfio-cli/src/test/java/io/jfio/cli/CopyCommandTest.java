@@ -125,10 +125,38 @@ class CopyCommandTest {
         Path dst = Files.createDirectory(dir.resolve("dst"));
         CliTest.Run r = CliTest.run("copy", "-r", missing.toString(), src.toString(), dst.toString());
         assertEquals(ExitCodes.FAILED, r.exit(), r.err());
-        assertTrue(r.err().lines().anyMatch(l -> l.startsWith("jfio copy: cannot copy: source=" + missing)
+        assertTrue(r.err().lines().anyMatch(l -> l.startsWith("jfio copy: cannot copy: source='" + missing + "'")
                 && l.contains("errno=ENOENT")), r.err());
         assertTrue(r.err().contains("1 failed"), r.err());
         assertEquals("alpha", Files.readString(dst.resolve("src/a")), "the rest is copied");
+    }
+
+    /** A name with a newline is quoted as -v quotes it: it cannot add a line, such as a fake summary. */
+    @Test
+    void shouldQuoteNamesInMessages(@TempDir Path dir) throws Exception {
+        Path src = tree(dir);
+        String fake = "\njfio copy: copied 9 files (9 bytes) in 0.01 s; 0 failed";
+        Path missing = dir.resolve("gone" + fake);
+        Path dst = Files.createDirectory(dir.resolve("dst"));
+        CliTest.Run r = CliTest.run("copy", "-r", "--progress=none", missing.toString(), src.toString(),
+                dst.toString());
+        assertEquals(ExitCodes.FAILED, r.exit(), r.err());
+        List<String> lines = r.err().lines().toList();
+        assertEquals(2, lines.size(), r.err());
+        String quoted = "'" + dir + "/gone'$'\\n''jfio copy: copied 9 files (9 bytes) in 0.01 s; 0 failed'";
+        assertEquals("jfio copy: cannot copy: source=" + quoted + " reason=statx failed: errno=ENOENT (No such "
+                + "file or directory) path=" + quoted, lines.get(0));
+        assertTrue(lines.get(1).startsWith("jfio copy: copied 2 files"), r.err());
+
+        r = CliTest.run("copy", "-t", dir.resolve("no" + fake).toString(), src.toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("target='" + dir + "/no'$'\\n''jfio copy:"), r.err());
+
+        r = CliTest.run("copy", "-T", src.toString(), dst.toString(), "it's" + fake);
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("jfio copy: -T copies one SRC as DST: extra operand 'it'\\''s'$'\\n''jfio"),
+                r.err());
     }
 
     @Test

@@ -263,7 +263,7 @@ class CopyLikeCpTest {
                 List.of("--no-preserve=mode,nope", file.toString(), dir.resolve("x").toString()),
                 "invalid --no-preserve: 'nope' is not an attribute",
                 List.of("-t", file.toString(), s.resolve("sub/b").toString()),
-                "-t: target is not a directory: target=" + file,
+                "-t: target is not a directory: target='" + file + "'",
                 List.of("-t", dir.resolve("missing").toString(), file.toString()),
                 "-t: target directory does not exist",
                 List.of("--sparse=sometimes", file.toString(), dir.resolve("x").toString()),
