@@ -414,6 +414,13 @@ public final class CopyCommand implements Callable<Integer> {
         err.flush();
         out.flush();
         finished.countDown();
+        // -v, --dry-run and --debug lines that could not be written (a full disk, a closed pipe) fail the command,
+        // as with cp: whoever reads them would miss some.
+        if (out.checkError()) {
+            err.println(name + ": write error: the output (stdout) could not be written");
+            err.flush();
+            return ExitCodes.FAILED;
+        }
         return result.ok() ? ExitCodes.OK : ExitCodes.FAILED;
     }
 

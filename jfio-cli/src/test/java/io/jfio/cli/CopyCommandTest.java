@@ -131,6 +131,22 @@ class CopyCommandTest {
         assertEquals("alpha", Files.readString(dst.resolve("src/a")), "the rest is copied");
     }
 
+    /** -v lines that cannot be written fail the copy, as with cp ("write error", exit 1). */
+    @Test
+    void shouldFailWhenVerboseLinesCannotBeWritten(@TempDir Path dir) throws Exception {
+        Path src = tree(dir);
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "copy", "-av", "--progress=none",
+                src.toString(), dir.resolve("dst").toString())
+                .redirectOutput(new java.io.File("/dev/full")).redirectError(dir.resolve("err").toFile()).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the copy did not finish");
+        String err = Files.readString(dir.resolve("err"));
+        assertEquals(ExitCodes.FAILED, p.exitValue(), err);
+        assertTrue(err.contains("jfio copy: write error"), err);
+        assertEquals("beta", Files.readString(dir.resolve("dst/sub/b")), "the copy itself is done");
+    }
+
     /** A name with a newline is quoted as -v quotes it: it cannot add a line, such as a fake summary. */
     @Test
     void shouldQuoteNamesInMessages(@TempDir Path dir) throws Exception {
