@@ -34,8 +34,9 @@ import picocli.CommandLine.Spec;
  * <p>Not thread-safe; one instance per command line. Progress, failures and the summary go to the err writer; with
  * {@code --debug}, one line per entry (the method chosen) goes to the out writer and notices to err. Exits
  * {@link ExitCodes#OK} when everything was copied, {@link ExitCodes#FAILED} when some entries failed (each is listed
- * with its reason) or the copy was interrupted, {@link ExitCodes#USAGE} for bad options or an impossible request,
- * {@link ExitCodes#ENVIRONMENT} when {@code --method=uring} is forced without io_uring.
+ * with its reason), 130 or 143 (128 + the signal's number, from the JVM) when SIGINT or SIGTERM stopped it,
+ * {@link ExitCodes#USAGE} for bad options or an impossible request, {@link ExitCodes#ENVIRONMENT} when
+ * {@code --method=uring} is forced without io_uring.
  */
 @Command(name = "copy", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false,
@@ -475,6 +476,8 @@ public final class CopyCommand implements Callable<Integer> {
 
     /** {@code -t DIR}: it must be a directory now, as cp requires. */
     private static Path targetDirectory(String dir) {
+        // The JDK reads "" as the working directory; cp, like the kernel, finds no such directory.
+        if (dir.isEmpty()) throw usage("-t: target directory does not exist: target='' (an empty name)");
         Path p = path(dir);
         if (!Files.exists(p)) throw usage("-t: target directory does not exist: target=" + Quote.name(dir));
         if (!Files.isDirectory(p)) throw usage("-t: target is not a directory: target=" + Quote.name(dir));

@@ -266,6 +266,8 @@ class CopyLikeCpTest {
                 "-t: target is not a directory: target='" + file + "'",
                 List.of("-t", dir.resolve("missing").toString(), file.toString()),
                 "-t: target directory does not exist",
+                List.of("-t", "", file.toString()),
+                "-t: target directory does not exist: target=''",
                 List.of("--sparse=sometimes", file.toString(), dir.resolve("x").toString()),
                 "invalid --sparse: sparse=sometimes expected=auto|always|never",
                 List.of("-T", file.toString(), file.toString(), d.toString()),
