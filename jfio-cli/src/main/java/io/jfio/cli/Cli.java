@@ -96,6 +96,9 @@ public final class Cli implements Callable<Integer> {
         cmd.setOut(out);
         cmd.setErr(err);
         setExitCodes(cmd);
+        // cp takes a flag given twice (cp -a -v -v) and the last of contradicting ones (-L ... -P).
+        CommandLine copy = cmd.getSubcommands().get("copy");
+        if (copy != null) copy.setOverwrittenOptionsAllowed(true);
         // "jfio bench --only uring" names the uring experiment, not the "bench uring" subcommand.
         cmd.setAllowSubcommandsAsOptionParameters(true);
         cmd.setParameterExceptionHandler(Cli::handleParameterException);

@@ -75,16 +75,17 @@ public final class CopyCommand implements Callable<Integer> {
             + "  e.g. jfio copy -p report.pdf /backup/")
     private boolean preserveDefault;
 
+    // Lists: given twice, --preserve and --no-preserve add up, as with cp.
     @Option(names = "--preserve", paramLabel = "LIST", arity = "0..1", fallbackValue = "mode,ownership,timestamps",
             description = "Keep these attributes: mode, ownership, timestamps, links (hard links as hard links), "
                     + "xattr (extended attributes, ACLs too), all. Without LIST: mode,ownership,timestamps. -a "
                     + "keeps all.%n  e.g. jfio copy -r --preserve=mode,links photos /backup/")
-    private String preserve;
+    private List<String> preserve;
 
     @Option(names = "--no-preserve", paramLabel = "LIST", description = "Do not keep these attributes (names as "
             + "for --preserve); applied after -a, -p and --preserve.%n  e.g. jfio copy -a --no-preserve=ownership "
             + "src dst")
-    private String noPreserve;
+    private List<String> noPreserve;
 
     @Option(names = {"-t", "--target-directory"}, paramLabel = "DIR", description = "Copy every PATH into DIR, "
             + "which must be a directory.%n  e.g. find . -name '*.log' -print0 | xargs -0 jfio copy -t /backup")
@@ -118,15 +119,25 @@ public final class CopyCommand implements Callable<Integer> {
             + "  e.g. jfio copy -a --dry-run photos /backup/")
     private boolean dryRun;
 
+    /** Which of -L, -P and -H came last (null: none), as with cp, where the last one wins. */
+    private CopyOptions.Dereference deref;
+
     @Option(names = {"-L", "--dereference"}, description = "Follow every symlink in the sources.")
-    private boolean dereference;
+    private void dereference(boolean v) {
+        if (v) deref = CopyOptions.Dereference.ALWAYS;
+    }
 
     @Option(names = {"-P", "--no-dereference"}, description = "Copy symlinks as symlinks, also those on the "
             + "command line (the default with -r and -a).")
-    private boolean noDereference;
+    private void noDereference(boolean v) {
+        if (v) deref = CopyOptions.Dereference.NEVER;
+    }
 
-    @Option(names = "-H", description = "Follow symlinks named on the command line only.")
-    private boolean commandLineDereference;
+    @Option(names = "-H", description = "Follow symlinks named on the command line only (the last of -L, -P and -H "
+            + "given counts).")
+    private void commandLineDereference(boolean v) {
+        if (v) deref = CopyOptions.Dereference.COMMAND_LINE;
+    }
 
     @Option(names = {"-n", "--no-clobber"}, description = "Never overwrite an existing target.")
     private boolean noClobber;
@@ -192,11 +203,11 @@ public final class CopyCommand implements Callable<Integer> {
      * Reads {@code args[from..]} into this command's fields without picocli, as picocli would, or says it cannot be
      * sure: then the caller hands the whole command line to picocli.
      *
-     * <p>Accepted: the flags and short-flag clusters ({@code -aL}) of the options above, each at most once; the
+     * <p>Accepted: the flags and short-flag clusters ({@code -aL}) of the options above, flags as often as given; the
      * options with a value as {@code --name=value} or {@code --name value} ({@code -j N}; {@code --reflink} only with
      * {@code =}, as its value is optional); numbers as plain decimal digits; {@code --} before paths; at least two
-     * paths, all in one run. Declined: help, version, anything unknown or repeated, a value that
-     * looks like an option, an argument starting with {@code @} (picocli reads it as an argument file), a lone
+     * paths, all in one run. Declined: help, version, anything unknown, an option with a value given twice, a value
+     * that looks like an option, an argument starting with {@code @} (picocli reads it as an argument file), a lone
      * {@code -}.
      *
      * @param args the command line
@@ -281,13 +292,15 @@ public final class CopyCommand implements Callable<Integer> {
     }
 
     private boolean setFlag(String opt, Set<String> seen) {
-        if (!seen.add(opt.equals("--no-sequential") ? "--sequential" : opt)) return false;
+        // A flag given twice means what it means once (cp -a -v -v); --sequential against --no-sequential is
+        // left to picocli.
+        if (opt.endsWith("sequential") && !seen.add("--sequential")) return false;
         switch (opt) {
             case "--recursive" -> recursive = true;
             case "--archive" -> archive = true;
-            case "--dereference" -> dereference = true;
-            case "--no-dereference" -> noDereference = true;
-            case "-H" -> commandLineDereference = true;
+            case "--dereference" -> deref = CopyOptions.Dereference.ALWAYS;
+            case "--no-dereference" -> deref = CopyOptions.Dereference.NEVER;
+            case "-H" -> deref = CopyOptions.Dereference.COMMAND_LINE;
             case "--no-clobber" -> noClobber = true;
             case "--update" -> update = true;
             case "--verify" -> verify = true;
@@ -499,13 +512,9 @@ public final class CopyCommand implements Callable<Integer> {
             throw usage("--parents and -T contradict each other: --parents copies into a directory");
         }
         if (noClobber && update) throw usage("-n and --update contradict each other: choose one");
-        int derefs = (dereference ? 1 : 0) + (noDereference ? 1 : 0) + (commandLineDereference ? 1 : 0);
-        if (derefs > 1) throw usage("-L, -P and -H contradict each other: choose one");
         try {
             CopyOptions.Builder b = archive ? CopyOptions.archive() : CopyOptions.builder().recursive(recursive);
-            if (dereference) b.dereference(CopyOptions.Dereference.ALWAYS);
-            if (noDereference) b.dereference(CopyOptions.Dereference.NEVER);
-            if (commandLineDereference) b.dereference(CopyOptions.Dereference.COMMAND_LINE);
+            if (deref != null) b.dereference(deref);
             if (noClobber) b.overwrite(CopyOptions.Overwrite.NEVER);
             if (update) b.overwrite(CopyOptions.Overwrite.UPDATE);
             b.verify(verify).fsync(fsync).sequential(sequential);
@@ -542,8 +551,12 @@ public final class CopyCommand implements Callable<Integer> {
         Set<PreserveList.Attr> keep = archive ? EnumSet.allOf(PreserveList.Attr.class)
                 : EnumSet.noneOf(PreserveList.Attr.class);
         if (preserveDefault) keep.addAll(PreserveList.DEFAULT);
-        if (preserve != null) keep.addAll(PreserveList.parse("--preserve", preserve));
-        if (noPreserve != null) keep.removeAll(PreserveList.parse("--no-preserve", noPreserve));
+        if (preserve != null) {
+            for (String l : preserve) keep.addAll(PreserveList.parse("--preserve", l));
+        }
+        if (noPreserve != null) {
+            for (String l : noPreserve) keep.removeAll(PreserveList.parse("--no-preserve", l));
+        }
         b.preserveMode(keep.contains(PreserveList.Attr.MODE))
                 .preserveOwnership(keep.contains(PreserveList.Attr.OWNERSHIP))
                 .preserveTimestamps(keep.contains(PreserveList.Attr.TIMESTAMPS))

@@ -203,7 +203,13 @@ class CopyLikeCpTest {
                 List.of("-r", "--preserve=all"),
                 List.of("-a", "--no-preserve=ownership,links"),
                 List.of("-a", "--no-preserve=mode,xattr"),
-                List.of("-R", "-p", "--preserve=links", "--no-preserve=timestamps"));
+                List.of("-R", "-p", "--preserve=links", "--no-preserve=timestamps"),
+                // Given twice, as cp takes them: flags mean what they mean once, lists add up, the last of -L/-P
+                // counts.
+                List.of("-rR", "--preserve=mode", "--preserve=timestamps"),
+                List.of("-a", "-v", "-v", "--no-preserve=links", "--no-preserve=xattr"),
+                List.of("-r", "-L", "-P"),
+                List.of("-r", "-P", "-L"));
         int i = 0;
         for (List<String> opts : cases) {
             Path c = dir.resolve("cp" + i);

@@ -55,11 +55,6 @@ public final class LibC {
         static final MethodHandle H = Native.errnoCall("pwritev",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
     }
-    // ssize_t read(int fd, void *buf, size_t count)
-    private static final class Read {
-        static final MethodHandle H = Native.errnoCall("read",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    }
     // int fallocate(int fd, int mode, off_t offset, off_t len)
     private static final class Fallocate {
         static final MethodHandle H = Native.errnoCall("fallocate",
@@ -183,6 +178,7 @@ public final class LibC {
     // by the JIT, so twenty shapes would be a large part of a short copy's CPU time; one shape is linked once.
     // The numbers (x86_64 / aarch64, from asm/unistd_64.h and asm-generic/unistd.h) and prototypes:
     private static final boolean X86 = Platform.isX86();
+    private static final long NR_READ = X86 ? 0 : 63;                // ssize_t read(int, void *, size_t)
     private static final long NR_WRITE = X86 ? 1 : 64;               // ssize_t write(int, const void *, size_t)
     private static final long NR_CLOSE = X86 ? 3 : 57;               // int close(int)
     private static final long NR_FCNTL = X86 ? 72 : 25;              // int fcntl(int, int cmd, unsigned long arg)
@@ -427,14 +423,12 @@ public final class LibC {
         }
     }
 
-    /** read(2); returns bytes read or -errno. */
+    /**
+     * read(2); returns bytes read or -errno. Through the raw system call, as write: a downcall shape of its own
+     * would be linked (and its stub generated) on first use, which a short copy pays at start-up.
+     */
     public static long read(int fd, MemorySegment buf, long count) {
-        MemorySegment cap = Native.capture();
-        try {
-            return ret((long) Read.H.invokeExact(cap, fd, buf, count), cap);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
+        return sys(NR_READ, n(fd), buf, n(count), NO_ARG, NO_ARG, NO_ARG);
     }
 
     /** write(2); returns bytes written or -errno. */
