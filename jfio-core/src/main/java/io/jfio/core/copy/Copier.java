@@ -810,7 +810,7 @@ final class Copier implements AutoCloseable {
         }
         LinkGroup group = null;
         Meta m = e.meta();
-        if (o.preserveHardLinks() && m.nlink() > 1) {
+        if (linkable(m)) {
             LinkGroup mine = new LinkGroup();
             LinkGroup prev = ctx.links.putIfAbsent(new CopyContext.InodeKey(m.dev(), m.ino()), mine);
             if (prev == null) {
@@ -866,7 +866,7 @@ final class Copier implements AutoCloseable {
         if (d != Decision.ABSENT && d != Decision.REPLACE) return skipped(e, d);
         // A second name of a file already counted would be a link to its copy, as in a real run (the first name
         // the walk reaches stands for the data).
-        if (o.preserveHardLinks() && m.nlink() > 1
+        if (linkable(m)
                 && ctx.links.putIfAbsent(new CopyContext.InodeKey(m.dev(), m.ino()), new LinkGroup()) != null) {
             ctx.hardLinks.increment();
             ctx.event(m.kind(), CopyEvent.Outcome.HARD_LINKED, e, null, 0, false, 1);
@@ -891,6 +891,16 @@ final class Copier implements AutoCloseable {
         }
         ctx.event(m.kind(), CopyEvent.Outcome.COPIED, e, null, 0, false, 1);
         return true;
+    }
+
+    /**
+     * Whether the entry may be a second name of a file met before, to be copied as a hard link to its copy: with
+     * links kept, a file of several names, or with {@code -L} any file, which a followed symlink may reach again
+     * (cp does the same).
+     */
+    private boolean linkable(Meta m) {
+        return o.preserveHardLinks() && !m.isDirectory()
+                && (m.nlink() > 1 || o.dereference() == CopyOptions.Dereference.ALWAYS);
     }
 
     /** Finishes an entry: called once, by the worker that finished it, with its own Copier (its own Scratch). */
