@@ -193,9 +193,14 @@ public final class Pipeline {
 
     /**
      * The positions a run starts from: the sink's committed ones (the truth, where the sink has them) and the
-     * checkpoints. Both are kept: where the two describe the same content, {@link Resume} takes the larger offset
-     * (a checkpoint can only be ahead of the sink by bytes that were skipped, never sent); where they describe
-     * different contents of the same inode, the one the file holds now wins.
+     * checkpoints. Where both describe the same content the sink's offset counts, also when a checkpoint is ahead of
+     * it: the checkpoints record what the sink acknowledged, so a checkpoint ahead of the sink means the sink lost
+     * what it had (a damaged commit record cut back to an older one, a sink directory restored from a copy), and
+     * those bytes must be sent again. (Bytes a run skipped without sending, the rest of an overlong line dropped,
+     * are then read again and skipped again.) A checkpoint whose fingerprint is longer than the sink's entry of the
+     * same inode and whose offset is ahead of it may be the same content seen when it had grown past a short file's
+     * fingerprint: it goes too. Checkpoints of contents the sink does not hold are kept (files started at their end,
+     * or of which nothing was sent).
      */
     static List<Checkpoint> positions(String name, List<Checkpoint> committed, List<Checkpoint> checkpoints,
                                       ShipLog log) {
@@ -204,13 +209,41 @@ public final class Pipeline {
                 "why", "the sink stores what it committed with the data: shipping to it is exactly once");
         // One entry per content: the same position in both would otherwise be carried into every later checkpoint.
         java.util.Map<List<Long>, Checkpoint> byContent = new java.util.LinkedHashMap<>();
-        for (List<Checkpoint> l : List.of(committed, checkpoints)) {
-            for (Checkpoint c : l) {
-                List<Long> key = List.of(c.device(), c.inode(), (long) c.fpLength(), c.fpHash());
-                byContent.merge(key, c, (a, b) -> b.offset() > a.offset() ? b : a);
+        java.util.Map<List<Long>, List<Checkpoint>> sinkByInode = new java.util.HashMap<>();
+        for (Checkpoint c : committed) {
+            byContent.merge(key(c), c, (a, b) -> b.offset() > a.offset() ? b : a);
+            sinkByInode.computeIfAbsent(List.of(c.device(), c.inode()), k -> new ArrayList<>(1)).add(c);
+        }
+        java.util.Set<List<Long>> sinkKeys = new java.util.HashSet<>(byContent.keySet());
+        int behind = 0;
+        for (Checkpoint c : checkpoints) {
+            Checkpoint sink = sinkKeys.contains(key(c)) ? byContent.get(key(c)) : null;
+            if (sink != null) {
+                if (c.offset() > sink.offset()) behind++;
+                continue;
             }
+            boolean grownAhead = false;
+            for (Checkpoint s : sinkByInode.getOrDefault(List.of(c.device(), c.inode()), List.of())) {
+                if (s.fpLength() < c.fpLength() && s.offset() < c.offset()) grownAhead = true;
+            }
+            if (grownAhead) {
+                behind++;
+                continue;
+            }
+            byContent.merge(key(c), c, (a, b) -> b.offset() > a.offset() ? b : a);
+        }
+        if (behind > 0) {
+            log.info("positions-behind-checkpoints", "sink", name, "contents", behind,
+                    "action", "resumed where the sink's data ends",
+                    "why", "a checkpoint was ahead of the sink: bytes the sink no longer holds (its commit record "
+                            + "damaged, or the sink restored from a copy) are sent again; bytes skipped before (the "
+                            + "rest of an overlong line) are read and skipped again");
         }
         return new ArrayList<>(byContent.values());
+    }
+
+    private static List<Long> key(Checkpoint c) {
+        return List.of(c.device(), c.inode(), (long) c.fpLength(), c.fpHash());
     }
 
     /** The sink's name. */

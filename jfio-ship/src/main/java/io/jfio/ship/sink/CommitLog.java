@@ -142,7 +142,7 @@ final class CommitLog implements AutoCloseable {
      * What reading {@code ship.commit} at open found.
      *
      * @param exists    whether the file existed
-     * @param found     whether it held a commit (a valid record, the legacy record, or the legacy empty file)
+     * @param found     whether it held a commit (a valid record or the legacy record; an empty file holds none)
      * @param trustTail whether the last commit found is the last one written (nothing after it but a torn record),
      *                  so that data after its length was never acknowledged and may be cut
      * @param segment   the last commit's segment (0: none)
@@ -769,8 +769,10 @@ final class CommitLog implements AutoCloseable {
     static Parsed parse(MemorySegment b) {
         long len = b.byteSize();
         if (len == 0) {
-            // Legacy: created at open, never written, so nothing in any segment was ever acknowledged.
-            return new Parsed(true, true, true, 0, 0, Map.of(), true, null);
+            // This version never leaves the file empty (it is always replaced whole, through a temporary file); an
+            // empty one is damage, or one of an earlier version created at open. Neither says what was
+            // acknowledged, so nothing is cut: at worst bytes are shipped twice, never lost.
+            return new Parsed(true, false, false, 0, 0, Map.of(), false, "empty (0 bytes)");
         }
         if (len == LEGACY_SIZE && !startsWithMagic(b)) {
             CRC32C c = new CRC32C();

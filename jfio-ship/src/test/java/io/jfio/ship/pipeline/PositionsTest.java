@@ -17,7 +17,7 @@ class PositionsTest {
             StandardCharsets.UTF_8), true);
 
     @Test
-    void shouldKeepTheLargerOffsetOfEachContentOnceAndEveryOtherContent() {
+    void shouldKeepTheSinksOffsetOfEachContentOnceAndEveryOtherContent() {
         Checkpoint sink = new Checkpoint(1, 2, 1024, 77, 5000, 10, "/l/a.log");
         Checkpoint stale = new Checkpoint(1, 2, 1024, 77, 3000, 20, "/l/a.log");
         Checkpoint same = new Checkpoint(1, 2, 1024, 77, 5000, 30, "/l/a.log");
@@ -26,6 +26,21 @@ class PositionsTest {
         assertEquals(2, all.size(), all.toString());
         assertSame(sink, all.get(0), "the sink's position, once");
         assertSame(older, all.get(1));
+    }
+
+    @Test
+    void shouldResumeWhereTheSinksDataEndsWhenACheckpointIsAheadOfIt() {
+        // The sink lost what it had acknowledged (a damaged commit record, a restored copy): its data ends at 2000.
+        Checkpoint sink = new Checkpoint(1, 2, 1024, 77, 2000, 10, "/l/a.log");
+        Checkpoint ahead = new Checkpoint(1, 2, 1024, 77, 3000, 20, "/l/a.log");
+        // A short file's position from before its fingerprint grew, in the sink; the checkpoint saw it grown.
+        Checkpoint shortInSink = new Checkpoint(1, 3, 100, 5, 100, 10, "/l/b.log");
+        Checkpoint grown = new Checkpoint(1, 3, 900, 6, 900, 20, "/l/b.log");
+        // A file the sink never got a byte of (started at its end): only the checkpoint knows it.
+        Checkpoint onlyHere = new Checkpoint(1, 4, 1024, 8, 7000, 20, "/l/c.log");
+        List<Checkpoint> all = Pipeline.positions("main", List.of(sink, shortInSink), List.of(ahead, grown, onlyHere),
+                log);
+        assertEquals(List.of(sink, shortInSink, onlyHere), all);
     }
 
     @Test
