@@ -68,8 +68,8 @@ final class Attributes {
 
     /** {@code m}'s access and modification times, in the scratch timespec pair. */
     private MemorySegment times(Meta m) {
-        Timespec.setNanos(s.times, 0, m.atime());
-        Timespec.setNanos(s.times, 1, m.mtime());
+        Timespec.set(s.times, 0, m.atimeSec(), m.atimeNsec());
+        Timespec.set(s.times, 1, m.mtimeSec(), m.mtimeNsec());
         return s.times;
     }
 

@@ -941,9 +941,9 @@ final class Copier implements AutoCloseable {
             return Decision.FAIL;
         }
         if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return Decision.SKIP_EXISTS;
-        long mtime = Statx.mtimeNanos(s.statx2);
-        if (overwrite(e.dir()) == CopyOptions.Overwrite.UPDATE && mtime >= m.mtime()) return Decision.SKIP_NOT_NEWER;
-        if (o.skipComplete() && e.dir().resumed && type == m.type() && mtime == m.mtime()
+        int mtime = m.compareMtime(s.statx2); // the target's against the source's
+        if (overwrite(e.dir()) == CopyOptions.Overwrite.UPDATE && mtime >= 0) return Decision.SKIP_NOT_NEWER;
+        if (o.skipComplete() && e.dir().resumed && type == m.type() && mtime == 0
                 && (type != Fcntl.S_IFREG || Statx.size(s.statx2) == m.size())) {
             return Decision.SKIP_COMPLETE;
         }
@@ -1419,7 +1419,7 @@ final class Copier implements AutoCloseable {
                 }
                 if (overwrite(e.dir()) == CopyOptions.Overwrite.NEVER) return skipped(e, Decision.SKIP_EXISTS);
                 if (overwrite(e.dir()) == CopyOptions.Overwrite.UPDATE
-                        && Statx.mtimeNanos(s.statx2) >= e.meta().mtime()) {
+                        && e.meta().compareMtime(s.statx2) >= 0) {
                     return skipped(e, Decision.SKIP_NOT_NEWER);
                 }
                 replace = true;

@@ -16,15 +16,17 @@ import java.lang.foreign.MemorySegment;
  * @param nlink  hard links
  * @param size   bytes
  * @param blocks allocated 512-byte blocks
- * @param atime  access time, ns since the epoch
- * @param mtime  modification time, ns since the epoch
+ * @param atimeSec  access time, seconds since the epoch (negative: before 1970)
+ * @param atimeNsec its nanoseconds, 0 to 999,999,999
+ * @param mtimeSec  modification time, seconds since the epoch
+ * @param mtimeNsec its nanoseconds
  * @param dev    device (dev_t encoding)
  * @param ino    inode
  * @param rdev   the device a device node stands for (dev_t encoding)
  * @param mntId  mount ID (0 if not reported)
  */
-record Meta(int mode, int uid, int gid, long nlink, long size, long blocks, long atime, long mtime, long dev,
-            long ino, long rdev, long mntId) {
+record Meta(int mode, int uid, int gid, long nlink, long size, long blocks, long atimeSec, int atimeNsec,
+            long mtimeSec, int mtimeNsec, long dev, long ino, long rdev, long mntId) {
 
     /** The statx mask the copy asks for. */
     static final int MASK = Statx.STATX_BASIC_STATS | Statx.STATX_MNT_ID;
@@ -33,8 +35,19 @@ record Meta(int mode, int uid, int gid, long nlink, long size, long blocks, long
         long rdev = Statx.makedev(sx.get(JAVA_INT, Statx.OFF_RDEV_MAJOR), sx.get(JAVA_INT, Statx.OFF_RDEV_MINOR));
         long mnt = (Statx.mask(sx) & Statx.STATX_MNT_ID) != 0 ? Statx.mntId(sx) : 0;
         return new Meta(Statx.mode(sx), Statx.uid(sx), Statx.gid(sx), Statx.nlink(sx), Statx.size(sx),
-                Statx.blocks(sx), Statx.timeNanos(sx, Statx.OFF_ATIME), Statx.mtimeNanos(sx), Statx.dev(sx),
+                Statx.blocks(sx), Statx.timeSec(sx, Statx.OFF_ATIME), Statx.timeNsec(sx, Statx.OFF_ATIME),
+                Statx.timeSec(sx, Statx.OFF_MTIME), Statx.timeNsec(sx, Statx.OFF_MTIME), Statx.dev(sx),
                 Statx.ino(sx), rdev, mnt);
+    }
+
+    /**
+     * Compares the modification time in statx buffer {@code sx} with this one's: negative, zero or positive as it
+     * is older, the same or newer. Seconds and nanoseconds are compared apart (as one count of nanoseconds they
+     * would overflow after 2262 and before 1677).
+     */
+    int compareMtime(MemorySegment sx) {
+        int c = Long.compare(Statx.timeSec(sx, Statx.OFF_MTIME), mtimeSec);
+        return c != 0 ? c : Integer.compare(Statx.timeNsec(sx, Statx.OFF_MTIME), mtimeNsec);
     }
 
     int type() {

@@ -149,7 +149,20 @@ public final class Statx {
         return s.get(JAVA_LONG, OFF_BLOCKS);
     }
 
-    /** A timestamp at one of the {@code OFF_*TIME} offsets, in nanoseconds since the epoch. */
+    /** The seconds since the epoch of the timestamp at one of the {@code OFF_*TIME} offsets (signed). */
+    public static long timeSec(MemorySegment s, long timestampOffset) {
+        return s.get(JAVA_LONG, timestampOffset);
+    }
+
+    /** The nanoseconds (0 to 999,999,999) of the timestamp at one of the {@code OFF_*TIME} offsets. */
+    public static int timeNsec(MemorySegment s, long timestampOffset) {
+        return s.get(JAVA_INT, timestampOffset + 8);
+    }
+
+    /**
+     * A timestamp at one of the {@code OFF_*TIME} offsets, in nanoseconds since the epoch; this overflows outside
+     * 1677-09-21 to 2262-04-11, where {@link #timeSec} and {@link #timeNsec} are needed.
+     */
     public static long timeNanos(MemorySegment s, long timestampOffset) {
         long sec = s.get(JAVA_LONG, timestampOffset);
         long nsec = Integer.toUnsignedLong(s.get(JAVA_INT, timestampOffset + 8));

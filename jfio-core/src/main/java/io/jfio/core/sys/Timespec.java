@@ -37,6 +37,13 @@ public final class Timespec {
         array.set(JAVA_LONG, base + OFF_NSEC, Math.floorMod(nanos, 1_000_000_000L));
     }
 
+    /** Sets entry {@code index} of a timespec array to {@code sec} seconds since the epoch and {@code nsec}. */
+    public static void set(MemorySegment array, int index, long sec, long nsec) {
+        long base = index * SIZE;
+        array.set(JAVA_LONG, base + OFF_SEC, sec);
+        array.set(JAVA_LONG, base + OFF_NSEC, nsec);
+    }
+
     /** Sets entry {@code index} to a special value: tv_sec 0 and {@link Fcntl#UTIME_OMIT} or UTIME_NOW. */
     public static void setSpecial(MemorySegment array, int index, long utimeFlag) {
         long base = index * SIZE;
