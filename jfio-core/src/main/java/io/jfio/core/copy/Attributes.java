@@ -16,7 +16,8 @@ import java.lang.foreign.MemorySegment;
  * bits), then the mode, and the times last (after the data, which moves mtime).
  *
  * <p>Not thread-safe; one per worker, using its {@link Scratch}. A failure to keep ownership as non-root is ignored,
- * like {@code cp -a}; extended attributes the target cannot hold (EOPNOTSUPP, or EPERM for a namespace we may not
+ * like {@code cp -a}, and then, like cp, a file loses its setuid, setgid and sticky bits, a directory its setuid and
+ * setgid bits; extended attributes the target cannot hold (EOPNOTSUPP, or EPERM for a namespace we may not
  * write) are reported once as a notice; anything else fails the entry.
  */
 final class Attributes {
@@ -43,9 +44,15 @@ final class Attributes {
     Failure applyToFd(int srcFd, int dstFd, Meta m, DirNode dir, int createdMode) {
         CopyOptions o = ctx.options;
         boolean chmod = false;
+        int perms = m.permissions();
         if (o.preserveOwnership() && (m.uid() != ctx.euid || m.gid() != dir.newGid)) {
             int r = LibC.fchown(dstFd, m.uid(), m.gid());
-            if (r == -Errno.EPERM) r = ownershipDenied(LibC.fchown(dstFd, -1, m.gid()));
+            if (r == -Errno.EPERM) {
+                r = ownershipDenied(LibC.fchown(dstFd, -1, m.gid()));
+                // Owner or group not kept: drop setuid and setgid, which would lend the copy's owner or group to
+                // whoever runs it, and the sticky bit with them, as cp does.
+                perms &= ~07000;
+            }
             if (r < 0) return new Failure("fchown", r);
             chmod = (m.mode() & (Fcntl.S_ISUID | Fcntl.S_ISGID)) != 0;
         }
@@ -55,7 +62,6 @@ final class Attributes {
             if (n > 0) chmod = true; // an ACL may have changed the group bits
         }
         if (o.preserveMode()) {
-            int perms = m.permissions();
             chmod |= (perms & 07000) != 0 || (createdMode & ctx.umask) != 0 || dir.defaultAcl
                     || createdMode != (perms & 0777);
             if (chmod) {
@@ -91,9 +97,15 @@ final class Attributes {
     Failure applyToDir(int srcFd, int dstFd, Meta m, DirNode dir, boolean mustChmod) {
         CopyOptions o = ctx.options;
         boolean chmod = mustChmod;
+        int special = 07000; // the setuid, setgid and sticky bits kept
         if (o.preserveOwnership() && (m.uid() != ctx.euid || m.gid() != dir.newGid)) {
             int r = LibC.fchown(dstFd, m.uid(), m.gid());
-            if (r == -Errno.EPERM) r = ownershipDenied(LibC.fchown(dstFd, -1, m.gid()));
+            if (r == -Errno.EPERM) {
+                r = ownershipDenied(LibC.fchown(dstFd, -1, m.gid()));
+                // Owner or group not kept: like cp, drop setuid and setgid (setgid would give new entries a group
+                // the copy does not have); the sticky bit stays.
+                special = Fcntl.S_ISVTX;
+            }
             if (r < 0) return new Failure("fchown", r);
             chmod |= (m.mode() & (Fcntl.S_ISUID | Fcntl.S_ISGID)) != 0;
         }
@@ -102,7 +114,7 @@ final class Attributes {
             if (n < 0) return new Failure("fsetxattr", n);
             if (n > 0) chmod = true;
         }
-        int perms = o.preserveMode() ? m.permissions()
+        int perms = o.preserveMode() ? m.permissions() & (0777 | special)
                 : (o.defaultPermissions() ? 0777 : m.permissions() & 0777) & ~ctx.umask;
         chmod |= o.preserveMode() && ((perms & 07000) != 0 || (0700 & ctx.umask) != 0 || dir.defaultAcl
                 || (perms & 0777) != 0700);
@@ -185,7 +197,10 @@ final class Attributes {
         Names.put(seg, ("/proc/self/fd/" + dirFd).getBytes(java.nio.charset.StandardCharsets.US_ASCII), n);
     }
 
-    /** As non-root we may not give files away, and may only set groups we are in: cp -a ignores that. */
+    /**
+     * As non-root we may not give files away, and may only set groups we are in: cp -a ignores that (the caller
+     * drops the special mode bits).
+     */
     private int ownershipDenied(int r) {
         if (r == -Errno.EPERM) {
             ctx.noticeOnce("chown", "ownership not preserved where not permitted (not root): errno=EPERM");

@@ -170,7 +170,7 @@ final class TortureTree {
         }
     }
 
-    private static void chown(Path p, int uid, int gid, boolean link) {
+    static void chown(Path p, int uid, int gid, boolean link) {
         try (Arena a = Arena.ofConfined()) {
             assertEquals(0, LibC.fchownat(Fcntl.AT_FDCWD, a.allocateFrom(p.toString()), uid, gid,
                     link ? Fcntl.AT_SYMLINK_NOFOLLOW : 0));
