@@ -114,8 +114,11 @@ final class Attributes {
             if (n < 0) return new Failure("fsetxattr", n);
             if (n > 0) chmod = true;
         }
+        // Without -p, what cp's mkdir(2) with the source's mode gives: the permission bits (or 0777 with
+        // --no-preserve=mode) less the umask, the source's sticky bit, and setgid only where the parent has it.
         int perms = o.preserveMode() ? m.permissions() & (0777 | special)
-                : (o.defaultPermissions() ? 0777 : m.permissions() & 0777) & ~ctx.umask;
+                : (o.defaultPermissions() ? 0777 : m.permissions() & 0777) & ~ctx.umask
+                        | m.permissions() & Fcntl.S_ISVTX | (dir.setgid ? Fcntl.S_ISGID : 0);
         chmod |= o.preserveMode() && ((perms & 07000) != 0 || (0700 & ctx.umask) != 0 || dir.defaultAcl
                 || (perms & 0777) != 0700);
         if (chmod) {

@@ -20,12 +20,15 @@ import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -521,6 +524,63 @@ class TreeCopyTest {
         assertOk(copy(List.of(a), dir.resolve("plain-mode"), plain));
         int mode = ((Number) Files.getAttribute(dir.resolve("plain-mode"), "unix:mode")).intValue() & 0777;
         assertEquals(0777 & ~Storage.umask(), mode);
+    }
+
+    /** The permission, setuid, setgid and sticky bits of each entry under {@code root} (not following symlinks). */
+    private static Map<String, String> modes(Path root) throws IOException {
+        Map<String, String> m = new TreeMap<>();
+        try (var w = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) w::iterator) {
+                int mode = ((Number) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS))
+                        .intValue();
+                m.put(root.relativize(p).toString(), Integer.toOctalString(mode & 07777));
+            }
+        }
+        return m;
+    }
+
+    @Test
+    void shouldKeepADirectorysStickyBitWithoutPreserveAsCpDoes(@TempDir Path dir) throws Exception {
+        int umask = Storage.umask();
+        Path src = Files.createDirectory(dir.resolve("src"));
+        int[] modes = {01777, 03755, 07777, 04711, 01700, 0750};
+        for (int m : modes) {
+            TortureTree.chmod(Files.createDirectory(src.resolve("d" + Integer.toOctalString(m))), m);
+            Path f = src.resolve("f" + Integer.toOctalString(m));
+            Files.writeString(f, "f");
+            TortureTree.chmod(f, m);
+        }
+        TortureTree.chmod(src, 0755);
+        // A target directory with setgid: new directories inherit it (mkdir does that), files do not.
+        Path plainOut = Files.createDirectory(dir.resolve("plain"));
+        Path setgidOut = Files.createDirectory(dir.resolve("setgid"));
+        TortureTree.chmod(setgidOut, 02777);
+        for (boolean defaults : new boolean[] {false, true}) {
+            CopyOptions o = CopyOptions.builder().recursive(true).defaultPermissions(defaults).build();
+            for (Path out : List.of(plainOut, setgidOut)) {
+                Path dst = out.resolve(defaults ? "defaults" : "source");
+                assertOk(copy(List.of(src), dst, o));
+                int sg = out == setgidOut ? 02000 : 0;
+                Map<String, String> want = new TreeMap<>();
+                want.put("", Integer.toOctalString((defaults ? 0777 : 0755) & ~umask | sg));
+                for (int m : modes) {
+                    String n = Integer.toOctalString(m);
+                    want.put("d" + n, Integer.toOctalString((defaults ? 0777 : m & 0777) & ~umask | m & 01000 | sg));
+                    want.put("f" + n, Integer.toOctalString((defaults ? 0666 : m & 0777) & ~umask));
+                }
+                assertEquals(want, modes(dst), dst.toString());
+                if (haveCp()) {
+                    Path cpDst = out.resolve("cp-" + dst.getFileName());
+                    List<String> cmd = new ArrayList<>(List.of("cp", "-r"));
+                    if (defaults) cmd.add("--no-preserve=mode");
+                    cmd.addAll(List.of(src.toString(), cpDst.toString()));
+                    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                    String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, log);
+                    assertEquals(modes(cpDst), modes(dst), "as cp " + String.join(" ", cmd));
+                }
+            }
+        }
     }
 
     @Test
