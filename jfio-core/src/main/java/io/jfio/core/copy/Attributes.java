@@ -92,9 +92,10 @@ final class Attributes {
      * directory being open as {@code srcFd} (-1 when extended attributes are not kept).
      *
      * @param dir       the directory it is in (whose rules gave it its group)
+     * @param setgid    whether the target directory has the setgid bit (made in a setgid directory, or found so)
      * @param mustChmod set the mode even where it should be right already (created 0700 so that we could fill it)
      */
-    Failure applyToDir(int srcFd, int dstFd, Meta m, DirNode dir, boolean mustChmod) {
+    Failure applyToDir(int srcFd, int dstFd, Meta m, DirNode dir, boolean setgid, boolean mustChmod) {
         CopyOptions o = ctx.options;
         boolean chmod = mustChmod;
         int special = 07000; // the setuid, setgid and sticky bits kept
@@ -116,9 +117,12 @@ final class Attributes {
         }
         // Without -p, what cp's mkdir(2) with the source's mode gives: the permission bits (or 0777 with
         // --no-preserve=mode) less the umask, the source's sticky bit, and setgid only where the parent has it.
+        // With -p, cp sets the permission bits alone (through the ACL) unless the source has one of setuid, setgid
+        // or sticky, so an inherited setgid stays then too.
         int perms = o.preserveMode() ? m.permissions() & (0777 | special)
                 : (o.defaultPermissions() ? 0777 : m.permissions() & 0777) & ~ctx.umask
-                        | m.permissions() & Fcntl.S_ISVTX | (dir.setgid ? Fcntl.S_ISGID : 0);
+                        | m.permissions() & Fcntl.S_ISVTX;
+        if (setgid && (!o.preserveMode() || (perms & 07000) == 0)) perms |= Fcntl.S_ISGID;
         chmod |= o.preserveMode() && ((perms & 07000) != 0 || (0700 & ctx.umask) != 0 || dir.defaultAcl
                 || (perms & 0777) != 0700);
         if (chmod) {

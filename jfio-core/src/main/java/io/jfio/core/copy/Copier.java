@@ -746,7 +746,7 @@ final class Copier implements AutoCloseable {
                 srcFd = held ? curSrc : dirs.openSource(d, true);
                 if (srcFd < 0) return;
             }
-            Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent,
+            Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent, d.setgid,
                     d.fresh || d.aside != null || o.preserveMode());
             // Built aside, everything happens under the temporary name, the marker last (and the times again, which
             // its removal moved), then the rename, which changes neither: a run killed before the marker goes
@@ -1535,7 +1535,10 @@ final class Copier implements AutoCloseable {
     Attributes.Failure applyToParent(int dstFd, Meta m) {
         DirNode standIn = new DirNode(null, new byte[0], new byte[0], null);
         standIn.newGid = -1;
-        return attrs.applyToDir(-1, dstFd, m, standIn, true);
+        // made with mkdir and not changed since: it has setgid where it inherited it
+        int r = LibC.statx(dstFd, s.empty, Fcntl.AT_EMPTY_PATH, Statx.STATX_MODE, s.statx2);
+        if (r < 0) return new Attributes.Failure("statx", r);
+        return attrs.applyToDir(-1, dstFd, m, standIn, (Statx.mode(s.statx2) & Fcntl.S_ISGID) != 0, true);
     }
 
     // ------------------------------------------------------------------ for split files

@@ -583,6 +583,61 @@ class TreeCopyTest {
         }
     }
 
+    /** Runs cp with {@code args} in {@code cwd}; fails the test if it fails. */
+    private static void cp(Path cwd, List<String> args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("cp"));
+        cmd.addAll(args);
+        Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true).start();
+        String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + log);
+    }
+
+    @Test
+    void shouldKeepAnInheritedSetgidWhereCpDoes(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        int[] modes = {0750, 0700, 01777, 02750, 04700};
+        for (int m : modes) TortureTree.chmod(Files.createDirectory(src.resolve("d" + Integer.toOctalString(m))), m);
+        TortureTree.chmod(src, 0755);
+        Path out = Files.createDirectory(dir.resolve("setgid"));
+        TortureTree.chmod(out, 02777);
+
+        // -p: cp sets the permission bits alone where the source has no setuid, setgid or sticky bit (the
+        // directory keeps the setgid it inherited), else the whole mode.
+        assertOk(copy(List.of(src), out.resolve("archive"), CopyOptions.archive().build()));
+        Map<String, String> want = new TreeMap<>();
+        want.put("", "2755");
+        for (int m : modes) {
+            want.put("d" + Integer.toOctalString(m), Integer.toOctalString((m & 07000) == 0 ? m | 02000 : m));
+        }
+        assertEquals(want, modes(out.resolve("archive")));
+
+        // --parents: the directories it makes inherit setgid like the others (with -p, where the source has no
+        // special bits: /tmp's sticky bit makes its copy's mode exact; compared with cp below)
+        Path leaf = src.resolve("d750");
+        Files.createDirectory(out.resolve("parents"));
+        Files.createDirectory(out.resolve("parents-archive"));
+        assertOk(copy(List.of(leaf), out.resolve("parents"), CopyOptions.builder().recursive(true).parents(true)
+                .build()));
+        assertOk(copy(List.of(leaf), out.resolve("parents-archive"), CopyOptions.archive().parents(true).build()));
+        Path made = out.resolve("parents");
+        for (Path d = made.resolve(leaf.toString().substring(1)); !d.equals(made); d = d.getParent()) {
+            int mode = ((Number) Files.getAttribute(d, "unix:mode")).intValue();
+            assertTrue((mode & 02000) != 0, d + " " + Integer.toOctalString(mode));
+        }
+
+        assumeTrue(haveCp(), "no cp to compare with");
+        cp(dir, List.of("-a", "src", "setgid/cp-archive"));
+        assertEquals(modes(out.resolve("cp-archive")), modes(out.resolve("archive")), "as cp -a");
+        // cp -a --parents fails on an absolute source here: it is given src/d750 from dir, and compared from src
+        for (String o : List.of("-r", "-a")) {
+            Path cpOut = Files.createDirectory(out.resolve("cp-parents" + o));
+            cp(dir, List.of(o, "--parents", "src/d750", cpOut.toString()));
+            Path ours = out.resolve(o.equals("-r") ? "parents" : "parents-archive").resolve(dir.toString()
+                    .substring(1)).resolve("src");
+            assertEquals(modes(cpOut.resolve("src")), modes(ours), "as cp " + o + " --parents");
+        }
+    }
+
     @Test
     void shouldCopyTheContentsOfADotSourceIntoTheTargetItself(@TempDir Path dir) throws Exception {
         Path sd = Files.createDirectories(dir.resolve("a/sd"));
