@@ -567,7 +567,14 @@ final class FileTracker {
                 "size", size, "from", t.readOffset(), "why", why);
         if (why.startsWith("copy-of")) metrics.rotation(name, "copy");
         // A write between the fstat above and the file's own watch is reported by no event: one read finds it.
-        if (size > t.readOffset() || watchedNow) markReadable(t);
+        if (size > t.readOffset() || watchedNow) {
+            markReadable(t);
+        } else {
+            // Resumed at its end: nothing to read, as after a read that reached the end. Without this a file that
+            // is never written again would count as unread forever: never closed as idle, never let go when it is
+            // deleted or renamed away (its descriptor kept, and with it a deleted file's blocks).
+            t.atEof = true;
+        }
         enforceOpenCap();
         return t;
     }

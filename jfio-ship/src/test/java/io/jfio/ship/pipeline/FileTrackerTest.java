@@ -878,6 +878,31 @@ class FileTrackerTest {
     }
 
     @Test
+    void shouldLetGoOfAFileResumedAtItsEndWhenItIsDeletedOrRenamedAway() throws Exception {
+        Path a = logs().resolve("app.log.1");
+        Path b = logs().resolve("app.log.2");
+        append(a, records("a", 1, 40));
+        append(b, records("b", 1, 40));
+        long now = System.currentTimeMillis();
+        FileTracker files = tracker(List.of(
+                new Checkpoint(dev(a), inode(a), Fingerprint.SIZE, fingerprint(a), Files.size(a), now, a.toString()),
+                new Checkpoint(dev(b), inode(b), Fingerprint.SIZE, fingerprint(b), Files.size(b), now, b.toString())));
+        files.scan(System.nanoTime());
+        TrackedFile ta = files.at(a.toString());
+        TrackedFile tb = files.at(b.toString());
+        assertEquals(3000, ta.readOffset(), "resumed at its end: nothing to read");
+        // Deleted by the rotation that never writes it again: drained at once, its descriptor let go.
+        Files.delete(a);
+        Files.move(b, tmp.resolve("logs").resolve("elsewhere"));
+        files.scan(System.nanoTime());
+        assertEquals(TrackedFile.State.DELETED, ta.state);
+        assertTrue(files.drained(ta, System.nanoTime()), "a deleted file with nothing unread");
+        assertEquals(TrackedFile.State.ROTATED, tb.state);
+        assertTrue(files.drained(tb, System.nanoTime() + java.util.concurrent.TimeUnit.HOURS.toNanos(1)),
+                "a renamed-away file with nothing unread, after the rotate wait");
+    }
+
+    @Test
     void shouldKeepTheLargerOfTheSinksAndTheCheckpointsPositionOfTheSameContent() throws Exception {
         Path a = logs().resolve("app.log");
         append(a, records("a", 1, 40));
