@@ -205,12 +205,13 @@ final class FileTracker {
             if (!t.primary() || t.stream.handOverPending()) continue;
             // A copy that holds only a part of its content (the original grew on after the copy) is at its end.
             out.add(new Checkpoint(t.device, t.inode, t.stream.fpLength, t.stream.fpHash,
-                    Math.min(t.ackedOffset(), Math.max(t.lastSize, 0)), wallMillis, t.path));
+                    Math.min(t.stream.checkpointOffset(), Math.max(t.lastSize, 0)), wallMillis, t.path));
         }
         for (List<Checkpoint> l : known.values()) out.addAll(l);
         for (Left l : left) {
             Stream s = l.stream();
-            out.add(new Checkpoint(l.device(), l.inode(), s.fpLength, s.fpHash, s.acked, wallMillis, l.path()));
+            out.add(new Checkpoint(l.device(), l.inode(), s.fpLength, s.fpHash, s.checkpointOffset(), wallMillis,
+                    l.path()));
         }
         return out;
     }

@@ -175,7 +175,10 @@ final class Harvester {
         if (s.skipping) {
             long nl = Framer.indexOfNewline(buffer, 0, n);
             long skip = nl < 0 ? n : nl + 1;
-            if (nl >= 0) s.skipping = false;
+            if (nl >= 0) {
+                s.skipping = false;
+                s.skipFrom = -1;
+            }
             window.skip(t, s.read + skip, buffer.asSlice(0, skip));
             return Result.MOVED;
         }
@@ -206,6 +209,7 @@ final class Harvester {
             log.warn("record-dropped", "sink", name, "path", t.path, "offset", s.read, "why",
                     "longer than max-record", "max-record", config.maxRecord());
             s.skipping = true;
+            s.skipFrom = s.read;
             window.skip(t, s.read + config.maxRecord(), buffer.asSlice(0, config.maxRecord()));
             return Result.MOVED;
         }

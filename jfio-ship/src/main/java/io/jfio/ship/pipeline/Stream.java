@@ -34,6 +34,12 @@ final class Stream {
     /** Skipping an overlong line up to its newline (on-overlong=drop). */
     boolean skipping;
     /**
+     * While {@link #skipping}: where the overlong line being dropped began; -1 otherwise. A checkpoint records no
+     * position inside that line ({@link #checkpointOffset}): a run started there would take the line's rest for a
+     * line of its own.
+     */
+    long skipFrom = -1;
+    /**
      * The last bytes before {@link #read} ({@code anchorLength} of them, at most {@link #ANCHOR}) hashed, so that a
      * file taken for a copy of this content when no file holds it any more can be checked where it would resume;
      * -1 when unknown (nothing read yet, a skip, a rewind).
@@ -162,11 +168,21 @@ final class Stream {
         if (read > acked) handedOver = Math.max(handedOver, read);
     }
 
+    /**
+     * Where a checkpoint may say this content resumes: the acknowledged offset, or the start of the overlong line
+     * being dropped when that offset lies inside it (read and dropped again after a restart).
+     */
+    long checkpointOffset() {
+        return skipFrom >= 0 ? Math.min(acked, skipFrom) : acked;
+    }
+
     /** Goes back to the acknowledged offset (the sink lost what was in flight). */
     void rewind() {
         if (read != acked) anchorLength = -1;
         read = acked;
-        skipping = false;
+        // Still inside the overlong line being dropped: go on dropping up to its newline.
+        skipping = skipFrom >= 0 && acked > skipFrom;
+        if (!skipping) skipFrom = -1;
         partialPending = false;
         recordPending = false;
     }

@@ -12,6 +12,7 @@ import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.metrics.ShipMetrics;
 import io.jfio.ship.sink.Batch;
 import io.jfio.ship.sink.Sink;
+import io.jfio.ship.state.Checkpoint;
 import io.jfio.ship.testing.ShipRun;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -157,6 +158,33 @@ class HarvesterTest {
         assertEquals(Files.size(q), u.stream.read);
         assertTrue(drop.window().collect() == null);
         assertEquals(Files.size(q), u.stream.acked, "skipped bytes are acknowledged in their turn");
+    }
+
+    @Test
+    void shouldKeepTheCheckpointAtTheStartOfAnOverlongLineUntilItEnds() throws Exception {
+        // A run killed while it drops an unterminated overlong line must not resume inside it: the line's rest would
+        // then be shipped as a line of its own.
+        Rig r = rig(Map.of("max-record", "2KiB", "on-overlong", "drop"));
+        Path p = file("drop.log", "ok\n" + "x".repeat(5000));
+        r.files().scan(System.nanoTime());
+        TrackedFile t = r.files().at(p.toString());
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            // until everything there is read
+        }
+        r.window().collect();
+        assertEquals(List.of("ok\n"), r.sink().batches);
+        assertEquals(Files.size(p), t.stream.acked, "the dropped bytes are acknowledged");
+        assertEquals(List.of(3L), r.files().entries(System.currentTimeMillis()).stream().map(Checkpoint::offset)
+                .toList(), "the checkpoint stays where the overlong line began");
+        file("drop.log", "TAIL\nafter\n");
+        r.files().observeSize(t, Files.size(p), System.nanoTime());
+        while (r.harvester().harvest(t, false) == Harvester.Result.MOVED) {
+            // until everything is read
+        }
+        r.window().collect();
+        assertEquals(List.of("ok\n", "after\n"), r.sink().batches);
+        assertEquals(List.of(Files.size(p)), r.files().entries(System.currentTimeMillis()).stream()
+                .map(Checkpoint::offset).toList(), "past the line once it ended");
     }
 
     @Test
