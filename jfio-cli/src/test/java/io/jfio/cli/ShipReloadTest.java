@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * SIGHUP reloads the configuration of a running {@code jfio ship} (a real child process, a real dir sink) while
  * writers append: an added input starts, a removed one stops after what was read, an unchanged reload changes
- * nothing, an invalid file is refused and the shipper runs on; through all of it every line is delivered exactly
- * once.
+ * nothing, an invalid file (or one whose glob does not compile) is refused and the shipper runs on; through all of it
+ * every line is delivered exactly once.
  */
 class ShipReloadTest {
     @TempDir
@@ -148,6 +148,15 @@ class ShipReloadTest {
             hangup(p);
             waitFor(() -> count(log, "reload-refused") == 1, "the refused reload", log);
             assertTrue(p.isAlive(), "an invalid file does not stop the shipper");
+            Thread.sleep(300);
+
+            config(cfg, out, List.of("a", "b"));
+            Files.writeString(cfg, Files.readString(cfg).replace("/*.log", "/[*.log")); // '[' never closed
+            hangup(p);
+            waitFor(() -> count(log, "reload-refused") == 2, "the refused reload of a bad glob", log);
+            assertTrue(Files.readString(log).contains("invalid glob: input=a inputs.paths='" + tmp.resolve("a")
+                    + "/[*.log': a '[' without its closing ']'"), Files.readString(log));
+            assertTrue(p.isAlive(), "a glob that does not compile does not stop the shipper");
             Thread.sleep(300);
 
             wb.finish();

@@ -102,4 +102,29 @@ class ShipStartErrorsTest {
                 + "(--tcp-token-file, config key tcp.token-file)", "--to", "tcp:127.0.0.1:9", "--state",
                 tmp.resolve("s").toString(), "--tcp-token-file", token.toString());
     }
+
+    @Test
+    void globsThatDoNotCompileAreUsageErrorsNamingKeyGlobAndProblem() throws Exception {
+        String state = tmp.resolve("s").toString();
+        String to = "dir:" + tmp.resolve("out");
+        Path open = tmp.resolve("[a.log");
+        assertFails(ExitCodes.USAGE, "invalid glob: input=main from='" + open + "': a '[' without its closing ']' "
+                + "(--from, config key from)", "--from", open.toString(), "--to", to, "--state", state);
+        Path brace = tmp.resolve("{a,b.log");
+        assertFails(ExitCodes.USAGE, "invalid glob: input=main from='" + brace + "': a '{' without its closing '}' "
+                + "(--from, config key from)", "--from", brace.toString(), "--to", to, "--state", state);
+        Path nested = tmp.resolve("{a,{b,c}}.log");
+        assertFails(ExitCodes.USAGE, "invalid glob: input=main from='" + nested + "': a {..} inside another {..}: "
+                + "list every alternative in one, as {a,b,c} (--from, config key from)", "--from", nested.toString(),
+                "--to", to, "--state", state);
+        assertFails(ExitCodes.USAGE, "invalid glob: input=main exclude='[': a '[' without its closing ']' "
+                + "(--exclude, config key exclude)", "--exclude", "[", "--to", to, "--state", state);
+        Path cfg = Files.writeString(tmp.resolve("ship.yaml"), "inputs:\n  - name: web\n    paths: [\""
+                + tmp.resolve("*.log") + "\"]\n    exclude: [\"x/[z-a]\"]\nto: " + to + "\nstate: " + state + "\n");
+        CliResult r = CliResult.run("ship", "--once", "--config", cfg.toString());
+        assertEquals("jfio ship: invalid glob: input=web inputs.exclude='x/[z-a]': a range in [..] whose first "
+                + "character comes after its last (config key inputs.exclude)" + System.lineSeparator(), r.err());
+        assertEquals(ExitCodes.USAGE, r.exit());
+        assertEquals(false, Files.exists(tmp.resolve("out")), "nothing was started");
+    }
 }

@@ -147,8 +147,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         List<InputConfig> inputs = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         if (raw.from() != null && !raw.from().isEmpty()) {
-            inputs.add(input(MAIN, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base, follow,
-                    owners, older, new Records(multiline, fields, include, excludeLines, readGz)));
+            inputs.add(input(MAIN, true, raw.from(), raw.exclude(), framing, start, partial, null, sinks, base,
+                    follow, owners, older, new Records(multiline, fields, include, excludeLines, readGz)));
             names.add(MAIN);
         } else if (raw.exclude() != null && !raw.exclude().isEmpty()) {
             throw new ConfigException("exclude without from: excludes of a config input go inside 'inputs'");
@@ -172,7 +172,8 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                         patterns("include-lines", in.includeLines(), include),
                         patterns("exclude-lines", in.excludeLines(), excludeLines),
                         in.readGz() == null ? readGz : in.readGz());
-                inputs.add(input(name, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io, rec));
+                inputs.add(input(name, false, in.paths(), in.exclude(), f, s, p, in.sink(), sinks, base, fl, ow, io,
+                        rec));
             }
         }
         if (inputs.isEmpty()) {
@@ -300,16 +301,31 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         return out;
     }
 
-    private static InputConfig input(String name, List<String> paths, List<String> exclude, Framing framing,
-                                     Start start, Duration partial, String sink, Map<String, SinkSpec> sinks,
-                                     Path base, boolean follow, Set<Integer> owners, Duration ignoreOlder,
-                                     Records records) throws ConfigException {
+    /**
+     * One input checked; {@code top}: the one that {@code from} and {@code exclude} (top level, or the options) make,
+     * else one of {@code inputs}.
+     */
+    private static InputConfig input(String name, boolean top, List<String> paths, List<String> exclude,
+                                     Framing framing, Start start, Duration partial, String sink,
+                                     Map<String, SinkSpec> sinks, Path base, boolean follow, Set<Integer> owners,
+                                     Duration ignoreOlder, Records records) throws ConfigException {
         Multiline multiline = records.multiline();
         if (paths == null || paths.isEmpty()) throw new ConfigException("input without paths: input=" + name);
         List<String> abs = new ArrayList<>();
         for (String p : paths) {
             if (p == null || p.isBlank()) throw new ConfigException("empty path: input=" + name);
-            abs.add(p.startsWith("/") ? p : base.resolve(p).toString());
+            String a = p.startsWith("/") ? p : base.resolve(p).toString();
+            globProblem(io.jfio.ship.pipeline.Glob.problem(a), top ? "from" : "inputs.paths", name, p);
+            abs.add(a);
+        }
+        if (exclude != null) {
+            for (String e : exclude) {
+                if (e == null) {
+                    throw new ConfigException("empty exclude pattern: input=" + name
+                            + (top ? " (--exclude, config key exclude)" : " (config key inputs.exclude)"));
+                }
+                globProblem(io.jfio.ship.pipeline.Glob.excludeProblem(e), top ? "exclude" : "inputs.exclude", name, e);
+            }
         }
         String target = sink;
         if (target == null) {
@@ -335,6 +351,15 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         return new InputConfig(name, abs, exclude == null ? List.of() : exclude, framing, start, partial, target,
                 follow, owners, ignoreOlder, multiline, records.fields(), records.include(), records.exclude(),
                 records.readGz());
+    }
+
+    /** Fails naming the key, the input and the glob when {@code problem} says what is wrong with it. */
+    private static void globProblem(String problem, String key, String input, String glob) throws ConfigException {
+        if (problem == null) return;
+        String option = key.equals("from") ? "--from, config key from"
+                : key.equals("exclude") ? "--exclude, config key exclude" : "config key " + key;
+        throw new ConfigException("invalid glob: input=" + input + " " + key + "='" + glob + "': " + problem + " ("
+                + option + ")");
     }
 
     /** An input's record settings, resolved. */

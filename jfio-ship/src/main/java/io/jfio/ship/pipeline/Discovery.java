@@ -8,7 +8,6 @@ import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.state.Checkpoint;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
@@ -79,7 +78,7 @@ final class Discovery {
             List<PathMatcher> names = new ArrayList<>();
             List<PathMatcher> paths = new ArrayList<>();
             for (String e : in.exclude()) {
-                PathMatcher m = FileSystems.getDefault().getPathMatcher("glob:" + e);
+                PathMatcher m = Glob.exclude(e);
                 (e.contains("/") ? paths : names).add(m);
             }
             nameExcludes.add(names);

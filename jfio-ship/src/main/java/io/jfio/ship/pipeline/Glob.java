@@ -4,15 +4,18 @@ import io.jfio.core.sys.FileNames;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * One path pattern of an input: the directory to start from (the leading segments without glob characters), how
  * deep to look under it ({@code **} is any depth), and the matcher for whole paths. A pattern without glob
- * characters is a literal path.
+ * characters is a literal path. The syntax is the JDK's glob ({@code *}, {@code ?}, {@code [..]}, {@code {a,b}}),
+ * which has no groups inside groups: {@code {a,{b,c}}} is refused, {@code {a,b,c}} says the same.
  *
- * <p>Immutable; thread-safe.
+ * <p>Immutable; thread-safe. The configuration checks every pattern with {@link #problem} and
+ * {@link #excludeProblem}, so that building them later cannot fail.
  */
-final class Glob {
+public final class Glob {
     final String pattern;
     final Path base;
     final int maxDepth;
@@ -49,6 +52,47 @@ final class Glob {
             m = path -> full.matches(path) || zero.matches(path);
         }
         return new Glob(p, FileNames.path(base.isEmpty() ? "/" : base.toString()), depth, false, m);
+    }
+
+    /** The matcher of an exclude pattern: of the file name when it has no {@code /}, else of the whole path. */
+    static PathMatcher exclude(String pattern) {
+        return FileSystems.getDefault().getPathMatcher("glob:" + pattern);
+    }
+
+    /** Why {@code pattern} cannot be an input's path or glob, in words for its author; null when it can. */
+    public static String problem(String pattern) {
+        try {
+            of(pattern);
+            return null;
+        } catch (PatternSyntaxException e) {
+            return describe(e);
+        } catch (IllegalArgumentException e) { // InvalidPathException: a NUL byte
+            return e.getMessage();
+        }
+    }
+
+    /** Why {@code pattern} cannot be an exclude pattern, in words for its author; null when it can. */
+    public static String excludeProblem(String pattern) {
+        try {
+            exclude(pattern);
+            return null;
+        } catch (PatternSyntaxException e) {
+            return describe(e);
+        }
+    }
+
+    private static String describe(PatternSyntaxException e) {
+        String d = e.getDescription();
+        return switch (d) {
+            case "Missing ']" -> "a '[' without its closing ']'";
+            case "Missing '}" -> "a '{' without its closing '}'";
+            case "Cannot nest groups" -> "a {..} inside another {..}: list every alternative in one, as {a,b,c}";
+            case "Explicit 'name separator' in class" -> "a '/' inside [..]";
+            case "Invalid range" -> "a range in [..] whose first character comes after its last";
+            case "No character to escape" -> "a '\\' at the end, with nothing to escape";
+            case "Unclosed character class" -> "a [..] without a character in it";
+            default -> d;
+        };
     }
 
     static boolean hasMeta(String s) {
