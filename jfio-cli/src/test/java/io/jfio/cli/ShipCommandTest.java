@@ -91,6 +91,31 @@ class ShipCommandTest {
         assertTrue(dry.out().contains("from=8 bytes=0 why=resumed"), dry.out());
     }
 
+    @Test
+    void onceLeavesOutTheShippersOwnOutputWhereTheGlobReachesIt() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs/app"));
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 200; i++) lines.append("line ").append(i).append('\n');
+        Files.writeString(logs.resolve("a.log"), lines);
+        // The sink and the state directory lie below the glob's base, named through a symlink to it.
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), tmp.resolve("logs"));
+        Path out = link.resolve("shipped");
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "ship", "--once", "--from",
+                tmp.resolve("logs") + "/**/*", "--to", "dir:" + out, "--state", link.resolve("state").toString()));
+        Path logFile = tmp.resolve("ship.log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
+        boolean ended = p.waitFor(60, TimeUnit.SECONDS);
+        if (!ended) p.destroyForcibly().waitFor();
+        String log = Files.readString(logFile);
+        assertTrue(ended, "a --once run ends\n" + log);
+        assertEquals(0, p.exitValue(), log);
+        assertEquals(lines.toString(), new String(io.jfio.ship.sink.DirSink.readAll(out), StandardCharsets.US_ASCII),
+                "the source's lines, once each, and nothing of what the shipper wrote");
+        assertEquals(2, log.lines().filter(l -> l.contains("event=own-output-skipped")).count(), log);
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, r, a.length, b.length);

@@ -29,11 +29,14 @@ import java.util.Set;
  * @param includeLines   when not empty, only records that one of these expressions matches are shipped
  * @param excludeLines   records that one of these expressions matches are left out (after {@code includeLines})
  * @param readGz         files whose name ends in {@code .gz} are decompressed and shipped once, from their start
+ * @param ownDirs        the shipper's own directories (its state directory, its directory sinks'): nothing in them
+ *                       is shipped, wherever the globs reach, so that the shipper never ships its own output
  */
 public record InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
                           Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
                           Duration ignoreOlder, Multiline multiline, Map<String, String> fields,
-                          List<String> includeLines, List<String> excludeLines, boolean readGz) {
+                          List<String> includeLines, List<String> excludeLines, boolean readGz,
+                          List<java.nio.file.Path> ownDirs) {
 
     public InputConfig {
         if (multiline != null && framing != Framing.LINES) {
@@ -48,6 +51,22 @@ public record InputConfig(String name, List<String> paths, List<String> exclude,
         fields = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(fields));
         includeLines = List.copyOf(includeLines);
         excludeLines = List.copyOf(excludeLines);
+        ownDirs = List.copyOf(ownDirs);
+    }
+
+    /** An input that may ship from any directory the globs reach. */
+    public InputConfig(String name, List<String> paths, List<String> exclude, Framing framing, Start start,
+                       Duration partialTimeout, String sink, boolean followSymlinks, Set<Integer> owners,
+                       Duration ignoreOlder, Multiline multiline, Map<String, String> fields,
+                       List<String> includeLines, List<String> excludeLines, boolean readGz) {
+        this(name, paths, exclude, framing, start, partialTimeout, sink, followSymlinks, owners, ignoreOlder,
+                multiline, fields, includeLines, excludeLines, readGz, List.of());
+    }
+
+    /** This input, with {@code dirs} as the shipper's own directories. */
+    public InputConfig withOwnDirs(List<java.nio.file.Path> dirs) {
+        return new InputConfig(name, paths, exclude, framing, start, partialTimeout, sink, followSymlinks, owners,
+                ignoreOlder, multiline, fields, includeLines, excludeLines, readGz, dirs);
     }
 
     /** An input without fields and line filters. */

@@ -179,6 +179,13 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
         if (inputs.isEmpty()) {
             throw new ConfigException("no input: give --from GLOB or 'from'/'inputs' in the config file");
         }
+        Path state = base.resolve(raw.state()).normalize();
+        // What the shipper writes is never shipped, even where a glob reaches it (a sink below the logs it ships).
+        List<Path> own = new ArrayList<>(List.of(state));
+        for (SinkSpec s : sinks.values()) {
+            if (s.scheme().equals(SinkSpec.DIR)) own.add(s.dir());
+        }
+        inputs.replaceAll(in -> in.withOwnDirs(own));
 
         InetSocketAddress metrics = raw.metrics() == null || raw.metrics().trim().equals("false") ? null
                 : metrics(raw.metrics());
@@ -218,7 +225,7 @@ public record ShipConfig(List<InputConfig> inputs, Map<String, SinkSpec> sinks, 
                     + "' (one of [none, gzip, snappy, lz4, zstd])");
         }
         int outputMode = raw.outputMode() == null ? OUTPUT_MODE_DEFAULT : mode(raw.outputMode());
-        return new ShipConfig(inputs, sinks, base.resolve(raw.state()).normalize(), metrics, poll, maxRecord,
+        return new ShipConfig(inputs, sinks, state, metrics, poll, maxRecord,
                 overlong, checkpoint, maxOpen, rotateWait, buffer, segment, inFlight, tcpAck, tcpSecurity,
                 compression, raw.kafkaProperties() == null ? Map.of() : raw.kafkaProperties(), outputMode,
                 s3(raw.s3()), encodings(raw.encoding(), raw.encodings(), sinks, inputs));

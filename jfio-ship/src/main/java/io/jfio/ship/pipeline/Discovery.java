@@ -27,7 +27,9 @@ import java.util.Set;
  * followed only when root, the shipper's user or the owner of its target owns it (a user's link to a file that user
  * cannot read is not shipped), and symlink loops are cut by remembering directories by identity. An input with
  * owners ships only their files. Files that match but are not regular files (a FIFO, a directory, a device) are
- * reported too, so that the pipeline can say why it skips them; it never opens them.
+ * reported too, so that the pipeline can say why it skips them; it never opens them. The shipper's own directories
+ * (its state directory, its directory sinks') are never walked into, by identity, whatever path leads there: what the
+ * shipper writes is not shipped again.
  *
  * <p>Not thread-safe; owned by the pipeline thread.
  */
@@ -62,6 +64,8 @@ final class Discovery {
     private Map<Path, LinkedDir> linkedDirs = new LinkedHashMap<>();
     /** The patterns the last scan found no file for. */
     private List<Unmatched> unmatched = List.of();
+    /** The shipper's own directories by identity (device, inode), looked up at each scan; never walked into. */
+    private final Map<TrackedFile.Id, Path> own = new HashMap<>();
     /** Whether the glob being scanned named a file (one that no exclude or owner check left out). */
     private boolean named;
 
@@ -96,11 +100,12 @@ final class Discovery {
         linkedDirs = new LinkedHashMap<>();
         baseReals.clear();
         List<Unmatched> none = new ArrayList<>();
+        ownDirs();
         for (int i = 0; i < inputs.size(); i++) {
             for (Glob g : globs.get(i)) {
                 named = false;
                 if (g.literal) {
-                    consider(i, g.base, out, seen);
+                    consider(i, g, out, seen);
                 } else {
                     walk(i, g, g.base, 0, out, seen, new HashSet<>());
                 }
@@ -120,7 +125,9 @@ final class Discovery {
                       Set<TrackedFile.Id> dirs) {
         int r = stx.ofPath(FileNames.of(dir));
         if (r < 0 || !stx.isDirectory()) return;
-        if (!dirs.add(new TrackedFile.Id(stx.device(), stx.inode()))) return; // a symlink loop
+        TrackedFile.Id id = new TrackedFile.Id(stx.device(), stx.inode());
+        if (!dirs.add(id)) return; // a symlink loop
+        if (isOwn(input, g, dir, id)) return;
         InputConfig in = inputs.get(input);
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path p : ds) {
@@ -169,8 +176,14 @@ final class Discovery {
         }
     }
 
-    private void consider(int input, Path p, List<Found> out, Set<String> seen) {
+    private void consider(int input, Glob g, List<Found> out, Set<String> seen) {
+        Path p = g.base;
         if (excluded(input, p)) return;
+        Path parent = p.getParent();
+        if (!own.isEmpty() && parent != null && stx.ofPath(FileNames.of(parent)) == 0
+                && isOwn(input, g, parent, new TrackedFile.Id(stx.device(), stx.inode()))) {
+            return;
+        }
         int s = look(inputs.get(input), p);
         if (s == REFUSED) return;
         if (s == -Errno.ENOENT || s == -Errno.ENOTDIR) return;
@@ -179,6 +192,31 @@ final class Discovery {
             return;
         }
         report(input, p, out, seen);
+    }
+
+    /** Looks up the identities of the shipper's own directories (those that exist now). */
+    private void ownDirs() {
+        own.clear();
+        for (InputConfig in : inputs) {
+            for (Path d : in.ownDirs()) {
+                if (stx.ofPath(FileNames.of(d)) == 0 && stx.isDirectory()) {
+                    own.putIfAbsent(new TrackedFile.Id(stx.device(), stx.inode()), d);
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether directory {@code dir}, of identity {@code id}, is one of the shipper's own; the first time a glob
+     * reaches one, the log says that its files are skipped.
+     */
+    private boolean isOwn(int input, Glob g, Path dir, TrackedFile.Id id) {
+        Path o = own.get(id);
+        if (o == null) return false;
+        warnOnce("own:" + o, "own-output-skipped", "input", inputs.get(input).name(), "glob", g.pattern, "dir", dir,
+                "why", "the glob reaches the shipper's own output (its state directory or a directory sink's): "
+                        + "nothing in it is shipped");
+        return true;
     }
 
     /** What {@link #look} returns for a symlink not to follow. */
