@@ -200,7 +200,7 @@ public final class Pipeline {
      * are then read again and skipped again.) A checkpoint whose fingerprint is longer than the sink's entry of the
      * same inode and whose offset is ahead of it may be the same content seen when it had grown past a short file's
      * fingerprint: it goes too. Checkpoints of contents the sink does not hold are kept (files started at their end,
-     * or of which nothing was sent).
+     * or of which nothing was sent), and so is the larger offset where the sink's entry is at 0 (a gzip file).
      */
     static List<Checkpoint> positions(String name, List<Checkpoint> committed, List<Checkpoint> checkpoints,
                                       ShipLog log) {
@@ -218,13 +218,15 @@ public final class Pipeline {
         int behind = 0;
         for (Checkpoint c : checkpoints) {
             Checkpoint sink = sinkKeys.contains(key(c)) ? byContent.get(key(c)) : null;
-            if (sink != null) {
+            // A sink entry at 0 holds none of the file's own bytes (a gzip file's batches carry decompressed records
+            // and an empty source range; the checkpoint has the skip to its end): the larger offset counts there.
+            if (sink != null && sink.offset() > 0) {
                 if (c.offset() > sink.offset()) behind++;
                 continue;
             }
             boolean grownAhead = false;
             for (Checkpoint s : sinkByInode.getOrDefault(List.of(c.device(), c.inode()), List.of())) {
-                if (s.fpLength() < c.fpLength() && s.offset() < c.offset()) grownAhead = true;
+                if (s.offset() > 0 && s.fpLength() < c.fpLength() && s.offset() < c.offset()) grownAhead = true;
             }
             if (grownAhead) {
                 behind++;

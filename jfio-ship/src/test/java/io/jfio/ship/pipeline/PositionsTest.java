@@ -38,9 +38,12 @@ class PositionsTest {
         Checkpoint grown = new Checkpoint(1, 3, 900, 6, 900, 20, "/l/b.log");
         // A file the sink never got a byte of (started at its end): only the checkpoint knows it.
         Checkpoint onlyHere = new Checkpoint(1, 4, 1024, 8, 7000, 20, "/l/c.log");
-        List<Checkpoint> all = Pipeline.positions("main", List.of(sink, shortInSink), List.of(ahead, grown, onlyHere),
-                log);
-        assertEquals(List.of(sink, shortInSink, onlyHere), all);
+        // A gzip file: its batches hold none of its own bytes (the sink's entry at 0), the checkpoint its end.
+        Checkpoint gzInSink = new Checkpoint(1, 5, 1024, 9, 0, 10, "/l/d.log.1.gz");
+        Checkpoint gzDone = new Checkpoint(1, 5, 1024, 9, 4096, 20, "/l/d.log.1.gz");
+        List<Checkpoint> all = Pipeline.positions("main", List.of(sink, shortInSink, gzInSink),
+                List.of(ahead, grown, onlyHere, gzDone), log);
+        assertEquals(List.of(sink, shortInSink, gzDone, onlyHere), all);
     }
 
     @Test
