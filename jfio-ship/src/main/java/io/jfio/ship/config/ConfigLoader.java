@@ -1,11 +1,14 @@
 package io.jfio.ship.config;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
@@ -55,8 +58,14 @@ public final class ConfigLoader {
         mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         mapper.enable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY);
         mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        // A key given twice is a mistake to report, not a silent "the last one wins".
+        mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         byte[] bytes;
         try {
+            // A FIFO or device at the name would be read for ever (or block at its open): only a regular file.
+            if (!Files.isRegularFile(file)) {
+                throw new ConfigException("config file is not a regular file: file=" + file + " (--config)");
+            }
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new ConfigException("cannot read config file " + file + ": " + io.jfio.ship.log.OsReason.of(e)
@@ -81,6 +90,9 @@ public final class ConfigLoader {
         } catch (UnrecognizedPropertyException e) {
             throw new ConfigException("unknown key in config file: file=" + file + keyLine(bytes, e) + " key="
                     + e.getPropertyName() + " (known keys: " + e.getKnownPropertyIds() + ")", e);
+        } catch (MismatchedInputException e) {
+            throw new ConfigException("invalid value in config file: file=" + file + where(e) + " key="
+                    + keyPath(e) + " expected=" + expected(e.getTargetType()), e);
         } catch (JsonProcessingException e) {
             throw new ConfigException("invalid config file: file=" + file + where(e) + " problem="
                     + e.getOriginalMessage().replace('\n', ' '), e);
@@ -105,6 +117,33 @@ public final class ConfigLoader {
             }
         }
         return where(e);
+    }
+
+    /** The key a value belongs to, as written: {@code inputs[0].max-record}. */
+    private static String keyPath(JsonMappingException e) {
+        StringBuilder b = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (r.getFieldName() != null) {
+                if (!b.isEmpty()) b.append('.');
+                b.append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                b.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return b.isEmpty() ? "(top level)" : b.toString();
+    }
+
+    /** What a value of {@code type} is written as, in the words of the configuration rather than of Java. */
+    private static String expected(Class<?> type) {
+        if (type == null) return "another kind of value";
+        if (type == int.class || type == long.class || type == Integer.class || type == Long.class
+                || type == double.class || type == Double.class) {
+            return "a number";
+        }
+        if (type == boolean.class || type == Boolean.class) return "true or false";
+        if (type == String.class || type.isEnum()) return "a single value (text)";
+        if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) return "a list";
+        return "a mapping of keys to values";
     }
 
     private static String where(JsonProcessingException e) {

@@ -97,7 +97,9 @@ final class EnvSubstitution {
                     + "(letters, digits and _; ${NAME:-default} for a default)");
         }
         String v = env.get(name);
-        if (v != null && !v.isEmpty()) return v;
+        // As in the shell: ${NAME:-default} takes the default when NAME is unset or empty; ${NAME} is NAME's value,
+        // empty included.
+        if (v != null && (!v.isEmpty() || dash < 0)) return v;
         if (dash >= 0) return reference.substring(dash + 2);
         throw new IllegalArgumentException(key + ": the environment variable " + name + " is not set (${" + name
                 + ":-default} gives a default)");

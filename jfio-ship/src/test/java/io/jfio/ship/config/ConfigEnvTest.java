@@ -73,6 +73,33 @@ class ConfigEnvTest {
     }
 
     @Test
+    void shouldTakeAnEmptyVariableAsItsValueAndTheDefaultOnlyWithOne() throws Exception {
+        Path f = Files.writeString(tmp.resolve("ship.yaml"), """
+                to: "dir:/out${EMPTY}"
+                state: "${EMPTY:-/var/lib/jfio}"
+                """);
+        RawConfig c = ConfigLoader.load(f, ENV);
+        assertEquals("dir:/out", c.to());
+        assertEquals("/var/lib/jfio", c.state());
+    }
+
+    @Test
+    void shouldRefuseAKeyGivenTwiceAWrongTypeAndAFifo() throws Exception {
+        Path twice = Files.writeString(tmp.resolve("twice.yaml"), "to: dir:/a\nstate: /s1\nstate: /s2\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(twice, ENV));
+        assertTrue(e.getMessage().contains("state") && e.getMessage().contains("line=3"), e.getMessage());
+        Path type = Files.writeString(tmp.resolve("type.yaml"), "to: dir:/a\nmax-open-files: [1, 2]\n");
+        e = assertThrows(ConfigException.class, () -> ConfigLoader.load(type, ENV));
+        assertTrue(e.getMessage().contains("key=max-open-files") && e.getMessage().contains("expected=a number")
+                && !e.getMessage().contains("java."), e.getMessage());
+        Path fifo = tmp.resolve("fifo.yaml");
+        Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mk.waitFor());
+        e = assertThrows(ConfigException.class, () -> ConfigLoader.load(fifo, ENV));
+        assertTrue(e.getMessage().contains("not a regular file"), e.getMessage());
+    }
+
+    @Test
     void shouldStillReportUnknownKeysWithTheirLine() throws Exception {
         Path f = Files.writeString(tmp.resolve("ship.yaml"), "to: dir:${OUT}\n\nstaet: /x\n");
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(f, ENV));
