@@ -136,11 +136,31 @@ public final class StateReport {
             for (Entry e : entries) {
                 b.append(String.format(Locale.ROOT, "%-10s %14d %14s %14s  %-24s %s (%d:%d)%n", e.sink(), e.offset(),
                         e.size() == null ? "-" : Long.toString(e.size()), e.lag() == null ? "-" : e.lag().toString(),
-                        e.seenAt(), FileNames.show(e.path()), e.device(), e.inode()));
+                        e.seenAt(), printable(FileNames.show(e.path())), e.device(), e.inode()));
             }
         }
         for (String p : problems) b.append("damaged: ").append(p).append('\n');
         return b.toString();
+    }
+
+    /**
+     * {@code name} with control characters as {@code \xNN}: a file name holding a newline must not add a line to the
+     * table that looks like another entry.
+     */
+    static String printable(String name) {
+        StringBuilder b = null;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean control = c < 0x20 || c == 0x7f;
+            if (control && b == null) b = new StringBuilder(name.length() + 8).append(name, 0, i);
+            if (b == null) continue;
+            if (control) {
+                b.append(String.format(Locale.ROOT, "\\x%02x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b == null ? name : b.toString();
     }
 
     /** The same as one JSON object: {@code state}, {@code locked_by}, {@code entries}, {@code damaged}. */
