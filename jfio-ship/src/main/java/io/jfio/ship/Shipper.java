@@ -1,5 +1,8 @@
 package io.jfio.ship;
 
+import io.jfio.core.sys.ErrnoException;
+import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.LibC;
 import io.jfio.core.units.Units;
 import io.jfio.ship.config.Framing;
 import io.jfio.ship.config.InputConfig;
@@ -16,6 +19,7 @@ import io.jfio.ship.sink.Sink;
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.sink.Sinks;
 import io.jfio.ship.state.CheckpointStore;
+import io.jfio.ship.state.StateDir;
 import io.jfio.ship.state.StateLock;
 import io.jfio.ship.tcp.TcpSinkFactory;
 import java.io.IOException;
@@ -36,15 +40,17 @@ public final class Shipper implements AutoCloseable {
     private final ShipConfig config;
     private final ShipLog log;
     private final ShipMetrics metrics = new ShipMetrics();
+    private final StateDir stateDir;
     private final StateLock lock;
     private final List<Pipeline> pipelines = new ArrayList<>();
     private MetricsServer metricsServer;
     private final Pipeline.Mode mode;
 
-    private Shipper(ShipConfig config, ShipLog log, Pipeline.Mode mode, StateLock lock) {
+    private Shipper(ShipConfig config, ShipLog log, Pipeline.Mode mode, StateDir stateDir, StateLock lock) {
         this.config = config;
         this.log = log;
         this.mode = mode;
+        this.stateDir = stateDir;
         this.lock = lock;
     }
 
@@ -56,10 +62,18 @@ public final class Shipper implements AutoCloseable {
      *                        option and key, and the reason; {@link StartException#kind()} says whose fault it is
      */
     public static Shipper open(ShipConfig config, Pipeline.Mode mode, ShipLog log) throws StartException {
-        Shipper s = new Shipper(config, log, mode, lockState(config.state()));
+        StateDir stateDir = openState(config.state());
+        StateLock lock;
+        try {
+            lock = lockState(stateDir);
+        } catch (StartException e) {
+            stateDir.close();
+            throw e;
+        }
+        Shipper s = new Shipper(config, log, mode, stateDir, lock);
         try {
             try {
-                migrateCheckpointFiles(config.state(), config.sinks().keySet(), log);
+                migrateCheckpointFiles(stateDir, config.sinks().keySet(), log);
             } catch (IOException e) {
                 throw StartException.environment("cannot use state directory", config.state(),
                         StartException.STATE_KEY, e);
@@ -72,7 +86,8 @@ public final class Shipper implements AutoCloseable {
                 }
                 Sink sink = openSink(config, e.getKey(), e.getValue(), inputs, log, s.metrics);
                 try {
-                    s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink, store(config.state(), e.getKey()),
+                    s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink,
+                            new CheckpointStore(stateDir, checkpointFile(e.getKey())),
                             log, s.metrics, mode));
                 } catch (IOException ex) {
                     closeQuietly(sink);
@@ -112,15 +127,25 @@ public final class Shipper implements AutoCloseable {
         }
     }
 
-    /** Creates (mode 0700) and locks the state directory. */
-    private static StateLock lockState(Path state) throws StartException {
+    /** Creates (mode 0700) and opens the state directory: its files are used relative to it from then on. */
+    private static StateDir openState(Path state) throws StartException {
         try {
             io.jfio.ship.sink.PrivateDirs.create(state, 0700);
         } catch (IOException e) {
             throw StartException.environment("cannot create state directory", state, StartException.STATE_KEY, e);
         }
         try {
-            return StateLock.acquire(state, "lock", "state directory");
+            return StateDir.open(state);
+        } catch (IOException e) {
+            throw StartException.environment("cannot use state directory", state, StartException.STATE_KEY, e);
+        }
+    }
+
+    /** Locks the opened state directory. */
+    private static StateLock lockState(StateDir stateDir) throws StartException {
+        Path state = stateDir.path();
+        try {
+            return StateLock.acquire(stateDir, "lock", "state directory");
         } catch (StateLock.LockedException e) {
             throw new StartException(StartException.Kind.ENVIRONMENT, e.getMessage() + " ("
                     + StartException.STATE_KEY + ")", e);
@@ -185,8 +210,9 @@ public final class Shipper implements AutoCloseable {
      * one configured sink maps to the old name and the new file does not exist yet. Where two do, neither gets it
      * (which sink wrote it cannot be told) and both start from their sinks' committed positions or as a new run.
      */
-    static void migrateCheckpointFiles(Path state, java.util.Collection<String> sinks, ShipLog log)
+    static void migrateCheckpointFiles(StateDir dir, java.util.Collection<String> sinks, ShipLog log)
             throws IOException {
+        Path state = dir.path();
         Map<String, List<String>> byLegacy = new java.util.HashMap<>();
         for (String sink : sinks) {
             byLegacy.computeIfAbsent(legacyCheckpointFile(sink), k -> new ArrayList<>()).add(sink);
@@ -202,7 +228,11 @@ public final class Shipper implements AutoCloseable {
             String sink = e.getValue().get(0);
             Path now = state.resolve(checkpointFile(sink));
             if (now.equals(legacy) || Files.exists(now, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue;
-            Files.move(legacy, now, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                int r = LibC.renameat2(dir.fd(), arena.allocateFrom(e.getKey()), dir.fd(),
+                        arena.allocateFrom(checkpointFile(sink)), Fcntl.RENAME_NOREPLACE);
+                ErrnoException.check(r, "rename", -1, legacy.toString());
+            }
             log.info("checkpoint-file-renamed", "sink", sink, "from", legacy, "to", now);
         }
     }
@@ -300,6 +330,7 @@ public final class Shipper implements AutoCloseable {
     public void close() {
         if (metricsServer != null) metricsServer.close();
         lock.close();
+        stateDir.close();
     }
 
     /** The dry-run report of {@code config}: one line per file, per sink. */

@@ -13,11 +13,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,6 +32,9 @@ import java.util.zip.CRC32C;
  * the file is renamed aside ({@code .corrupt-TIMESTAMP}), and {@link Loaded#corrupt()} tells the pipeline to start
  * files it has no entry for at their beginning (never at the end): some bytes may be sent twice, none are lost.
  *
+ * <p>Files are created, renamed, removed and synced relative to the state directory's descriptor and never through
+ * a symbolic link ({@link StateDir}).
+ *
  * <p>Not thread-safe; owned by one pipeline thread.
  */
 public final class CheckpointStore {
@@ -43,16 +42,37 @@ public final class CheckpointStore {
     private static final int VERSION = 1;
 
     private final Path file;
-    private final Path temp;
+    private final String name;
+    private final String tempName;
+    /** The opened state directory the file is in; null: the file's directory is opened for each load and write. */
+    private final StateDir dir;
 
     /**
-     * A store at {@code file} (its directory must exist).
+     * A store at {@code file} (its directory must exist), whose directory is opened ({@code O_NOFOLLOW}) for each
+     * load and write: for a look at the state or a change made under its lock by another command.
      *
      * @param file the checkpoint file, e.g. {@code state/checkpoints-main.bin}
      */
     public CheckpointStore(Path file) {
+        this(null, file.toAbsolutePath());
+    }
+
+    /**
+     * A store at {@code name} in the opened directory {@code dir}: every create, rename, removal and sync goes
+     * through the directory's descriptor, never through its path again.
+     *
+     * @param dir  the state directory, opened while the store is used
+     * @param name the checkpoint file's name in it, e.g. {@code checkpoints-main.bin}
+     */
+    public CheckpointStore(StateDir dir, String name) {
+        this(dir, dir.path().resolve(name));
+    }
+
+    private CheckpointStore(StateDir dir, Path file) {
+        this.dir = dir;
         this.file = file;
-        this.temp = file.resolveSibling(file.getFileName() + ".tmp");
+        this.name = file.getFileName().toString();
+        this.tempName = name + ".tmp";
     }
 
     /** The checkpoint file. */
@@ -75,22 +95,76 @@ public final class CheckpointStore {
      * (not in a dry run) and reported in the result and the log.
      */
     public Loaded load(ShipLog log, boolean repair) throws IOException {
-        if (repair) Files.deleteIfExists(temp); // a write that never reached its rename; the old file stands
-        byte[] b;
+        StateDir d;
         try {
-            b = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            return new Loaded(List.of(), false, null);
+            d = openDir();
+        } catch (ErrnoException e) {
+            if (e.errno() == Errno.ENOENT) return new Loaded(List.of(), false, null); // no state directory yet
+            throw e;
         }
-        List<Checkpoint> entries = new ArrayList<>();
-        String problem = parse(b, entries);
-        if (problem == null) return new Loaded(entries, false, null);
-        Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + Instant.now().toEpochMilli());
-        if (repair) Files.move(file, aside);
-        log.error("checkpoint-corrupt", "file", file, "problem", problem, "kept", entries.size(),
-                "moved-to", repair ? aside : "(dry run: left in place)",
-                "recovery", "files without a valid entry start at their beginning; some bytes may be sent again");
-        return new Loaded(entries, true, problem);
+        try (Arena arena = Arena.ofConfined()) {
+            int dirFd = d.fd();
+            if (repair) unlink(dirFd, tempName, arena); // a write that never reached its rename; the old file stands
+            byte[] b = read(dirFd);
+            if (b == null) return new Loaded(List.of(), false, null);
+            List<Checkpoint> entries = new ArrayList<>();
+            String problem = parse(b, entries);
+            if (problem == null) return new Loaded(entries, false, null);
+            String asideName = name + ".corrupt-" + Instant.now().toEpochMilli();
+            Path aside = file.resolveSibling(asideName);
+            if (repair) {
+                int r = LibC.renameat2(dirFd, cString(arena, name), dirFd, cString(arena, asideName), 0);
+                ErrnoException.check(r, "rename", -1, file.toString());
+            }
+            log.error("checkpoint-corrupt", "file", file, "problem", problem, "kept", entries.size(),
+                    "moved-to", repair ? aside : "(dry run: left in place)",
+                    "recovery", "files without a valid entry start at their beginning; some bytes may be sent again");
+            return new Loaded(entries, true, problem);
+        } finally {
+            release(d);
+        }
+    }
+
+    /** The opened state directory, or the file's directory opened for one operation ({@link #release} it). */
+    private StateDir openDir() throws IOException {
+        return dir != null ? dir : StateDir.open(file.getParent());
+    }
+
+    private void release(StateDir d) {
+        if (d != dir) d.close();
+    }
+
+    /** The checkpoint file's bytes, read relative to {@code dirFd} without following a link; null when absent. */
+    private byte[] read(int dirFd) throws IOException {
+        int fd = LibC.openat(dirFd, name, Fcntl.O_RDONLY | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0);
+        if (fd == -Errno.ENOENT) return null;
+        ErrnoException.check(fd, "open", -1, file.toString());
+        try (Arena arena = Arena.ofConfined()) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            MemorySegment buf = arena.allocate(1 << 16);
+            while (true) {
+                long n = LibC.read(fd, buf, buf.byteSize());
+                if (n == -Errno.EINTR) continue;
+                ErrnoException.check(n, "read", fd, file.toString(), out.size(), buf.byteSize());
+                if (n == 0) return out.toByteArray();
+                out.write(buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE));
+            }
+        } finally {
+            LibC.close(fd);
+        }
+    }
+
+    /** unlinkat of {@code fileName} in {@code dirFd} (never follows a link); a name that is not there is fine. */
+    private void unlink(int dirFd, String fileName, Arena arena) throws IOException {
+        int r = LibC.unlinkat(dirFd, cString(arena, fileName), 0);
+        if (r != -Errno.ENOENT) ErrnoException.check(r, "unlink", -1, file.resolveSibling(fileName).toString());
+    }
+
+    private static MemorySegment cString(Arena arena, String fileName) {
+        byte[] b = FileNames.encode(fileName);
+        MemorySegment seg = arena.allocate(b.length + 1L);
+        MemorySegment.copy(b, 0, seg, ValueLayout.JAVA_BYTE, 0, b.length);
+        return seg;
     }
 
     /** Parses {@code b} into {@code out}; returns null when the file is intact, else what is wrong. */
@@ -272,13 +346,24 @@ public final class CheckpointStore {
     }
 
     private void write(MemorySegment seg) throws IOException {
+        StateDir d = openDir();
+        try (Arena arena = Arena.ofConfined()) {
+            write(d.fd(), seg, arena);
+        } finally {
+            release(d);
+        }
+    }
+
+    private void write(int dirFd, MemorySegment seg, Arena arena) throws IOException {
         long length = seg.byteSize();
+        String tempPath = file.resolveSibling(tempName).toString();
         // A temporary left by a write that never reached its rename, or anything planted at its name: unlink never
         // follows a link. Then O_EXCL|O_NOFOLLOW, so that this write (as root) never goes through a link.
-        Files.deleteIfExists(temp);
-        int fd = LibC.openat(Fcntl.AT_FDCWD, temp.toString(), Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL
-                | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0600);
-        ErrnoException.check(fd, "open", -1, temp.toString());
+        unlink(dirFd, tempName, arena);
+        MemorySegment temp = cString(arena, tempName);
+        int fd = LibC.openat(dirFd, temp, Fcntl.O_WRONLY | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW
+                | Fcntl.O_CLOEXEC, 0600);
+        ErrnoException.check(fd, "open", -1, tempPath);
         boolean renamed = false;
         try {
             try {
@@ -286,30 +371,21 @@ public final class CheckpointStore {
                 while (done < length) {
                     long n = LibC.pwrite(fd, seg.asSlice(done), length - done, done);
                     if (n == -Errno.EINTR) continue;
-                    ErrnoException.check(n, "pwrite", fd, temp.toString(), done, length - done);
+                    ErrnoException.check(n, "pwrite", fd, tempPath, done, length - done);
                     done += n;
                 }
-                ErrnoException.check(LibC.fsync(fd), "fsync", fd, temp.toString());
+                ErrnoException.check(LibC.fsync(fd), "fsync", fd, tempPath);
             } finally {
                 LibC.close(fd);
             }
-            try {
-                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                renamed = true;
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("state directory cannot rename atomically: dir=" + file.getParent(), e);
-            }
+            ErrnoException.check(LibC.renameat2(dirFd, temp, dirFd, cString(arena, name), 0), "rename", -1,
+                    tempPath);
+            renamed = true;
         } finally {
             // A write that failed (a full disk) gives back the space its partial temporary took; the old file stands.
-            if (!renamed) {
-                try {
-                    Files.deleteIfExists(temp);
-                } catch (IOException ignored) {
-                    // The next write removes it first.
-                }
-            }
+            if (!renamed) LibC.unlinkat(dirFd, temp, 0); // else the next write removes it first
         }
-        syncDirectory(file.getParent());
+        ErrnoException.check(LibC.fsync(dirFd), "fsync", dirFd, file.getParent().toString());
     }
 
     /** fsync of a directory, so that a rename or a new name in it survives a crash of the machine. */

@@ -36,10 +36,23 @@ public final class StateLock implements AutoCloseable {
      */
     public static StateLock acquire(Path dir, String name, String what) throws IOException {
         Path file = dir.resolve(name);
+        return acquire(Fcntl.AT_FDCWD, file.toString(), dir, file, what);
+    }
+
+    /**
+     * Takes the lock on {@code name} in the opened directory {@code dir} (relative to its descriptor).
+     *
+     * @throws LockedException when another holder has it; the message names its pid
+     * @throws IOException     when the lock file cannot be opened
+     */
+    public static StateLock acquire(StateDir dir, String name, String what) throws IOException {
+        return acquire(dir.fd(), name, dir.path(), dir.path().resolve(name), what);
+    }
+
+    private static StateLock acquire(int dirFd, String name, Path dir, Path file, String what) throws IOException {
         // O_NOFOLLOW: the pid is written into this file as root; a symlink planted at its name must not redirect
         // that write (and the truncation before it) to another file.
-        int fd = LibC.openat(Fcntl.AT_FDCWD, file.toString(),
-                Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0600);
+        int fd = LibC.openat(dirFd, name, Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_NOFOLLOW | Fcntl.O_CLOEXEC, 0600);
         if (fd == -Errno.ELOOP) {
             throw new IOException(what + " lock is a symbolic link; refusing to follow it (remove it if it is not "
                     + "yours): lock=" + file);

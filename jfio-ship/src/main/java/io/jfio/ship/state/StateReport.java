@@ -210,7 +210,8 @@ public final class StateReport {
         if (!Files.isDirectory(state, LinkOption.NOFOLLOW_LINKS)) throw new NoSuchFileException(state.toString());
         ShipLog quiet = new ShipLog(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), false);
         int removed = 0;
-        try (StateLock held = StateLock.acquire(state, "lock", "state directory");
+        try (StateDir opened = StateDir.open(state);
+             StateLock held = StateLock.acquire(opened, "lock", "state directory");
              DirectoryStream<Path> dir = Files.newDirectoryStream(state)) {
             for (Path f : dir) {
                 String s = CheckpointStore.sinkOf(f.getFileName().toString());
@@ -218,7 +219,7 @@ public final class StateReport {
                         || !Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
-                CheckpointStore store = new CheckpointStore(f);
+                CheckpointStore store = new CheckpointStore(opened, f.getFileName().toString());
                 List<Checkpoint> all = store.load(quiet, false).entries();
                 List<Checkpoint> kept = all.stream().filter(c -> !c.path().equals(path)).toList();
                 if (kept.size() == all.size()) continue;

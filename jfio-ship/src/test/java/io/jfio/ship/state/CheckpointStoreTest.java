@@ -5,13 +5,53 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.core.sys.FileNames;
+import io.jfio.ship.log.ShipLog;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The checkpoint file's encoding keeps every path's bytes, UTF-8 or not. */
+/**
+ * The checkpoint file's encoding keeps every path's bytes, UTF-8 or not; the file is written in the directory that
+ * was opened, whatever is later put at its name.
+ */
 class CheckpointStoreTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shouldKeepWritingIntoTheOpenedDirectoryWhenItIsSwappedForASymlink() throws IOException {
+        Path state = Files.createDirectory(tmp.resolve("state"));
+        Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
+        ShipLog quiet = new ShipLog(new PrintStream(OutputStream.nullOutputStream()), false);
+        try (StateDir dir = StateDir.open(state)) {
+            CheckpointStore store = new CheckpointStore(dir, "checkpoints-main.bin");
+            store.write(List.of(new Checkpoint(1, 2, 3, 4, 5, 6, "/logs/a.log")));
+            Path old = Files.move(state, tmp.resolve("state.old"));
+            Files.createSymbolicLink(state, elsewhere);
+            for (int i = 0; i < 5; i++) {
+                store.write(List.of(new Checkpoint(1, 2, 3, 4, 100 + i, 6, "/logs/a.log")));
+            }
+            store.load(quiet, true);
+            try (Stream<Path> s = Files.list(elsewhere)) {
+                assertEquals(List.of(), s.toList(), "nothing is created through the link");
+            }
+            List<Checkpoint> saved = new CheckpointStore(old.resolve("checkpoints-main.bin")).load(quiet, false)
+                    .entries();
+            assertEquals(104, saved.get(0).offset(), "the newest checkpoint is in the directory opened");
+            assertTrue(Files.isSymbolicLink(state) && !Files.exists(old.resolve("checkpoints-main.bin.tmp"),
+                    LinkOption.NOFOLLOW_LINKS));
+        }
+    }
+
     @Test
     void shouldKeepPathsThatAreNotUtf8ByTheirBytes() {
         String bad = FileNames.decode("/logs/bad\u00ffx.log".getBytes(StandardCharsets.ISO_8859_1));
