@@ -322,6 +322,7 @@ final class FileTracker {
             findRotatedWhileStopped(now);
         }
         forgetOld(now);
+        enforceOpenCap(false);
     }
 
     /**
@@ -576,7 +577,7 @@ final class FileTracker {
             // deleted or renamed away (its descriptor kept, and with it a deleted file's blocks).
             t.atEof = true;
         }
-        enforceOpenCap();
+        enforceOpenCap(false); // no warning yet: files adopted now are mostly unread; it comes when files go idle
         return t;
     }
 
@@ -1044,6 +1045,7 @@ final class FileTracker {
     void prune(long now) {
         // In place, in order (no lambda capturing the time: this runs at every wake-up).
         int kept = 0;
+        boolean idled = false;
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
             boolean idle = t.released || (!t.readable && !t.stream.partialPending && t.stream.inFlight == 0
@@ -1051,11 +1053,14 @@ final class FileTracker {
                     && now - t.lastGrowthNanos > HOT_NANOS);
             if (idle) {
                 t.attended = false;
+                idled |= !t.released;
             } else {
                 attention.set(kept++, t);
             }
         }
         if (kept < attention.size()) attention.subList(kept, attention.size()).clear();
+        // Files that just went idle may be closed now to bring the open ones under the cap.
+        if (idled && openFiles > config.maxOpenFiles()) enforceOpenCap(true);
     }
 
     // ---------------------------------------------------------------- watcher reports
@@ -1151,8 +1156,31 @@ final class FileTracker {
         return true;
     }
 
-    /** Closes idle files (at their end, everything acknowledged, still named by their path) above the cap. */
-    private void enforceOpenCap() {
+    /**
+     * While more source files are open than the cap: nanoseconds until the next attended file may go idle (0 when
+     * one may now), so that the wait ends for the {@link #prune} that lets it close; -1 when nothing is to wait for.
+     */
+    long capWakeNanos(long now) {
+        if (openFiles <= config.maxOpenFiles()) return -1;
+        long soonest = -1;
+        for (int i = 0; i < attention.size(); i++) {
+            TrackedFile t = attention.get(i);
+            if (t.released || t.readable || t.stream.partialPending || t.stream.inFlight != 0
+                    || t.copyDeadlineNanos != 0 || t.state != TrackedFile.State.ACTIVE) {
+                continue;
+            }
+            long in = Math.max(0, t.lastGrowthNanos + HOT_NANOS + 1 - now);
+            soonest = soonest < 0 ? in : Math.min(soonest, in);
+        }
+        return soonest;
+    }
+
+    /**
+     * Closes idle files (at their end, everything acknowledged, still named by their path) above the cap, the least
+     * recently read first; a closed file is opened again by the read its next growth brings, at the same offset.
+     * With {@code warn}, says once when files that must stay open keep the count above the cap.
+     */
+    private void enforceOpenCap(boolean warn) {
         if (openFiles <= config.maxOpenFiles()) return;
         List<TrackedFile> idle = new ArrayList<>();
         for (TrackedFile t : tracked.values()) {
@@ -1168,7 +1196,7 @@ final class FileTracker {
             t.fd = -1;
             openFiles--;
         }
-        if (openFiles > config.maxOpenFiles() && !capWarned) {
+        if (warn && openFiles > config.maxOpenFiles() && !capWarned) {
             capWarned = true;
             log.warn("open-files-over-cap", "sink", name, "open", openFiles, "cap", config.maxOpenFiles(),
                     "why", "files with unread data, copies or in rotation stay open");

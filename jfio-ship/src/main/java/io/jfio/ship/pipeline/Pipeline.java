@@ -542,6 +542,9 @@ public final class Pipeline {
         if (roundCut && window.inFlightBytes() <= maxInFlight) wait = 0;
         if (files.pollHot(System.nanoTime())) return MORE_TO_READ;
         if (files.hasHotFiles()) wait = Math.min(wait, HOT_POLL_NANOS);
+        // Above the cap on open files, idle ones are closed by the prune after the wait: end it when one can be.
+        long capWake = files.capWakeNanos(System.nanoTime());
+        if (capWake >= 0) wait = Math.min(wait, capWake);
         // Asked for by this thread after its scan (a watch added, which missed what came before it): nothing
         // would wake the wait below for it, and the safety rescan is a minute away.
         if (rescanRequested && mode == Mode.RUN) wait = 0;
