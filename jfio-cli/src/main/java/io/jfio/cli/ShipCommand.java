@@ -184,7 +184,7 @@ public final class ShipCommand implements Callable<Integer> {
     private String checkpointInterval;
 
     @Option(names = "--max-open-files", paramLabel = "N", description = "Cap on open source files (default 1024); "
-            + "idle ones are closed first.")
+            + "idle ones are closed first. Lowered to leave room under the descriptor limit (ulimit -n).")
     private Integer maxOpenFiles;
 
     @Option(names = "--rotate-wait", paramLabel = "DURATION", description = "Keep a renamed-away file open this "

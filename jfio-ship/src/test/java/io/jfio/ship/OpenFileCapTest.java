@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code max-open-files} holds for files that went idle after they were read: a shipper of many files ends with at
- * most the cap open, and what is appended to a closed file later is still delivered, once.
+ * most the cap open, and what is appended to a closed file later is still delivered, once. Under a descriptor limit
+ * below the number of files, the sources leave the sinks what they need and every file is shipped.
  */
 class OpenFileCapTest {
     private static final int FILES = 300;
@@ -68,6 +69,33 @@ class OpenFileCapTest {
 
     private interface Check {
         boolean ok() throws Exception;
+    }
+
+    @Test
+    void shouldShipEveryFileWhenTheDescriptorLimitIsBelowTheNumberOfFiles() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs")).toRealPath();
+        Path out = tmp.resolve("out");
+        int files = 400;
+        for (int i = 0; i < files; i++) {
+            Files.writeString(logs.resolve("f" + i + ".log"), "f" + i + " r1\n", StandardCharsets.US_ASCII);
+        }
+        Path err = tmp.resolve("ship.err");
+        ProcessBuilder pb = ShipRun.java(io.jfio.ship.testing.ShipMain.class, List.of("-Xmx128m"),
+                logs.resolve("*.log").toString(), out.toString(), tmp.resolve("state").toString(), "64MiB", "1MiB",
+                "1MiB", "run");
+        pb.command().addAll(0, List.of("prlimit", "--nofile=256:256"));
+        Process p = ShipRun.started(pb.redirectError(err.toFile()), err);
+        try {
+            long deadline = System.nanoTime() + 90_000_000_000L;
+            while (System.nanoTime() < deadline && delivered(out).size() < files) Thread.sleep(100);
+            Map<String, Integer> seen = delivered(out);
+            assertEquals(files, seen.size(), ShipRun.tail(err, 30));
+            assertTrue(seen.values().stream().allMatch(n -> n == 1), "each line once");
+            assertTrue(Files.readString(err).contains("event=max-open-files-lowered"), ShipRun.tail(err, 30));
+        } finally {
+            p.destroyForcibly();
+            p.waitFor();
+        }
     }
 
     @Test

@@ -93,6 +93,13 @@ final class FileTracker {
     private List<String> unmatchedAtStart = List.of();
     private long scanGen;
     private int openFiles;
+    /** The cap on open sources: max-open-files, or less where the descriptor limit says ({@link OpenFileBudget}). */
+    private final int openCap;
+    /** New files the last scan left unopened for want of a descriptor under the cap; opened by a later scan. */
+    private int deferred;
+    /** Files the first scan left unopened: start = end still applies to them when they are opened. */
+    private final Set<TrackedFile.Id> deferredAtStart = new HashSet<>();
+    private boolean exhaustedSaid;
     private boolean capWarned;
     private int fileErrors;
     private long lastUnknownRescanNanos;
@@ -116,6 +123,7 @@ final class FileTracker {
         this.discovery = discovery;
         this.feed = feed;
         this.firstRun = positions.isEmpty() && !storeCorrupt;
+        this.openCap = OpenFileBudget.cap(config.maxOpenFiles(), config.sinks().size(), log);
         for (Checkpoint c : positions) {
             known.computeIfAbsent(new TrackedFile.Id(c.device(), c.inode()), k -> new ArrayList<>(2)).add(c);
         }
@@ -233,6 +241,8 @@ final class FileTracker {
      */
     void scan(long now) {
         scanGen++;
+        deferred = 0;
+        boolean full = false;
         List<Discovery.Found> fresh = new ArrayList<>();
         List<Discovery.Found> found = discovery.scan();
         for (Discovery.Found f : found) {
@@ -276,7 +286,18 @@ final class FileTracker {
             TrackedFile.Id id = new TrackedFile.Id(f.device(), f.inode());
             if (tracked.containsKey(id)) continue; // named twice (a symlink and its target): adopted under the first
             boolean hadEntry = known.containsKey(id);
+            // At the cap with no idle file to close: the file waits for a later scan rather than take a descriptor
+            // the sinks need.
+            if (openFiles >= openCap && (full || closeIdle(openCap - 1) >= openCap)) {
+                full = true;
+                defer(id);
+                continue;
+            }
             int fd = open(f.path(), f.input(), true);
+            if (fd == -Errno.EMFILE || fd == -Errno.ENFILE) {
+                defer(id);
+                continue;
+            }
             TrackedFile t = fd >= 0 ? adopt(fd, f.path(), f.input(), now, false) : null;
             // With entries of its own and still possibly a copy: they describe another content (new-file-same-inode).
             if (t != null && hadEntry && t.stream.mayBeCopy) {
@@ -434,8 +455,17 @@ final class FileTracker {
     int open(String path, InputConfig input, boolean report) {
         int flags = Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK
                 | (input.followSymlinks() ? 0 : Fcntl.O_NOFOLLOW);
-        int fd = openSource(path, flags);
+        int fd = openSourceMakingRoom(path, flags);
         if (fd == -Errno.ELOOP && !input.followSymlinks()) return fd; // a symlink now: the next scan says so
+        if (fd == -Errno.EMFILE || fd == -Errno.ENFILE) {
+            if (!exhaustedSaid) {
+                exhaustedSaid = true;
+                log.warn("descriptors-exhausted", "sink", name, "path", path, "errno", Errno.name(-fd),
+                        "open", openFiles, "action", "the file is opened by a later scan, when a descriptor is free; "
+                                + "raise ulimit -n or lower --max-open-files");
+            }
+            return fd;
+        }
         if (fd >= 0) {
             String why = refusal(fd, path, input);
             if (why == null) return fd;
@@ -462,6 +492,28 @@ final class FileTracker {
      * relatime too), which costs more than the read at everyday rates. O_NOATIME is for the file's owner and for
      * processes with CAP_FOWNER; for other users' files (EPERM) the file is opened as usual. fd or -errno.
      */
+    /** {@link #openSource}, again after closing idle files when the process is out of descriptors. */
+    private int openSourceMakingRoom(String path, int flags) {
+        int fd = openSource(path, flags);
+        int before = openFiles;
+        if ((fd == -Errno.EMFILE || fd == -Errno.ENFILE) && before > 0 && closeIdle(before - 1) < before) {
+            fd = openSource(path, flags);
+        }
+        return fd;
+    }
+
+    private void defer(TrackedFile.Id id) {
+        deferred++;
+        if (!firstScanDone) deferredAtStart.add(id);
+    }
+
+    /** Whether files were left unopened and there is room now: the caller rescans to open them. Clears the flag. */
+    boolean roomForDeferred() {
+        if (deferred == 0 || openFiles >= openCap) return false;
+        deferred = 0;
+        return true;
+    }
+
     static int openSource(String path, int flags) {
         int fd = LibC.openat(Fcntl.AT_FDCWD, path, flags | Fcntl.O_NOATIME, 0);
         return fd == -Errno.EPERM ? LibC.openat(Fcntl.AT_FDCWD, path, flags, 0) : fd;
@@ -526,7 +578,8 @@ final class FileTracker {
             Resume.Decision copy = joined == null ? Resume.copy(size, head, orphans) : null;
             if (copy != null) d = copy;
             if (joined == null && d == null) {
-                d = Resume.fresh(size, input.start() == Start.END && firstRun && !firstScanDone && !rotatedAway,
+                d = Resume.fresh(size, input.start() == Start.END && firstRun
+                                && (!firstScanDone || deferredAtStart.remove(id)) && !rotatedAway,
                         input.ignoredAsOlder(mtime, System.currentTimeMillis()));
             }
         }
@@ -1060,7 +1113,7 @@ final class FileTracker {
         }
         if (kept < attention.size()) attention.subList(kept, attention.size()).clear();
         // Files that just went idle may be closed now to bring the open ones under the cap.
-        if (idled && openFiles > config.maxOpenFiles()) enforceOpenCap(true);
+        if (idled && openFiles > openTarget()) enforceOpenCap(true);
     }
 
     // ---------------------------------------------------------------- watcher reports
@@ -1143,7 +1196,7 @@ final class FileTracker {
 
     /** Reopens a file closed to stay under the cap, if {@code path} still names it. */
     boolean reopen(TrackedFile t, String path) {
-        int fd = openSource(path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK);
+        int fd = openSourceMakingRoom(path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NONBLOCK);
         if (fd < 0) return false;
         if (stx.ofFd(fd) != 0 || !stx.isRegularFile() || !t.sameFile(stx.device(), stx.inode())) {
             LibC.close(fd);
@@ -1161,7 +1214,7 @@ final class FileTracker {
      * one may now), so that the wait ends for the {@link #prune} that lets it close; -1 when nothing is to wait for.
      */
     long capWakeNanos(long now) {
-        if (openFiles <= config.maxOpenFiles()) return -1;
+        if (openFiles <= openTarget()) return -1;
         long soonest = -1;
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
@@ -1181,7 +1234,25 @@ final class FileTracker {
      * With {@code warn}, says once when files that must stay open keep the count above the cap.
      */
     private void enforceOpenCap(boolean warn) {
-        if (openFiles <= config.maxOpenFiles()) return;
+        closeIdle(openTarget());
+        if (warn && openFiles > openCap && !capWarned) {
+            capWarned = true;
+            log.warn("open-files-over-cap", "sink", name, "open", openFiles, "cap", openCap,
+                    "why", "files with unread data, copies or in rotation stay open");
+        }
+    }
+
+    /**
+     * How many files may stay open: the cap, less room for files a scan left unopened (up to half the cap), so that
+     * closing idle files lets them in.
+     */
+    private int openTarget() {
+        return openCap - Math.min(deferred, openCap / 2);
+    }
+
+    /** Closes idle files, least recently read first, until at most {@code target} are open; returns how many are. */
+    private int closeIdle(int target) {
+        if (openFiles <= target) return openFiles;
         List<TrackedFile> idle = new ArrayList<>();
         for (TrackedFile t : tracked.values()) {
             if (t.fd >= 0 && t.state == TrackedFile.State.ACTIVE && t.atEof && !t.readable && t.stream.inFlight == 0
@@ -1191,16 +1262,12 @@ final class FileTracker {
         }
         idle.sort((a, b) -> Long.compare(a.lastUseNanos, b.lastUseNanos));
         for (TrackedFile t : idle) {
-            if (openFiles <= config.maxOpenFiles()) break;
+            if (openFiles <= target) break;
             LibC.close(t.fd);
             t.fd = -1;
             openFiles--;
         }
-        if (warn && openFiles > config.maxOpenFiles() && !capWarned) {
-            capWarned = true;
-            log.warn("open-files-over-cap", "sink", name, "open", openFiles, "cap", config.maxOpenFiles(),
-                    "why", "files with unread data, copies or in rotation stay open");
-        }
+        return openFiles;
     }
 
     /**

@@ -503,6 +503,7 @@ public final class Pipeline {
             files.checkPartialTimeouts(now);
             files.checkCopies(now);
             files.prune(now);
+            if (files.roomForDeferred()) rescanRequested = true; // new files waiting for a descriptor
         }
     }
 
