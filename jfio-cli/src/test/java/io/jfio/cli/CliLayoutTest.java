@@ -34,11 +34,12 @@ import picocli.CommandLine.Command;
  */
 class CliLayoutTest {
     /**
-     * The entry point, the exit codes and the error they travel in, the signal handling of the commands, and the
-     * reading of size and duration options and of {@code --preserve} lists into usage errors.
+     * The entry point, the exit codes and the error they travel in, the signal handling of the commands, the
+     * reading of size and duration options and of {@code --preserve} lists into usage errors, the arguments' exact
+     * bytes and the quoting of names in what the commands print.
      */
     private static final Set<String> WIRING = Set.of("Main", "ExitCodes", "CliException", "Signals", "UnitOptions",
-            "PreserveList");
+            "PreserveList", "RawArgs", "Quote");
 
     @Test
     void everyClassOfTheCliIsACommandOrItsWiring() throws Exception {

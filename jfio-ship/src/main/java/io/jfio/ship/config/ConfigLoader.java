@@ -62,8 +62,9 @@ public final class ConfigLoader {
         mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         byte[] bytes;
         try {
-            // A FIFO or device at the name would be read for ever (or block at its open): only a regular file.
-            if (!Files.isRegularFile(file)) {
+            // A FIFO or device at the name would be read for ever (or block at its open). (A directory or a missing
+            // file fails the read below, with the system's reason.)
+            if (Files.exists(file) && !Files.isRegularFile(file) && !Files.isDirectory(file)) {
                 throw new ConfigException("config file is not a regular file: file=" + file + " (--config)");
             }
             bytes = Files.readAllBytes(file);
