@@ -221,14 +221,14 @@ final class DataCopy {
                 long blockEnd = Math.min(n, (pos + i) / HOLE_BLOCK * HOLE_BLOCK + HOLE_BLOCK - pos);
                 boolean zero = blockEnd - i == HOLE_BLOCK && isZero(buf, i, blockEnd);
                 if (zero && runStart >= 0) {
-                    writeAll(dstFd, buf.asSlice(runStart), i - runStart, pos + runStart, dstPath);
+                    writeAll(dstFd, buf.asSlice(runStart), i - runStart, pos + runStart, dstPath, true);
                     runStart = -1;
                 } else if (!zero && runStart < 0) {
                     runStart = i;
                 }
                 i = blockEnd;
             }
-            if (runStart >= 0) writeAll(dstFd, buf.asSlice(runStart), n - runStart, pos + runStart, dstPath);
+            if (runStart >= 0) writeAll(dstFd, buf.asSlice(runStart), n - runStart, pos + runStart, dstPath, true);
             pos += n;
             ctx.bytesWritten.add(n);
             ctx.bytesAccounted.add(n);
@@ -270,7 +270,7 @@ final class DataCopy {
             checkCancelled(srcPath);
             long n = read(srcFd, buf, Math.min(buf.byteSize(), end - pos), pos, srcPath);
             if (n == 0) break;
-            writeAll(dstFd, buf, n, pos, dstPath);
+            writeAll(dstFd, buf, n, pos, dstPath, true);
             pos += n;
             ctx.bytesWritten.add(n);
             ctx.bytesAccounted.add(n);
@@ -283,18 +283,7 @@ final class DataCopy {
      * and pwrite at the running offset. Returns the bytes copied.
      */
     long copyStream(int srcFd, int dstFd, byte[] srcPath, byte[] dstPath) throws IOException {
-        MemorySegment buf = s.data();
-        long pos = 0;
-        while (true) {
-            checkCancelled(srcPath);
-            long n = LibC.read(srcFd, buf, buf.byteSize());
-            if (n == -Errno.EINTR) continue;
-            if (n < 0) throw new ErrnoException("read", (int) -n, srcFd, Names.show(srcPath), pos, buf.byteSize());
-            if (n == 0) return pos;
-            writeAll(dstFd, buf, n, pos, dstPath);
-            pos += n;
-            ctx.bytesWritten.add(n);
-        }
+        return stream(srcFd, dstFd, srcPath, dstPath, true);
     }
 
     /**
@@ -302,6 +291,10 @@ final class DataCopy {
      * a FIFO or device, where pwrite fails (ESPIPE) or means something else. Returns the bytes written.
      */
     long writeStream(int srcFd, int dstFd, byte[] srcPath, byte[] dstPath) throws IOException {
+        return stream(srcFd, dstFd, srcPath, dstPath, false);
+    }
+
+    private long stream(int srcFd, int dstFd, byte[] srcPath, byte[] dstPath, boolean positioned) throws IOException {
         MemorySegment buf = s.data();
         long pos = 0;
         while (true) {
@@ -310,31 +303,23 @@ final class DataCopy {
             if (n == -Errno.EINTR) continue;
             if (n < 0) throw new ErrnoException("read", (int) -n, srcFd, Names.show(srcPath), pos, buf.byteSize());
             if (n == 0) return pos;
-            long done = 0;
-            while (done < n) {
-                long w = LibC.write(dstFd, buf.asSlice(done, n - done), n - done);
-                if (w == -Errno.EINTR) continue;
-                if (w < 0) {
-                    throw new ErrnoException("write", (int) -w, dstFd, Names.show(dstPath), pos + done, n - done);
-                }
-                if (w == 0) {
-                    throw new ErrnoException("write (no progress)", Errno.EIO, dstFd, Names.show(dstPath), pos + done,
-                            n - done);
-                }
-                done += w;
-            }
+            writeAll(dstFd, buf, n, pos, dstPath, positioned);
             pos += n;
             ctx.bytesWritten.add(n);
         }
     }
 
-    private static void writeAll(int fd, MemorySegment buf, long n, long pos, byte[] dstPath) throws ErrnoException {
+    /** Writes {@code buf[0, n)}: with pwrite at {@code pos} where {@code positioned}, else with write(2). */
+    private static void writeAll(int fd, MemorySegment buf, long n, long pos, byte[] dstPath, boolean positioned)
+            throws ErrnoException {
+        String call = positioned ? "pwrite" : "write";
         long done = 0;
         while (done < n) {
-            long w = LibC.pwrite(fd, buf.asSlice(done, n - done), n - done, pos + done);
+            MemorySegment rest = buf.asSlice(done, n - done);
+            long w = positioned ? LibC.pwrite(fd, rest, n - done, pos + done) : LibC.write(fd, rest, n - done);
             if (w == -Errno.EINTR) continue;
-            if (w < 0) throw new ErrnoException("pwrite", (int) -w, fd, Names.show(dstPath), pos + done, n - done);
-            if (w == 0) throw new ErrnoException("pwrite (no progress)", Errno.EIO, fd, Names.show(dstPath),
+            if (w < 0) throw new ErrnoException(call, (int) -w, fd, Names.show(dstPath), pos + done, n - done);
+            if (w == 0) throw new ErrnoException(call + " (no progress)", Errno.EIO, fd, Names.show(dstPath),
                     pos + done, n - done);
             done += w;
         }
