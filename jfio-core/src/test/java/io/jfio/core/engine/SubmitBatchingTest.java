@@ -15,6 +15,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+import java.util.function.LongPredicate;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,32 +31,49 @@ class SubmitBatchingTest {
     private static final int DEPTH = 32;
 
     /** A request that resubmits itself from its completion until its rounds are done. */
-    private abstract static class Chain implements Completion {
-        final IoEngine engine;
-        final CountDownLatch done;
-        final AtomicLong failed;
-        int left;
+    private static final class Chain implements Completion {
+        private final IoEngine engine;
+        private final Supplier<IoOp> next;
+        private final LongPredicate ok;
+        private final CountDownLatch done;
+        private final AtomicLong failed;
+        private int left;
 
-        Chain(IoEngine engine, int rounds, CountDownLatch done, AtomicLong failed) {
+        Chain(IoEngine engine, Supplier<IoOp> next, LongPredicate ok, int rounds, CountDownLatch done,
+              AtomicLong failed) {
             this.engine = engine;
+            this.next = next;
+            this.ok = ok;
             this.left = rounds;
             this.done = done;
             this.failed = failed;
         }
 
-        abstract IoOp next();
-
-        abstract boolean ok(long result);
-
         @Override
         public void complete(IoOp op, long result) {
-            if (!ok(result)) failed.incrementAndGet();
+            if (!ok.test(result)) failed.incrementAndGet();
             if (--left == 0) {
                 done.countDown();
             } else {
-                engine.submit(next(), this);
+                engine.submit(next.get(), this);
             }
         }
+    }
+
+    /**
+     * Runs {@link #DEPTH} chains of {@code rounds} requests each, the {@code i}-th made by {@code next.apply(i)};
+     * every result must pass {@code ok}.
+     */
+    private static void runChains(UringEngine e, int rounds, IntFunction<Supplier<IoOp>> next, LongPredicate ok)
+            throws Exception {
+        CountDownLatch done = new CountDownLatch(DEPTH);
+        AtomicLong failed = new AtomicLong();
+        for (int i = 0; i < DEPTH; i++) {
+            Chain c = new Chain(e, next.apply(i), ok, rounds, done, failed);
+            e.submit(c.next.get(), c);
+        }
+        assertTrue(done.await(60, TimeUnit.SECONDS), "requests did not finish");
+        assertEquals(0, failed.get(), "requests that failed");
     }
 
     private static long ratio(UringEngine e) {
@@ -68,25 +88,7 @@ class SubmitBatchingTest {
         // 32 timers of the same length complete together, so their callbacks resubmit 32 requests in one go; the
         // ring thread sleeps between the rounds. A batch of 8 per call (the busy ring's) would give a ratio near 8.
         try (UringEngine e = new UringEngine(256, Ring.DEFAULT_FLAGS, true, 1)) {
-            int rounds = 30;
-            CountDownLatch done = new CountDownLatch(DEPTH);
-            AtomicLong failed = new AtomicLong();
-            for (int i = 0; i < DEPTH; i++) {
-                Chain c = new Chain(e, rounds, done, failed) {
-                    @Override
-                    IoOp next() {
-                        return IoOp.timeout(Duration.ofMillis(3));
-                    }
-
-                    @Override
-                    boolean ok(long result) {
-                        return result == 0;
-                    }
-                };
-                e.submit(c.next(), c);
-            }
-            assertTrue(done.await(60, TimeUnit.SECONDS), "timers did not finish");
-            assertEquals(0, failed.get(), "timers that failed");
+            runChains(e, 30, i -> () -> IoOp.timeout(Duration.ofMillis(3)), result -> result == 0);
             long r = ratio(e);
             assertTrue(r <= 200, "requests per submitting call x100 while the ring sleeps between rounds: " + r
                     + " (requests " + e.requestsPerRing()[0] + ", calls " + e.submitCallsPerRing()[0] + ")");
@@ -102,27 +104,11 @@ class SubmitBatchingTest {
         Files.write(p, new byte[blocks * 4096]);
         int fd = LibC.openat(Fcntl.AT_FDCWD, p.toString(), Fcntl.O_RDONLY | Fcntl.O_CLOEXEC, 0);
         try (UringEngine e = new UringEngine(256, Ring.DEFAULT_FLAGS, true, 1); Arena a = Arena.ofShared()) {
-            int rounds = 2_000;
-            CountDownLatch done = new CountDownLatch(DEPTH);
-            AtomicLong failed = new AtomicLong();
-            for (int i = 0; i < DEPTH; i++) {
+            runChains(e, 2_000, i -> {
                 MemorySegment buf = a.allocate(4096, 4096);
                 SplittableRandom rnd = new SplittableRandom(i);
-                Chain c = new Chain(e, rounds, done, failed) {
-                    @Override
-                    IoOp next() {
-                        return IoOp.read(fd, buf, (long) rnd.nextInt(blocks) * 4096);
-                    }
-
-                    @Override
-                    boolean ok(long result) {
-                        return result == 4096;
-                    }
-                };
-                e.submit(c.next(), c);
-            }
-            assertTrue(done.await(60, TimeUnit.SECONDS), "reads did not finish");
-            assertEquals(0, failed.get(), "reads that failed");
+                return () -> IoOp.read(fd, buf, (long) rnd.nextInt(blocks) * 4096);
+            }, result -> result == 4096);
             long r = ratio(e);
             assertTrue(r >= 400, "requests per submitting call x100 on a ring that never sleeps: " + r
                     + " (requests " + e.requestsPerRing()[0] + ", calls " + e.submitCallsPerRing()[0] + ")");
