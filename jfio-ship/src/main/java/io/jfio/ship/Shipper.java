@@ -84,7 +84,7 @@ public final class Shipper implements AutoCloseable {
                     log.warn("sink-without-inputs", "sink", e.getKey(), "action", "not opened");
                     continue;
                 }
-                Sink sink = openSink(config, e.getKey(), e.getValue(), inputs, log, s.metrics);
+                Sink sink = openSink(config, stateDir, e.getKey(), e.getValue(), inputs, log, s.metrics);
                 try {
                     s.pipelines.add(new Pipeline(e.getKey(), inputs, config, sink,
                             new CheckpointStore(stateDir, checkpointFile(e.getKey())),
@@ -155,8 +155,8 @@ public final class Shipper implements AutoCloseable {
     }
 
     /** Opens sink {@code name}: its hosts must resolve, its directory must be usable. */
-    private static Sink openSink(ShipConfig config, String name, SinkSpec spec, List<InputConfig> inputs,
-                                 ShipLog log, ShipMetrics metrics) throws StartException {
+    private static Sink openSink(ShipConfig config, StateDir stateDir, String name, SinkSpec spec,
+                                 List<InputConfig> inputs, ShipLog log, ShipMetrics metrics) throws StartException {
         String key = StartException.sinkKey(name);
         try {
             Sinks.requireResolvable(spec);
@@ -166,7 +166,7 @@ public final class Shipper implements AutoCloseable {
         }
         boolean raw = inputs.stream().allMatch(i -> i.framing() == Framing.RAW);
         try {
-            return Sinks.open(spec, sinkOptions(config, name, raw, log, metrics));
+            return Sinks.open(spec, sinkOptions(config, stateDir, name, raw, log, metrics));
         } catch (StateLock.LockedException | Sinks.UnavailableException e) {
             throw new StartException(StartException.Kind.ENVIRONMENT, e.getMessage() + " (" + key + ")", e);
         } catch (IllegalArgumentException e) {
@@ -179,10 +179,10 @@ public final class Shipper implements AutoCloseable {
     }
 
     /** What the sinks take from {@code config}: the common options and each sink kind's settings. */
-    private static Sinks.Options sinkOptions(ShipConfig config, String name, boolean raw, ShipLog log,
-                                             ShipMetrics metrics) {
+    private static Sinks.Options sinkOptions(ShipConfig config, StateDir stateDir, String name, boolean raw,
+                                             ShipLog log, ShipMetrics metrics) {
         Map<Class<?>, Object> settings = Map.of(
-                S3SinkFactory.Settings.class, new S3SinkFactory.Settings(config.s3(), config.state(), name, metrics),
+                S3SinkFactory.Settings.class, new S3SinkFactory.Settings(config.s3(), stateDir, name, metrics),
                 TcpSinkFactory.Settings.class, new TcpSinkFactory.Settings(config.tcpAck(), config.tcpSecurity()),
                 KafkaSinkFactory.Settings.class, new KafkaSinkFactory.Settings(config.kafkaCompression(),
                         config.kafkaProperties()));

@@ -2,6 +2,7 @@ package io.jfio.ship.s3;
 
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.state.Checkpoint;
+import io.jfio.ship.state.StateDir;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -137,6 +138,8 @@ final class S3Journal implements AutoCloseable {
     private final long compactMin;
     private final Path file;
     private final Path temp;
+    /** The journal's path in messages: its directory as configured, not the descriptor's path it is reached by. */
+    private final Path shownFile;
     private final Path dir;
     private final ShipLog log;
     private final Map<List<Long>, Checkpoint> positions = new LinkedHashMap<>();
@@ -154,17 +157,36 @@ final class S3Journal implements AutoCloseable {
      * @throws IOException when it cannot be read or written (a symbolic link at its name is refused)
      */
     S3Journal(Path dir, String name, ShipLog log) throws IOException {
+        this(dir, dir, name, log, COMPACT_MIN);
+    }
+
+    /**
+     * As above, in the state directory the shipper opened: its files are reached through the directory's descriptor,
+     * so a directory renamed or swapped for a symbolic link after the start is not followed.
+     */
+    S3Journal(StateDir dir, String name, ShipLog log) throws IOException {
         this(dir, name, log, COMPACT_MIN);
     }
 
     /** As above with the compaction bound given: for tests. */
+    S3Journal(StateDir dir, String name, ShipLog log, long compactMin) throws IOException {
+        this(dir.reach(), dir.path(), name, log, compactMin);
+    }
+
+    /** As above with the compaction bound given: for tests. */
     S3Journal(Path dir, String name, ShipLog log, long compactMin) throws IOException {
+        this(dir, dir, name, log, compactMin);
+    }
+
+    /** {@code reach}: the path the directory is reached by; {@code shown}: its name in messages. */
+    private S3Journal(Path reach, Path shown, String name, ShipLog log, long compactMin) throws IOException {
         this.compactMin = compactMin;
-        this.dir = dir;
-        this.file = dir.resolve(name);
-        this.temp = dir.resolve(name + ".tmp");
+        this.dir = reach;
+        this.file = reach.resolve(name);
+        this.temp = reach.resolve(name + ".tmp");
+        this.shownFile = shown.resolve(name);
         this.log = log;
-        if (Files.isSymbolicLink(temp)) throw new IOException("refusing a symbolic link: path=" + temp);
+        if (Files.isSymbolicLink(temp)) throw new IOException("refusing a symbolic link: path=" + shown(temp));
         Files.deleteIfExists(temp);
         replay(read());
         compact();
@@ -176,8 +198,14 @@ final class S3Journal implements AutoCloseable {
         this.dir = dir;
         this.file = dir.resolve(name);
         this.temp = dir.resolve(name + ".tmp");
+        this.shownFile = file;
         this.log = log;
         replay(read());
+    }
+
+    /** {@code p} (the journal or its temporary) as messages name it. */
+    private Path shown(Path p) {
+        return p.equals(file) ? shownFile : shownFile.resolveSibling(p.getFileName());
     }
 
     /**
@@ -191,7 +219,9 @@ final class S3Journal implements AutoCloseable {
     private byte[] read() throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             long n = ch.size();
-            if (n > Integer.MAX_VALUE - 16) throw new IOException("journal too large: path=" + file + " size=" + n);
+            if (n > Integer.MAX_VALUE - 16) {
+                throw new IOException("journal too large: path=" + shownFile + " size=" + n);
+            }
             ByteBuffer b = ByteBuffer.allocate((int) n);
             while (b.hasRemaining() && ch.read(b) >= 0) {
                 // reads to the end
@@ -200,7 +230,7 @@ final class S3Journal implements AutoCloseable {
         } catch (NoSuchFileException e) {
             return new byte[0];
         } catch (IOException e) {
-            if (Files.isSymbolicLink(file)) throw new IOException("refusing a symbolic link: path=" + file, e);
+            if (Files.isSymbolicLink(file)) throw new IOException("refusing a symbolic link: path=" + shownFile, e);
             throw e;
         }
     }
@@ -215,7 +245,7 @@ final class S3Journal implements AutoCloseable {
         }
         if (start < bytes.length) bad++; // the torn last line of a crash: its object was never relied on
         if (bad > 0) {
-            log.warn("s3-journal-lines-skipped", "path", file, "lines", bad,
+            log.warn("s3-journal-lines-skipped", "path", shownFile, "lines", bad,
                     "why", "bad checksum or a torn last line (a crash during a write)",
                     "consequence", "none: a line is relied on only after it was synced whole");
         }
@@ -433,7 +463,7 @@ final class S3Journal implements AutoCloseable {
             while (bb.hasRemaining()) t.write(bb);
             t.force(false);
         } catch (FileAlreadyExistsException e) {
-            throw new IOException("journal temporary exists (another writer, or a link): path=" + temp, e);
+            throw new IOException("journal temporary exists (another writer, or a link): path=" + shown(temp), e);
         }
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
@@ -465,9 +495,9 @@ final class S3Journal implements AutoCloseable {
         return hex.equals("-") ? "" : io.jfio.core.sys.FileNames.decode(HEX.parseHex(hex));
     }
 
-    /** The journal file. */
+    /** The journal file, as messages name it. */
     Path file() {
-        return file;
+        return shownFile;
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.jfio.ship.sink.SinkFactory;
 import io.jfio.ship.sink.SinkSpec;
 import io.jfio.ship.sink.Sinks;
 import io.jfio.ship.state.Checkpoint;
+import io.jfio.ship.state.StateDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -33,7 +34,7 @@ public final class S3SinkFactory implements SinkFactory {
      * @param sink    the sink's name (the journal's name)
      * @param metrics where its metrics are rendered
      */
-    public record Settings(S3Settings s3, Path state, String sink, ShipMetrics metrics) {
+    public record Settings(S3Settings s3, StateDir state, String sink, ShipMetrics metrics) {
     }
 
     @Override

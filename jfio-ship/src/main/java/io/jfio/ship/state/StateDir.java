@@ -45,6 +45,17 @@ public final class StateDir implements AutoCloseable {
         return path;
     }
 
+    /**
+     * A path that reaches this directory through its descriptor ({@code /proc/self/fd/N}): the kernel resolves it to
+     * the directory opened, whatever its name leads to now, so APIs that take paths (file channels, moves) stay in
+     * it. Valid while this is open.
+     */
+    public Path reach() {
+        int f = fd;
+        if (f < 0) throw new IllegalStateException("state directory closed: " + path);
+        return Path.of("/proc/self/fd/" + f);
+    }
+
     /** The descriptor; -1 after {@link #close}. */
     public int fd() {
         return fd;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jfio.ship.log.ShipLog;
 import io.jfio.ship.state.Checkpoint;
+import io.jfio.ship.state.StateDir;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -206,6 +207,30 @@ class S3JournalTest {
             assertEquals(302, j.takeSeq());
         }
         assertTrue(Files.size(dir.resolve("j.log")) < 1000, "a snapshot at open");
+    }
+
+    @Test
+    void shouldKeepWritingInTheStateDirectoryItOpenedWhenItsNameIsSwappedForASymbolicLink() throws IOException {
+        Path state = Files.createDirectory(dir.resolve("state"));
+        Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
+        try (StateDir sd = StateDir.open(state); S3Journal j = new S3Journal(sd, "j.log", log, 1)) {
+            j.takeSeq();
+            j.intent(intent(1, 0, 100));
+            // Whoever can write the state directory's parent moves it away and puts a link to their own in its place.
+            Files.move(state, dir.resolve("state.moved"));
+            Files.createSymbolicLink(state, elsewhere);
+            j.done(1, NOW); // appends, then compacts (bound 1): a temporary, a rename, the journal opened again
+            j.takeSeq();
+            j.intent(intent(2, 100, 200));
+            assertTrue(j.file().startsWith(state), "messages name the directory as configured: " + j.file());
+        }
+        try (var left = Files.list(elsewhere)) {
+            assertEquals(List.of(), left.toList(), "nothing written through the link");
+        }
+        try (S3Journal j = new S3Journal(dir.resolve("state.moved"), "j.log", log)) {
+            assertEquals(100, j.positions().get(0).offset());
+            assertEquals(List.of(intent(2, 100, 200)), j.openIntents());
+        }
     }
 
     @Test
