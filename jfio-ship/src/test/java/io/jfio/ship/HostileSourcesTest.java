@@ -185,6 +185,10 @@ class HostileSourcesTest {
                 Map.of("output-mode", "0640")), new ByteArrayOutputStream());
         assertEquals("rwxr-x---", perms(out2));
         for (Path seg : DirSink.segments(out2)) assertEquals("rw-r-----", perms(seg));
+        // A reader of the segments goes by the commit to know which bytes are delivered: it may read it too.
+        assertEquals("rw-r-----", perms(out2.resolve("ship.commit")));
+        assertEquals("rw-------", perms(out2.resolve(".jfio-sink.lock")));
+        assertEquals("rw-------", perms(out.resolve("ship.commit")));
     }
 
     private static String perms(Path p) throws Exception {

@@ -43,7 +43,8 @@ import java.util.zip.CRC32C;
  * <p>A commit appends one record holding only the sources whose position changed since the previous commit, then
  * fdatasyncs: the cost of a commit grows with the sources it touched, not with those tracked. Replaying the records
  * in order (later entries for a (device, inode) replace earlier ones) gives the state. Compaction rewrites the
- * whole state as a single record into {@code ship.commit.tmp} (created O_EXCL|O_NOFOLLOW, mode 0600), fdatasyncs
+ * whole state as a single record into {@code ship.commit.tmp} (created O_EXCL|O_NOFOLLOW with the segments' mode, so
+ * that whoever may read the segments may read how far they are committed), fdatasyncs
  * it, renames it over {@code ship.commit} and fsyncs the directory; it runs at every open, at a segment roll and
  * when the appended records outgrow the last snapshot (and 1 MiB), and drops entries not seen for 7 days.
  *
@@ -156,6 +157,8 @@ final class CommitLog implements AutoCloseable {
     }
 
     private final int dirFd;
+    /** The mode the log is created with: the segments' ({@code output-mode}). */
+    private final int fileMode;
     private final Path dir;
     private final ShipLog log;
     private final LongSupplier clock;
@@ -205,9 +208,10 @@ final class CommitLog implements AutoCloseable {
      * a snapshot (upgrading a legacy file, dropping a torn tail, replacing a damaged file after keeping a copy
      * {@code ship.commit.corrupt-TIMESTAMP}).
      */
-    CommitLog(int dirFd, Path dir, ShipLog log, LongSupplier clock, long compactMin, Parsed p, long segment,
-              long length) throws IOException {
+    CommitLog(int dirFd, Path dir, int fileMode, ShipLog log, LongSupplier clock, long compactMin, Parsed p,
+              long segment, long length) throws IOException {
         this.dirFd = dirFd;
+        this.fileMode = fileMode;
         this.dir = dir;
         this.log = log;
         this.clock = clock;
@@ -409,7 +413,7 @@ final class CommitLog implements AutoCloseable {
         long body = body(bytes);
         long n = HEADER + RECORD_OVERHEAD + body;
         int t = LibC.openat(dirFd, tempName, Fcntl.O_RDWR | Fcntl.O_CREAT | Fcntl.O_EXCL | Fcntl.O_NOFOLLOW
-                | Fcntl.O_CLOEXEC, 0600);
+                | Fcntl.O_CLOEXEC, fileMode);
         if (t < 0) {
             String why = t == -Errno.EEXIST ? " (it exists: left by someone else, perhaps a planted link; it is "
                     + "neither followed nor removed)" : "";

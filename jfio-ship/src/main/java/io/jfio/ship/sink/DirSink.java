@@ -59,8 +59,9 @@ import java.util.stream.Stream;
  * <p>A new segment's name is made durable with a directory fsync before any byte in it is acknowledged. After a failed
  * fsync or commit, or a failed write on the writer thread, the segment is poisoned: its pending and later tasks fail
  * (their positions are never committed), it is cut back to its last committed length when it is closed, and the resend
- * goes to a new segment. State files are opened relative to the directory with O_NOFOLLOW, created 0600 (temporaries
- * O_EXCL): a symlink planted at {@code ship.commit} or {@code ship.commit.tmp} is refused, never written through. The
+ * goes to a new segment. State files are opened relative to the directory with O_NOFOLLOW (temporaries O_EXCL), the
+ * commit log with the segments' mode and the lock 0600: a symlink planted at {@code ship.commit} or
+ * {@code ship.commit.tmp} is refused, never written through. The
  * directory is locked ({@code .jfio-sink.lock}) so that two shippers never write the same segments.
  */
 public final class DirSink implements Sink {
@@ -264,7 +265,7 @@ public final class DirSink implements Sink {
             try (Arena a = Arena.ofConfined()) {
                 LibC.unlinkat(dirFd, a.allocateFrom(CommitLog.TEMP), 0);
             }
-            this.commitLog = new CommitLog(dirFd, this.dir, log, clock, compactMin, p, point[0], point[1]);
+            this.commitLog = new CommitLog(dirFd, this.dir, fileMode, log, clock, compactMin, p, point[0], point[1]);
         } catch (IOException | RuntimeException e) {
             LibC.close(dirFd);
             lock.close();
