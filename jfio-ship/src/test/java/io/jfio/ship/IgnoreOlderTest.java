@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +55,38 @@ class IgnoreOlderTest {
             assertTrue(!shipped.contains("old 1") && !shipped.contains("old 2"), shipped);
             assertEquals(2, shipped.lines().count(), shipped);
             assertTrue(run.log().contains("why=ignored-older"), run.log());
+        }
+    }
+
+    @Test
+    void shouldTakeAFileFromBefore1677ForOlderAndOneFromAfter2262ForRecent() throws Exception {
+        // ext4 keeps 1901 to 2446 only; tmpfs keeps any time.
+        Path shm = Path.of("/dev/shm");
+        Assumptions.assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
+        Path logs = Files.createTempDirectory(shm, "jfio-ignore-older-");
+        try {
+            Path past = Files.writeString(logs.resolve("past.log"), "p\n");
+            Path future = Files.writeString(logs.resolve("future.log"), "f\n");
+            // touch(1): the JDK sets a time before 1677 as the epoch.
+            Process touch = new ProcessBuilder("touch", "-m", "-d", "1600-01-01T00:00:00Z", past.toString()).start();
+            assertEquals(0, touch.waitFor());
+            touch = new ProcessBuilder("touch", "-m", "-d", "2400-01-01T00:00:00Z", future.toString()).start();
+            assertEquals(0, touch.waitFor());
+            Process stat = new ProcessBuilder("stat", "-c", "%Y", past.toString()).start();
+            String secs = new String(stat.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
+            assertEquals(0, stat.waitFor());
+            Assumptions.assumeTrue(secs.equals("-11676096000"), "/dev/shm does not keep a time from 1600: " + secs);
+            var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), tmp.resolve("out"),
+                    tmp.resolve("state"), Map.of("ignore-older", "24h"));
+            List<String> dry = Shipper.dryRun(cfg, quiet());
+            assertTrue(dry.stream().anyMatch(l -> l.contains("past.log") && l.endsWith("why=ignored-older")),
+                    dry.toString());
+            assertTrue(dry.stream().anyMatch(l -> l.contains("future.log") && l.endsWith("why=new")), dry.toString());
+        } finally {
+            try (var s = Files.list(logs)) {
+                for (Path p : s.toList()) Files.delete(p);
+            }
+            Files.delete(logs);
         }
     }
 

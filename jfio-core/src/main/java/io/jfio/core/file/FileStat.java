@@ -11,7 +11,8 @@ import io.jfio.core.sys.Fcntl;
  * @param size           size in bytes
  * @param blocks         allocated 512-byte blocks (less than size/512 for sparse files)
  * @param blockSize      preferred I/O size
- * @param mtimeNanos     modification time, nanoseconds since the epoch
+ * @param mtimeNanos     modification time, nanoseconds since the epoch (before 1677 {@link Long#MIN_VALUE}, after
+ *                       2262 {@link Long#MAX_VALUE})
  * @param dioMemAlign    O_DIRECT buffer alignment, 0 if not reported
  * @param dioOffsetAlign O_DIRECT offset and length alignment, 0 if not reported
  */

@@ -156,7 +156,8 @@ public final class StatBuffer {
     /**
      * The modification time, nanoseconds since the epoch.
      *
-     * @return nanoseconds since 1970-01-01T00:00Z
+     * @return nanoseconds since 1970-01-01T00:00Z; {@link Long#MIN_VALUE} before 1677-09-21 and {@link Long#MAX_VALUE}
+     *         after 2262-04-11, which a long cannot hold
      */
     public long mtimeNanos() {
         return Statx.mtimeNanos(buf);

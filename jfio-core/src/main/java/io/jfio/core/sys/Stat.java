@@ -120,7 +120,8 @@ public final class Stat {
         return s.get(JAVA_LONG, OFF_BLOCKS);
     }
 
+    /** The modification time in nanoseconds since the epoch, held at the long's ends as {@link Statx#nanos}. */
     public static long mtimeNanos(MemorySegment s) {
-        return s.get(JAVA_LONG, OFF_MTIM) * 1_000_000_000L + s.get(JAVA_LONG, OFF_MTIM + 8);
+        return Statx.nanos(s.get(JAVA_LONG, OFF_MTIM), s.get(JAVA_LONG, OFF_MTIM + 8));
     }
 }

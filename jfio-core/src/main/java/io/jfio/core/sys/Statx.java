@@ -160,13 +160,23 @@ public final class Statx {
     }
 
     /**
-     * A timestamp at one of the {@code OFF_*TIME} offsets, in nanoseconds since the epoch; this overflows outside
-     * 1677-09-21 to 2262-04-11, where {@link #timeSec} and {@link #timeNsec} are needed.
+     * A timestamp at one of the {@code OFF_*TIME} offsets, in nanoseconds since the epoch. A long holds 1677-09-21 to
+     * 2262-04-11: a time outside is {@link Long#MIN_VALUE} or {@link Long#MAX_VALUE}, so it still compares as earlier
+     * or later than every time within; {@link #timeSec} and {@link #timeNsec} give it exactly.
      */
     public static long timeNanos(MemorySegment s, long timestampOffset) {
-        long sec = s.get(JAVA_LONG, timestampOffset);
-        long nsec = Integer.toUnsignedLong(s.get(JAVA_INT, timestampOffset + 8));
-        return sec * 1_000_000_000L + nsec;
+        return nanos(s.get(JAVA_LONG, timestampOffset), Integer.toUnsignedLong(s.get(JAVA_INT, timestampOffset + 8)));
+    }
+
+    /** {@code sec} seconds and {@code nsec} nanoseconds since the epoch as nanoseconds, held at the long's ends. */
+    public static long nanos(long sec, long nsec) {
+        // Before the epoch, a second less is counted in the nanoseconds so that 1677-09-21's last ones still fit.
+        long borrow = sec < 0 ? 1 : 0;
+        try {
+            return Math.addExact(Math.multiplyExact(sec + borrow, 1_000_000_000L), nsec - borrow * 1_000_000_000L);
+        } catch (ArithmeticException e) {
+            return sec < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
     }
 
     public static long mtimeNanos(MemorySegment s) {

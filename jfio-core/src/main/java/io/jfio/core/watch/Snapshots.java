@@ -295,7 +295,16 @@ final class Snapshots {
                 Statx.STATX_BASIC_STATS, statBuf);
         if (r < 0) return null;
         boolean dir = (Statx.mode(statBuf) & Fcntl.S_IFMT) == Fcntl.S_IFDIR;
-        return new Entry(Statx.dev(statBuf), Statx.ino(statBuf), Statx.size(statBuf), Statx.mtimeNanos(statBuf),
-                Statx.timeNanos(statBuf, Statx.OFF_CTIME), dir);
+        return new Entry(Statx.dev(statBuf), Statx.ino(statBuf), Statx.size(statBuf), stamp(Statx.OFF_MTIME),
+                stamp(Statx.OFF_CTIME), dir);
+    }
+
+    /**
+     * A timestamp as a key that changes whenever the time does: seconds and nanoseconds folded into a long, wrapping
+     * where nanoseconds since the epoch would not fit (two times 584 years apart share a key; times held at the
+     * long's ends would not tell one year after 2262 from the next).
+     */
+    private long stamp(long off) {
+        return Statx.timeSec(statBuf, off) * 1_000_000_000L + Statx.timeNsec(statBuf, off);
     }
 }

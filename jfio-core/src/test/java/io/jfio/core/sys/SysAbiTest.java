@@ -31,6 +31,22 @@ class SysAbiTest {
     }
 
     @Test
+    void shouldHoldTimesANanosecondCountCannotAtItsEndsAndConvertTheRestExactly() {
+        assertEquals(0, Statx.nanos(0, 0));
+        assertEquals(-1, Statx.nanos(-1, 999_999_999));
+        assertEquals(1614834367_123456789L, Statx.nanos(1614834367L, 123456789));
+        assertEquals(Long.MAX_VALUE, Statx.nanos(9_223_372_036L, 854_775_807)); // 2262-04-11, the last one
+        assertEquals(Long.MAX_VALUE, Statx.nanos(9_223_372_036L, 854_775_808)); // one past: held
+        assertEquals(Long.MAX_VALUE, Statx.nanos(13_569_465_600L, 0)); // 2400
+        assertEquals(Long.MIN_VALUE, Statx.nanos(-9_223_372_037L, 145_224_192)); // 1677-09-21, the first one
+        assertEquals(Long.MIN_VALUE + 1, Statx.nanos(-9_223_372_037L, 145_224_193));
+        assertEquals(Long.MIN_VALUE, Statx.nanos(-9_223_372_037L, 145_224_191)); // one before: held
+        assertEquals(Long.MIN_VALUE, Statx.nanos(-11_676_096_000L, 500_000_000)); // 1600
+        assertEquals(Long.MIN_VALUE, Statx.nanos(Long.MIN_VALUE, 0));
+        assertEquals(Long.MAX_VALUE, Statx.nanos(Long.MAX_VALUE, 999_999_999));
+    }
+
+    @Test
     void shouldMatchKernelStatxLayout() {
         StructLayout l = Statx.LAYOUT;
         assertEquals(0x100, l.byteSize());

@@ -89,7 +89,8 @@ public record InputConfig(String name, List<String> paths, List<String> exclude,
 
     /** Whether a file never shipped, last modified at {@code mtimeNanos} (since the epoch), starts at its end. */
     public boolean ignoredAsOlder(long mtimeNanos, long nowMillis) {
-        return ignoreOlder != null && nowMillis * 1_000_000L - mtimeNanos > ignoreOlder.toNanos();
+        // Compared, not subtracted: a time held at Long.MIN_VALUE (before 1677) is older than any limit.
+        return ignoreOlder != null && mtimeNanos < nowMillis * 1_000_000L - ignoreOlder.toNanos();
     }
 
     /** An input whose lines are each a record. */
