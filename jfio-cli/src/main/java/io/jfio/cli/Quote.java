@@ -1,11 +1,6 @@
 package io.jfio.cli;
 
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
+import io.jfio.core.sys.FileNames;
 import java.util.Locale;
 
 /**
@@ -20,33 +15,21 @@ final class Quote {
     private Quote() {
     }
 
-    /** {@code name} quoted so that a shell reads it back as the same name. */
+    /**
+     * {@code name} quoted so that a shell reads it back as the same name; a byte that is not valid UTF-8, held as
+     * {@link FileNames}' escape, is quoted as that byte.
+     */
     static String name(String name) {
         int[] units = new int[name.length()];
-        for (int i = 0; i < units.length; i++) units[i] = name.charAt(i);
+        for (int i = 0; i < units.length; i++) {
+            units[i] = FileNames.isEscape(name, i) ? -1 - (name.charAt(i) & 0xff) : name.charAt(i);
+        }
         return quote(units);
     }
 
     /** A name given as bytes (UTF-8 where valid), quoted so that a shell reads it back as the same bytes. */
     static String name(byte[] name) {
-        CharsetDecoder dec = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(name);
-        CharBuffer out = CharBuffer.allocate(name.length * 2 + 2);
-        int[] units = new int[name.length];
-        int n = 0;
-        while (in.hasRemaining()) {
-            CoderResult r = dec.decode(in, out, true);
-            out.flip();
-            while (out.hasRemaining()) units[n++] = out.get();
-            out.clear();
-            if (r.isError()) {
-                for (int k = 0; k < r.length(); k++) units[n++] = -1 - (in.get() & 0xff);
-            } else if (r.isUnderflow()) {
-                break;
-            }
-        }
-        return quote(java.util.Arrays.copyOf(units, n));
+        return name(FileNames.decode(name));
     }
 
     /**
@@ -70,11 +53,12 @@ final class Quote {
                     continue outer;
                 }
             }
-            char c = m.charAt(i++);
+            int c = FileNames.isEscape(m, i) ? -1 - (m.charAt(i) & 0xff) : m.charAt(i);
+            i++;
             if (control(c)) {
                 out.append(escape(c));
             } else {
-                out.append(c);
+                out.append((char) c);
             }
         }
         return out.toString();
@@ -105,15 +89,22 @@ final class Quote {
         if (!control && !single) return "'" + chars(name) + "'";
         if (!control && !doubleSpecial) return "\"" + chars(name) + "\"";
         StringBuilder sb = new StringBuilder("'");
+        boolean inEscapes = false; // a run of escapes shares one $'...' piece, as gnulib writes it
         for (int c : name) {
+            if (control(c)) {
+                sb.append(inEscapes ? "" : "'$'").append(escape(c));
+                inEscapes = true;
+                continue;
+            }
+            if (inEscapes) sb.append("''");
+            inEscapes = false;
             if (c == '\'') {
                 sb.append("'\\''");
-            } else if (control(c)) {
-                sb.append("'$'").append(escape(c)).append("''");
             } else {
                 sb.append((char) c);
             }
         }
+        if (inEscapes) sb.append("''");
         String s = sb.append('\'').toString();
         // An empty '' piece at either end carries nothing: gnulib leaves it out.
         if (s.startsWith("''")) s = s.substring(2);

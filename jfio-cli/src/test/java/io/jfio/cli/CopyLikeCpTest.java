@@ -310,6 +310,25 @@ class CopyLikeCpTest {
     }
 
     @Test
+    void verboseLinesQuoteNamesThatAreNotUtf8AsCpDoes(@TempDir Path dir) throws Exception {
+        Path s = Files.createDirectories(dir.resolve("src"));
+        byte[] base = io.jfio.core.sys.PathBytes.bytes(s.toAbsolutePath());
+        Path odd = io.jfio.core.sys.PathBytes.path(io.jfio.core.sys.PathBytes.join(base, new byte[] {(byte) 0xfd}));
+        Files.createDirectory(odd);
+        byte[] oddBytes = io.jfio.core.sys.PathBytes.bytes(odd);
+        Files.writeString(io.jfio.core.sys.PathBytes.path(io.jfio.core.sys.PathBytes.join(oddBytes,
+                new byte[] {'a', (byte) 0xff, 'b'})), "x");
+        Files.writeString(io.jfio.core.sys.PathBytes.path(io.jfio.core.sys.PathBytes.join(oddBytes,
+                new byte[] {(byte) 0xc3, (byte) 0xa9, (byte) 0xfe, '\n'})), "y");
+        Path c = dir.resolve("cp");
+        Path j = dir.resolve("jfio");
+        String co = cp(List.of("-rv", s.toString(), c.toString()));
+        String jo = jfio(List.of("-rv", s.toString(), j.toString()));
+        assertTrue(co.contains("$'\\375'"), co);
+        assertEquals(lines(co, c), lines(jo, j));
+    }
+
+    @Test
     void dryRunPrintsWhatVerboseWouldAndChangesNothing(@TempDir Path dir) throws Exception {
         Path s = tree(dir);
         Path c = dir.resolve("cp");

@@ -90,5 +90,13 @@ class RawArgsTest {
         assertEquals("'a'$'\\377''b'", Quote.name(new byte[] {'a', (byte) 0xff, 'b'}));
         assertEquals("'\u00e9'", Quote.name("\u00e9".getBytes(StandardCharsets.UTF_8)));
         assertEquals("'a'$'\\n''b'", Quote.name("a\nb"));
+        // A run of escapes is one piece; a name held as a string with escaped bytes is quoted as its bytes.
+        assertEquals("'a'$'\\376\\n''b'", Quote.name(new byte[] {'a', (byte) 0xfe, '\n', 'b'}));
+        assertEquals("$'\\376\\377'", Quote.name(io.jfio.core.sys.FileNames.decode(new byte[] {(byte) 0xfe,
+            (byte) 0xff})));
+        assertEquals("cannot open path='x'$'\\377' (gone: \\376)", Quote.message("cannot open path="
+                + io.jfio.core.sys.FileNames.decode(new byte[] {'x', (byte) 0xff}) + " (gone: "
+                + io.jfio.core.sys.FileNames.decode(new byte[] {(byte) 0xfe}) + ")",
+                io.jfio.core.sys.FileNames.decode(new byte[] {'x', (byte) 0xff})));
     }
 }

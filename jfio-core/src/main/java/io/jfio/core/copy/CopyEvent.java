@@ -6,8 +6,8 @@ package io.jfio.core.copy;
  *
  * @param kind    what the source is
  * @param outcome what was done
- * @param source  the source path
- * @param target  the target path
+ * @param source  the source path (a byte that is not valid UTF-8 held as {@link io.jfio.core.sys.FileNames}' escape)
+ * @param target  the target path (likewise)
  * @param method  how the data moved, for {@link Outcome#COPIED} regular files; null otherwise
  * @param bytes   data bytes written (0 for reflinks, links and skipped entries)
  * @param size    the source's size
@@ -54,8 +54,9 @@ public record CopyEvent(Kind kind, Outcome outcome, String source, String target
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder(kind.name().toLowerCase(java.util.Locale.ROOT)).append(' ')
-                .append(outcome.name().toLowerCase(java.util.Locale.ROOT)).append(": source=").append(source)
-                .append(" target=").append(target);
+                .append(outcome.name().toLowerCase(java.util.Locale.ROOT)).append(": source=")
+                .append(io.jfio.core.sys.FileNames.show(source)).append(" target=")
+                .append(io.jfio.core.sys.FileNames.show(target));
         if (method != null) sb.append(" method=").append(method.label());
         if (kind == Kind.FILE) sb.append(" size=").append(size).append(" written=").append(bytes);
         if (sparse) sb.append(" sparse=yes");

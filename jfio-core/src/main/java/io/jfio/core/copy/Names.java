@@ -4,9 +4,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
+import io.jfio.core.sys.FileNames;
 import io.jfio.core.sys.PathBytes;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
@@ -22,9 +22,12 @@ final class Names {
     private Names() {
     }
 
-    /** A path for people: UTF-8, with bytes that are not UTF-8 shown as U+FFFD. */
+    /**
+     * A path for messages and events: UTF-8, with each byte that is not valid UTF-8 kept as {@link FileNames}' escape,
+     * so that whoever shows it can say which byte it was ({@code -v} prints it as cp does, {@code $'\377'}).
+     */
     static String show(byte[] path) {
-        return new String(path, StandardCharsets.UTF_8);
+        return FileNames.decode(path);
     }
 
     /**
