@@ -37,6 +37,8 @@ final class CopyContext {
     volatile int workersStarted;
     /** One worker and no split files (rotational storage, or asked for). */
     volatile boolean sequential;
+    /** Whether workers open a batch's small files ahead and advise WILLNEED (when descriptors allow it). */
+    volatile boolean readAhead;
     /** Directories queued or being listed; the walk is complete when none is. */
     private final java.util.concurrent.atomic.AtomicInteger dirsPending =
             new java.util.concurrent.atomic.AtomicInteger();

@@ -98,6 +98,8 @@ public final class TreeCopy {
      * source and target files, a spare (a directory being listed or finished, a hard link's first name's directory).
      */
     static final int FDS_PER_WORKER = 5;
+    /** {@code -Djfio.copy.readAhead=false}: workers do not open a batch's small files ahead ({@link Copier}). */
+    static final String READ_AHEAD_PROP = "jfio.copy.readAhead";
 
     private final List<Path> sources;
     private final Path target;
@@ -661,16 +663,21 @@ public final class TreeCopy {
                     + " per CPU while the CPUs wait for the disk (cpus=" + cores + ")";
         }
         long limit = Storage.openFileLimit();
-        long budget = (limit - Storage.openFiles() - 32) / FDS_PER_WORKER;
+        long free = limit - Storage.openFiles() - 32;
+        long budget = free / FDS_PER_WORKER;
         if (budget < jobs) {
             jobs = (int) Math.max(1, budget);
             why = why + "; capped by RLIMIT_NOFILE=" + limit;
         }
+        // Reading ahead holds a batch's files open: only where every worker can, and not where descriptors are short.
+        ctx.readAhead = free / (FDS_PER_WORKER + Copier.BATCH_ENTRIES) >= jobs
+                && !"false".equals(System.getProperty(READ_AHEAD_PROP));
         ctx.jobs = jobs;
         ctx.adaptive = adaptive;
         ctx.workersStarted = adaptive ? Math.min(jobs, cores) : jobs;
         ctx.sequential = sequential;
         ctx.listener.onNotice("workers=" + (adaptive ? Math.min(jobs, cores) + ".." : "") + jobs
-                + " split_large_files=" + (!sequential && jobs > 1) + " reason=" + why);
+                + " split_large_files=" + (!sequential && jobs > 1) + " read_ahead=" + ctx.readAhead
+                + " reason=" + why);
     }
 }
