@@ -1008,7 +1008,7 @@ final class Copier implements AutoCloseable {
                     + e.showDst(), Errno.EISDIR);
             return Decision.FAIL;
         }
-        if (Statx.dev(s.statx2) == m.dev() && Statx.ino(s.statx2) == m.ino()) {
+        if (Statx.dev(s.statx2) == m.dev() && Statx.ino(s.statx2) == m.ino() || pointsToTarget(m, type)) {
             ctx.fail(e.srcPath(), e.dstPath(), "source and target are the same file: source=" + e.showSrc()
                     + " target=" + e.showDst(), 0);
             return Decision.FAIL;
@@ -1021,6 +1021,17 @@ final class Copier implements AutoCloseable {
             return Decision.SKIP_COMPLETE;
         }
         return Decision.REPLACE;
+    }
+
+    /**
+     * Whether the source (s.src) is a symlink, copied as one, that leads to the target (statx in s.statx2), which is
+     * not a symlink: replacing the target by the link would lose the file's data and leave a link that points to
+     * itself, so cp refuses this as "the same file". The stat only reads; the link is not followed to write.
+     */
+    private boolean pointsToTarget(Meta m, int targetType) {
+        if (!m.isSymlink() || targetType == Fcntl.S_IFLNK) return false;
+        return LibC.statx(curSrc, s.src, 0, Meta.MASK, s.statx) == 0
+                && Statx.dev(s.statx) == Statx.dev(s.statx2) && Statx.ino(s.statx) == Statx.ino(s.statx2);
     }
 
     private boolean skipped(Entry e, Decision d) {

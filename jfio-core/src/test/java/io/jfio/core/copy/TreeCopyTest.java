@@ -680,6 +680,32 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldRefuseToReplaceAFileWithASymlinkToItself(@TempDir Path dir) throws Exception {
+        // cp -a link file, where link points to file: cp says "are the same file"; replacing the file with the
+        // link would lose its data and leave a link that points to itself.
+        Path file = Files.writeString(dir.resolve("file"), "precious");
+        Path link = Files.createSymbolicLink(dir.resolve("link"), Path.of("file"));
+        Run top = copy(List.of(link), file, CopyOptions.archive().build());
+        assertEquals(1, top.failures().size(), top.failures().toString());
+        assertTrue(top.failures().get(0).message().contains("same file"), top.failures().toString());
+        assertFalse(Files.isSymbolicLink(file));
+        assertEquals("precious", Files.readString(file));
+
+        // the same inside a tree: src/x -> ../dst/x, copied into dst
+        Path src = Files.createDirectory(dir.resolve("src"));
+        Path dst = Files.createDirectory(dir.resolve("dst"));
+        Files.writeString(dst.resolve("x"), "kept");
+        Files.createSymbolicLink(src.resolve("x"), Path.of("../dst/x"));
+        Files.createSymbolicLink(src.resolve("y"), Path.of("../dst/x")); // dst/y does not exist: copied
+        Run tree = copy(List.of(dir.resolve("src/.")), dst, CopyOptions.archive().build());
+        assertEquals(1, tree.failures().size(), tree.failures().toString());
+        assertTrue(tree.failures().get(0).message().contains("same file"), tree.failures().toString());
+        assertFalse(Files.isSymbolicLink(dst.resolve("x")));
+        assertEquals("kept", Files.readString(dst.resolve("x")));
+        assertTrue(Files.isSymbolicLink(dst.resolve("y")));
+    }
+
+    @Test
     void shouldRefuseToCopyADirectoryIntoItselfOrPseudoFiles(@TempDir Path dir) throws Exception {
         Path src = Files.createDirectories(dir.resolve("src/inner"));
         Run r = copy(List.of(dir.resolve("src")), src, CopyOptions.archive().build());
