@@ -1,7 +1,9 @@
 package io.jfio.cli;
 
 import io.jfio.core.copy.CopyEvent;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * The lines of {@code -v} and {@code --dry-run}: cp's {@code 'SRC' -> 'DST'} for every file, link and special file
@@ -18,7 +20,17 @@ final class CopyVerbosePrinter {
 
     CopyVerbosePrinter(boolean dryRun, List<String> parentsSources) {
         this.dryRun = dryRun;
-        this.parentsSources = List.copyOf(parentsSources);
+        this.parentsSources = parentsSources.stream().map(CopyVerbosePrinter::withoutDots).toList();
+    }
+
+    /**
+     * A source without empty and {@code .} components ({@code a/./b//c} as {@code a/b/c}), as the directories made
+     * on its way are named in their events.
+     */
+    private static String withoutDots(String source) {
+        String joined = Arrays.stream(source.split("/")).filter(p -> !p.isEmpty() && !p.equals("."))
+                .collect(Collectors.joining("/"));
+        return source.startsWith("/") ? "/" + joined : joined;
     }
 
     /** The line for {@code e}, or null when cp prints none for it (skipped entries, finished directories). */

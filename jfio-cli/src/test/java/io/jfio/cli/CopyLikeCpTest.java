@@ -405,6 +405,19 @@ class CopyLikeCpTest {
         assertTrue(r.err().startsWith("jfio copy: --parents copies into a directory"), r.err());
     }
 
+    @Test
+    void parentsShowsTheDirectoriesOnTheWayUnquotedWhateverDotsAndSlashesTheSourceHas(@TempDir Path dir)
+            throws Exception {
+        Path s = tree(dir);
+        Path j = Files.createDirectory(dir.resolve("jfio"));
+        // cp shows `s/./sub -> T/s/./sub`, unquoted; jfio normalises the names (docs/copy.md) but keeps cp's form
+        String jo = jfio(List.of("-v", "--parents", s + "/./sub//deep/c", j.toString()));
+        List<String> lines = jo.lines().toList();
+        assertTrue(lines.contains(s + "/sub -> " + j + s + "/sub"), jo);
+        assertTrue(lines.contains(s + "/sub/deep -> " + j + s + "/sub/deep"), jo);
+        assertEquals(1, lines.stream().filter(l -> l.startsWith("'")).count(), jo); // the file's line
+    }
+
     private static void deleteTree(Path p) throws IOException {
         try (Stream<Path> all = Files.walk(p)) {
             for (Path q : all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) Files.delete(q);
