@@ -815,11 +815,15 @@ final class Copier implements AutoCloseable {
                 int r = ResumeMarker.remove(fd, s.tmp, d.meta);
                 if (r < 0) ctx.fail(d.src, d.dst, "unlink (resume marker)", r, d.dst);
             }
-            if (o.preserveXattrs()) {
-                srcFd = held ? curSrc : dirs.openSource(d, true);
+            // A source directory we may search but not read (its listing failed, reported then) still gives its
+            // mode, owner and times, as with cp; its xattrs cannot be read (O_PATH).
+            boolean xattrs = o.preserveXattrs();
+            if (xattrs) {
+                srcFd = held ? curSrc : dirs.openSourceReadableIfAllowed(d);
                 if (srcFd < 0) return;
+                xattrs = held || dirs.lastReadable;
             }
-            Attributes.Failure f = attrs.applyToDir(srcFd, fd, d.meta, d.parent, d.setgid,
+            Attributes.Failure f = attrs.applyToDir(xattrs ? srcFd : -1, fd, d.meta, d.parent, d.setgid,
                     d.fresh || d.aside != null || o.preserveMode());
             // Built aside, everything happens under the temporary name, the marker last (and the times again, which
             // its removal moved), then the rename, which changes neither: a run killed before the marker goes

@@ -38,6 +38,10 @@ class CopyPermissionTest {
         TortureTree.chmod(locked, 0700);
         Files.createDirectory(src.resolve("open"));
         Files.writeString(src.resolve("open/also-readable"), "anyone too");
+        // searchable but not readable: cp makes it and gives it its mode and times, though it lists nothing
+        Path unlisted = Files.createDirectory(src.resolve("unlisted"));
+        TortureTree.chmod(unlisted, 0711);
+        TortureTree.times(unlisted, 0, 1_000_000_000L, false);
         Path out = Files.createDirectory(dir.resolve("out"));
         TortureTree.chmod(out, 0777);
         Path dst = out.resolve("dst");
@@ -51,6 +55,10 @@ class CopyPermissionTest {
         assertTrue(Files.isDirectory(dst.resolve("locked")), "the directory is made, as cp does");
         assertFalse(Files.exists(dst.resolve("locked/inside")));
         assertEquals(NOBODY, owner(dst.resolve("readable")), "root's ownership silently not kept");
+        assertEquals(1, log.lines().filter(l -> l.contains("source=" + unlisted)).count(), log);
+        assertEquals("711", Integer.toOctalString(mode(dst.resolve("unlisted"))), log);
+        assertEquals(1_000_000_000L, Files.getLastModifiedTime(dst.resolve("unlisted")).toMillis() * 1_000_000L,
+                log);
     }
 
     /**
