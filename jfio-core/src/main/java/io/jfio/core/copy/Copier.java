@@ -904,7 +904,8 @@ final class Copier implements AutoCloseable {
                     }
                     return;
                 }
-                // the leader failed: this name is copied on its own
+                // the names before it gave no copy: this one is copied, and leads the rest
+                group = prev;
             }
         }
         LinkGroup g = group;
@@ -980,7 +981,10 @@ final class Copier implements AutoCloseable {
                 && (m.nlink() > 1 || o.dereference() == CopyOptions.Dereference.ALWAYS);
     }
 
-    /** Finishes an entry: called once, by the worker that finished it, with its own Copier (its own Scratch). */
+    /**
+     * Finishes an entry: called once, by the worker that finished it, with its own Copier (its own Scratch);
+     * {@code ok} when its target is now a copy of it, to which the file's other names may be linked.
+     */
     @FunctionalInterface
     interface Done {
         void accept(Copier copier, boolean ok);
@@ -1038,6 +1042,11 @@ final class Copier implements AutoCloseable {
                 && Statx.dev(s.statx) == Statx.dev(s.statx2) && Statx.ino(s.statx) == Statx.ino(s.statx2);
     }
 
+    /**
+     * Reports {@code e} skipped. Returns whether its target may stand for a copy of it: other names of its file are
+     * linked to a complete target, and to one {@code --update} kept (as cp links them), not to one {@code -n} kept,
+     * which may be another file.
+     */
     private boolean skipped(Entry e, Decision d) {
         CopyEvent.Outcome out = switch (d) {
             case SKIP_COMPLETE -> CopyEvent.Outcome.SKIPPED_COMPLETE;
@@ -1047,7 +1056,7 @@ final class Copier implements AutoCloseable {
         ctx.skipped.increment();
         if (e.meta().isRegular()) ctx.bytesAccounted.add(e.meta().size());
         ctx.event(e.meta().kind(), out, e, null, 0, false, 1);
-        return true;
+        return d != Decision.SKIP_EXISTS;
     }
 
     /**

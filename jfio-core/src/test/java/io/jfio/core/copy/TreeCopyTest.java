@@ -503,6 +503,34 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldLinkHardLinksOnlyToACopyNotToATargetThatNoClobberKept(@TempDir Path dir) throws Exception {
+        // b, a and c are one file. With -n, the kept target of b is not a copy of it: cp copies a, and links c to
+        // a. One worker, so that b, given first, is met first.
+        Path src = Files.createDirectory(dir.resolve("src"));
+        Files.writeString(src.resolve("b"), "source");
+        Files.createLink(src.resolve("a"), src.resolve("b"));
+        Files.createLink(src.resolve("c"), src.resolve("b"));
+        List<Path> sources = List.of(src.resolve("b"), src.resolve("a"), src.resolve("c"));
+        Path dst = Files.createDirectory(dir.resolve("dst"));
+        Files.writeString(dst.resolve("b"), "old b");
+        assertOk(copy(sources, dst, CopyOptions.archive().jobs(1).overwrite(CopyOptions.Overwrite.NEVER).build()));
+        assertEquals("old b", Files.readString(dst.resolve("b")));
+        assertEquals("source", Files.readString(dst.resolve("a")));
+        assertEquals("source", Files.readString(dst.resolve("c")));
+        assertEquals(Files.getAttribute(dst.resolve("a"), "unix:ino"),
+                Files.getAttribute(dst.resolve("c"), "unix:ino"));
+
+        // The same when the first name fails (a directory is at its target): the others are still one file.
+        Path dst2 = Files.createDirectory(dir.resolve("dst2"));
+        Files.createDirectory(dst2.resolve("b"));
+        Run r = copy(sources, dst2, CopyOptions.archive().jobs(1).build());
+        assertEquals(1, r.failures().size(), r.failures().toString());
+        assertEquals("source", Files.readString(dst2.resolve("a")));
+        assertEquals(Files.getAttribute(dst2.resolve("a"), "unix:ino"),
+                Files.getAttribute(dst2.resolve("c"), "unix:ino"));
+    }
+
+    @Test
     void shouldFollowCpSemanticsForSourcesAndTarget(@TempDir Path dir) throws Exception {
         Path a = Files.writeString(dir.resolve("a.txt"), "A");
         Path b = Files.writeString(dir.resolve("b.txt"), "B");
