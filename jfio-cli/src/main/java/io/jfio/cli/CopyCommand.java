@@ -78,8 +78,8 @@ public final class CopyCommand implements Callable<Integer> {
     // Lists: given twice, --preserve and --no-preserve add up, as with cp.
     @Option(names = "--preserve", paramLabel = "LIST", arity = "0..1", fallbackValue = "mode,ownership,timestamps",
             description = "Keep these attributes: mode, ownership, timestamps, links (hard links as hard links), "
-                    + "xattr (extended attributes, ACLs too), all. Without LIST: mode,ownership,timestamps. -a "
-                    + "keeps all.%n  e.g. jfio copy -r --preserve=mode,links photos /backup/")
+                    + "xattr (extended attributes, ACLs too with mode), all. Without LIST: mode,ownership,"
+                    + "timestamps. -a keeps all.%n  e.g. jfio copy -r --preserve=mode,links photos /backup/")
     private List<String> preserve;
 
     @Option(names = "--no-preserve", paramLabel = "LIST", description = "Do not keep these attributes (names as "

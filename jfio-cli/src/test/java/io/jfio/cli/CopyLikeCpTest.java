@@ -234,6 +234,29 @@ class CopyLikeCpTest {
     }
 
     @Test
+    void aclsAreKeptOnlyWithTheModeAsCpKeepsThem(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setfacl")) && Files.isExecutable(Path.of("/usr/bin/getfacl")),
+                "needs setfacl and getfacl (acl)");
+        Path s = Files.createDirectories(dir.resolve("s/sub")).getParent();
+        Files.writeString(s.resolve("f"), "granted");
+        Process acl = new ProcessBuilder("/usr/bin/setfacl", "-m", "u:65534:rwx", s.resolve("f").toString(),
+                s.resolve("sub").toString()).redirectErrorStream(true).start();
+        String aclOut = new String(acl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assumeTrue(acl.waitFor() == 0, "the file system takes no ACLs: " + aclOut);
+        // --no-preserve=mode: default permissions, and no ACL granting more; --preserve=xattr alone: no ACL either
+        for (List<String> opts : List.of(List.of("-a", "--no-preserve=mode"), List.of("-r", "--preserve=xattr"),
+                List.of("-a"))) {
+            Path c = dir.resolve("cp" + opts.size() + opts.getLast());
+            Path j = dir.resolve("jfio" + opts.size() + opts.getLast());
+            cp(concat(concat(opts, s), c));
+            jfio(concat(concat(opts, s), j));
+            assertSameTree(c, j, new Compare(false, false));
+            assertEquals(run(List.of("/usr/bin/getfacl", "-Rp", c.toString())).replace(c.toString(), "T"),
+                    run(List.of("/usr/bin/getfacl", "-Rp", j.toString())).replace(j.toString(), "T"), opts.toString());
+        }
+    }
+
+    @Test
     void targetDirectoryAndNoTargetDirectoryMeanWhatTheyMeanToCp(@TempDir Path dir) throws Exception {
         Path s = tree(dir);
         Path c = Files.createDirectory(dir.resolve("cp"));

@@ -9,6 +9,7 @@ import io.jfio.core.sys.PathBytes;
 import io.jfio.core.sys.Statx;
 import io.jfio.core.sys.Timespec;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Carries ownership, extended attributes, permission bits and timestamps from a source entry to its copy, in the
@@ -21,6 +22,8 @@ import java.lang.foreign.MemorySegment;
  * write) are reported once as a notice; anything else fails the entry.
  */
 final class Attributes {
+    /** The prefix of the ACLs' names: system.posix_acl_access and system.posix_acl_default. */
+    private static final byte[] ACL_PREFIX = "system.posix_acl_".getBytes(StandardCharsets.US_ASCII);
     private final CopyContext ctx;
     private final Scratch s;
 
@@ -235,7 +238,11 @@ final class Attributes {
             long end = at;
             while (end < len && names.get(JAVA_BYTE, end) != 0) end++;
             int nameLen = (int) (end - at);
-            if (nameLen > 0) {
+            // An ACL is part of the mode, as with cp: without the mode kept the copy gets the default permissions
+            // (or the source's less the umask), not the source's grants.
+            boolean acl = nameLen >= ACL_PREFIX.length && MemorySegment.mismatch(names, at, at + ACL_PREFIX.length,
+                    MemorySegment.ofArray(ACL_PREFIX), 0, ACL_PREFIX.length) < 0;
+            if (nameLen > 0 && !(acl && !ctx.options.preserveMode())) {
                 MemorySegment name = s.xattrName;
                 MemorySegment.copy(names, at, name, 0, nameLen);
                 name.set(JAVA_BYTE, nameLen, (byte) 0);

@@ -11,7 +11,7 @@ package io.jfio.core.copy;
  * @param preserveOwnership  owner and group where permitted (as non-root, EPERM is ignored like {@code cp -a})
  * @param preserveTimestamps access and modification times, to the nanosecond, set after the data
  * @param preserveHardLinks  sources with several names in the tree get one inode with several names in the copy
- * @param preserveXattrs     extended attributes (ACLs are the {@code system.posix_acl_*} ones)
+ * @param preserveXattrs     extended attributes (ACLs, the {@code system.posix_acl_*} ones, only with the mode)
  * @param overwrite          what to do with targets that exist
  * @param skipComplete       skip a regular file whose target already has the same size and modification time (only
  *                           meaningful with preserved timestamps: it is how a rerun finishes an interrupted copy)
