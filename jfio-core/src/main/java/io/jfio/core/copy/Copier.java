@@ -1109,7 +1109,11 @@ final class Copier implements AutoCloseable {
             }
         }
         if (decision == Decision.REPLACE && dir.isStandIn() && isStream(Statx.mode(s.statx2))) {
-            done.accept(this, writeInto(e));
+            done.accept(this, writeInto(e, Statx.dev(s.statx2), Statx.ino(s.statx2), false));
+            return;
+        }
+        if (decision == Decision.REPLACE && dir.isStandIn() && linksToStream()) {
+            done.accept(this, writeInto(e, Statx.dev(s.statx), Statx.ino(s.statx), true));
             return;
         }
         int srcFd = takeAhead(e);
@@ -1203,20 +1207,42 @@ final class Copier implements AutoCloseable {
     }
 
     /**
-     * Writes the source's data into the FIFO or device named as the target on the command line, as cp does
-     * ({@code jfio copy image /dev/sdX}, {@code jfio copy log /dev/null}): the target is opened, not replaced, and
-     * keeps its own attributes. Only a target named on the command line is treated so; one met inside a tree is
-     * replaced like any other file, so a FIFO another user leaves in a target directory cannot make the copy wait.
+     * Whether the target (s.dst, its statx in s.statx2) is a symlink to a FIFO or device: {@code /dev/stdout},
+     * {@code /dev/disk/by-id/...}. Named on the command line, cp writes into what it leads to.
      */
-    private boolean writeInto(Entry e) {
-        boolean follow = o.dereference() == CopyOptions.Dereference.ALWAYS
+    private boolean linksToStream() {
+        return (Statx.mode(s.statx2) & Fcntl.S_IFMT) == Fcntl.S_IFLNK
+                && LibC.statx(curDst, s.dst, 0, Statx.STATX_TYPE | Statx.STATX_INO, s.statx) == 0
+                && isStream(Statx.mode(s.statx));
+    }
+
+    /**
+     * Writes the source's data into the FIFO or device named as the target on the command line (directly or by a
+     * symlink), as cp does ({@code jfio copy image /dev/sdX}, {@code jfio copy log /dev/null}): the target is opened,
+     * not replaced, and keeps its own attributes. Only a target named on the command line is treated so; one met
+     * inside a tree is replaced like any other file, so a FIFO another user leaves in a target directory cannot make
+     * the copy wait. {@code dev} and {@code ino} name the FIFO or device found there; {@code follow}: by a symlink.
+     */
+    private boolean writeInto(Entry e, long dev, long ino, boolean follow) {
+        boolean followSrc = o.dereference() == CopyOptions.Dereference.ALWAYS
                 || o.dereference() == CopyOptions.Dereference.COMMAND_LINE;
-        int srcFd = LibC.openat(curSrc, s.src, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | (follow ? 0 : Fcntl.O_NOFOLLOW), 0);
+        int srcFd = LibC.openat(curSrc, s.src, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC
+                | (followSrc ? 0 : Fcntl.O_NOFOLLOW), 0);
         if (srcFd < 0) {
             ctx.fail(e.srcPath(), e.dstPath(), "open", srcFd, e.srcPath());
             return false;
         }
-        int dstFd = LibC.openat(curDst, s.dst, Fcntl.O_WRONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW | Fcntl.O_NOCTTY, 0);
+        int dstFd = LibC.openat(curDst, s.dst, Fcntl.O_WRONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOCTTY
+                | (follow ? 0 : Fcntl.O_NOFOLLOW), 0);
+        // What was opened must be the FIFO or device found before, not a file or another device put there since.
+        if (dstFd >= 0 && (LibC.statx(dstFd, s.empty, Fcntl.AT_EMPTY_PATH, Statx.STATX_INO, s.statx) < 0
+                || Statx.dev(s.statx) != dev || Statx.ino(s.statx) != ino)) {
+            LibC.close(dstFd);
+            LibC.close(srcFd);
+            ctx.fail(e.srcPath(), e.dstPath(), "the target was replaced while copying: target=" + e.showDst()
+                    + "; not copied", 0);
+            return false;
+        }
         if (dstFd < 0) {
             LibC.close(srcFd);
             ctx.fail(e.srcPath(), e.dstPath(), "open (write into the target)", dstFd, e.dstPath());

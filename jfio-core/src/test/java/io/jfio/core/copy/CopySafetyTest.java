@@ -296,6 +296,34 @@ class CopySafetyTest {
         assertEquals("x", Files.readString(target.resolve("x")));
     }
 
+    @Test
+    void shouldWriteThroughASymlinkNamedAsTheTargetToAFifoOrDevice(@TempDir Path dir) throws Exception {
+        // jfio copy log /dev/stdout, or an image to /dev/disk/by-id/...: symlinks to a FIFO, a terminal, a device.
+        // cp writes into what they lead to; replacing the link would break it (as root, in /dev) and write nothing.
+        Path src = Files.writeString(dir.resolve("f"), "through the link");
+        Path fifo = mkfifo(dir.resolve("fifo"));
+        Path link = Files.createSymbolicLink(dir.resolve("link"), fifo);
+        Path out = dir.resolve("out");
+        Process reader = new ProcessBuilder("sh", "-c", "cat \"$0\" > \"$1\"", fifo.toString(), out.toString())
+                .start();
+        try {
+            TreeCopyTest.assertOk(TreeCopyTest.copy(List.of(src), link, CopyOptions.builder().build()));
+            assertTrue(reader.waitFor(10, TimeUnit.SECONDS), "the reader saw no end of data");
+            assertEquals("through the link", Files.readString(out));
+            assertTrue(Files.isSymbolicLink(link), "the link stays");
+        } finally {
+            reader.destroyForcibly();
+        }
+        Path toNull = Files.createSymbolicLink(dir.resolve("to-null"), Path.of("/dev/null"));
+        TreeCopyTest.assertOk(TreeCopyTest.copy(List.of(src), toNull, CopyOptions.archive().build()));
+        assertTrue(Files.isSymbolicLink(toNull), "the link stays");
+        // a symlink to a regular file is still replaced (docs/copy.md)
+        Path toFile = Files.createSymbolicLink(dir.resolve("to-file"), dir.resolve("out"));
+        TreeCopyTest.assertOk(TreeCopyTest.copy(List.of(src), toFile, CopyOptions.builder().build()));
+        assertTrue(Files.isRegularFile(toFile, LinkOption.NOFOLLOW_LINKS));
+        assertEquals("through the link", Files.readString(out));
+    }
+
     private static Path mkfifo(Path p) throws Exception {
         Process mk = new ProcessBuilder("mkfifo", p.toString()).redirectErrorStream(true).start();
         assertTrue(mk.waitFor(10, TimeUnit.SECONDS) && mk.exitValue() == 0, "mkfifo failed");
