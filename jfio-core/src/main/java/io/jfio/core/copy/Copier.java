@@ -965,7 +965,9 @@ final class Copier implements AutoCloseable {
             // A sparse source's holes are not written (unless --sparse=never): count what it has allocated, which
             // is what the copy writes but for preallocated ranges.
             boolean holes = m.looksSparse() && o.sparse() != CopyOptions.Sparse.NEVER;
-            ctx.bytesAccounted.add(holes ? Math.min(m.size(), m.blocks() * 512) : m.size());
+            long bytes = holes ? Math.min(m.size(), m.blocks() * 512) : m.size();
+            ctx.bytesAccounted.add(bytes);
+            ctx.bytesWouldWrite.add(bytes);
         }
         ctx.event(m.kind(), CopyEvent.Outcome.COPIED, e, null, 0, false, 1);
         return true;

@@ -54,6 +54,8 @@ final class CopyContext {
     final LongAdder entriesDone = new LongAdder();
     final LongAdder bytesWritten = new LongAdder();
     final LongAdder bytesAccounted = new LongAdder();
+    /** Dry run: the bytes the copy would write (not those of entries it would skip, which progress counts too). */
+    final LongAdder bytesWouldWrite = new LongAdder();
     final LongAdder files = new LongAdder();
     final LongAdder directories = new LongAdder();
     final LongAdder symlinks = new LongAdder();

@@ -321,7 +321,7 @@ public final class TreeCopy {
 
     private CopyResult result() {
         // A dry run writes nothing: its result counts the bytes the copy would write.
-        long bytes = ctx.options.dryRun() ? ctx.bytesAccounted.sum() : ctx.bytesWritten.sum();
+        long bytes = ctx.options.dryRun() ? ctx.bytesWouldWrite.sum() : ctx.bytesWritten.sum();
         return new CopyResult(ctx.files.sum(), bytes, ctx.directories.sum(), ctx.symlinks.sum(),
                 ctx.specials.sum(), ctx.hardLinks.sum(), ctx.skipped.sum(), ctx.failures(), ctx.failureCount.get(),
                 Duration.ofNanos(System.nanoTime() - ctx.startNanos), ctx.cancelled);

@@ -262,6 +262,23 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldNotCountInADryRunTheBytesOfFilesItWouldSkip(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        Files.write(src.resolve("new"), new byte[1000]);
+        Files.write(src.resolve("kept"), new byte[500]);
+        Path dst = Files.createDirectories(dir.resolve("dst/src"));
+        Files.writeString(dst.resolve("kept"), "old");
+        CopyOptions.Builder noClobber = CopyOptions.archive().overwrite(CopyOptions.Overwrite.NEVER);
+        Run dry = copy(List.of(src), dst.getParent(), noClobber.dryRun(true).build());
+        assertOk(dry);
+        Run real = copy(List.of(src), dst.getParent(), CopyOptions.archive().overwrite(CopyOptions.Overwrite.NEVER)
+                .build());
+        assertOk(real);
+        assertEquals(1000, real.result().bytes());
+        assertEquals(real.result().bytes(), dry.result().bytes(), "the dry run's bytes are the copy's");
+    }
+
+    @Test
     void shouldCountASparseFileInADryRunByItsDataNotItsLength(@TempDir Path dir) throws Exception {
         Path src = Files.createDirectory(dir.resolve("src"));
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(src.resolve("sparse"),
