@@ -99,6 +99,28 @@ class OpenFileCapTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void shouldShipEveryFileWithOnceWhenThereAreMoreFilesThanTheCap() throws Exception {
+        Path logs = Files.createDirectories(tmp.resolve("logs")).toRealPath();
+        Path out = tmp.resolve("out");
+        appendAll(logs, "r1");
+        // Files that end in an unterminated line (which --once leaves for a later run) must not hold their
+        // descriptors from the files that wait for one.
+        for (int i = 0; i < FILES; i += 2) {
+            Files.writeString(logs.resolve("f" + i + ".log"), "unterminated", StandardCharsets.US_ASCII,
+                    StandardOpenOption.APPEND);
+        }
+        var cfg = ShipRun.config(List.of(logs.resolve("*.log").toString()), out, tmp.resolve("state"),
+                Map.of("max-open-files", String.valueOf(CAP)));
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        assertTrue(ShipRun.once(cfg, log), log.toString(StandardCharsets.UTF_8));
+        Map<String, Integer> seen = delivered(out);
+        assertEquals(FILES, seen.size(), "every file found at the start is shipped by --once");
+        assertTrue(seen.values().stream().allMatch(n -> n == 1), "each line once");
+        assertEquals(0, openBelow(logs));
+    }
+
+    @Test
     void shouldCloseIdleFilesDownToTheCapAndStillDeliverWhatIsAppendedToThemOnce() throws Exception {
         Path logs = Files.createDirectories(tmp.resolve("logs")).toRealPath();
         Path out = tmp.resolve("out");

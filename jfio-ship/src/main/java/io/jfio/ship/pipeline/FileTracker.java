@@ -285,6 +285,8 @@ final class FileTracker {
         for (Discovery.Found f : fresh) {
             TrackedFile.Id id = new TrackedFile.Id(f.device(), f.inode());
             if (tracked.containsKey(id)) continue; // named twice (a symlink and its target): adopted under the first
+            // --once ships the files found at its start: a later scan only opens those that waited for a descriptor.
+            if (once && firstScanDone && !deferredAtStart.contains(id)) continue;
             boolean hadEntry = known.containsKey(id);
             // At the cap with no idle file to close: the file waits for a later scan rather than take a descriptor
             // the sinks need.
@@ -505,6 +507,11 @@ final class FileTracker {
     private void defer(TrackedFile.Id id) {
         deferred++;
         if (!firstScanDone) deferredAtStart.add(id);
+    }
+
+    /** Whether the last scan left files unopened for want of a descriptor (a later scan opens them). */
+    boolean deferredLeft() {
+        return deferred > 0;
     }
 
     /** Whether files were left unopened and there is room now: the caller rescans to open them. Clears the flag. */
@@ -1101,7 +1108,7 @@ final class FileTracker {
         boolean idled = false;
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
-            boolean idle = t.released || (!t.readable && !t.stream.partialPending && t.stream.inFlight == 0
+            boolean idle = t.released || (!t.readable && !partialWaits(t) && t.stream.inFlight == 0
                     && t.copyDeadlineNanos == 0 && t.state == TrackedFile.State.ACTIVE
                     && now - t.lastGrowthNanos > HOT_NANOS);
             if (idle) {
@@ -1256,7 +1263,7 @@ final class FileTracker {
         List<TrackedFile> idle = new ArrayList<>();
         for (TrackedFile t : tracked.values()) {
             if (t.fd >= 0 && t.state == TrackedFile.State.ACTIVE && t.atEof && !t.readable && t.stream.inFlight == 0
-                    && !t.stream.partialPending && t.stream.fileCount() == 1) {
+                    && !partialWaits(t) && t.stream.fileCount() == 1) {
                 idle.add(t);
             }
         }
@@ -1268,6 +1275,15 @@ final class FileTracker {
             openFiles--;
         }
         return openFiles;
+    }
+
+    /**
+     * Whether {@code t}'s unterminated last line keeps it from being idle: it may still ship, on its timeout or when
+     * its newline comes. A --once run without a timeout never ships it, so there the file is as idle as a drained one
+     * (and may be closed to let in files waiting for a descriptor; a later read starts again at the line).
+     */
+    private boolean partialWaits(TrackedFile t) {
+        return t.stream.partialPending && !(once && pendingTimeout(t) == null);
     }
 
     /**

@@ -442,7 +442,9 @@ public final class Pipeline {
         while (!stopping) {
             long now = System.nanoTime();
             if (feed != null) takeChanges(now);
-            if (mode == Mode.RUN ? (now - nextScan >= 0 || rescanRequested) : !files.firstScanDone()) {
+            // --once scans again only to open files found at its start that waited for a descriptor.
+            if (mode == Mode.RUN ? (now - nextScan >= 0 || rescanRequested)
+                    : !files.firstScanDone() || rescanRequested) {
                 rescanRequested = false;
                 files.scan(now);
                 // A watch added now (a directory made since) missed what appeared before it: look once more.
@@ -740,6 +742,8 @@ public final class Pipeline {
     private boolean onceDone() {
         // A copy candidate is decided first (its original truncated, or it is shipped as a file of its own).
         if (!files.firstScanDone() || !window.isEmpty() || files.hasCopyCandidates()) return false;
+        // Files found at the start that wait for a descriptor (more files than max-open-files) are still to ship.
+        if (rescanRequested || files.deferredLeft()) return false;
         List<TrackedFile> attention = files.attention();
         for (int i = 0; i < attention.size(); i++) {
             TrackedFile t = attention.get(i);
