@@ -78,7 +78,7 @@ public final class ShipCommand implements Callable<Integer> {
     private List<String> owners;
 
     @Option(names = "--output-mode", paramLabel = "MODE", description = "Permission bits of the files the sinks "
-            + "create, octal (default 0600; directories they create get x where r is set).")
+            + "create, octal (default 0600; directories they create get x where r is set), less the umask.")
     private String outputMode;
 
     @Option(names = "--to", paramLabel = "SINK", description = "dir:PATH, tcp:HOST:PORT, kafka:BOOTSTRAP/TOPIC or "
