@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import io.jfio.core.sys.Errno;
 import io.jfio.core.sys.Fcntl;
 import io.jfio.core.sys.LibC;
+import io.jfio.core.sys.Statx;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -72,9 +73,10 @@ final class ResumeMarker {
     }
 
     private static boolean matches(int dirFd, MemorySegment path, Meta source, Arena a) {
-        int fd = LibC.openat(dirFd, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW, 0);
+        int fd = LibC.openat(dirFd, path, Fcntl.O_RDONLY | Fcntl.O_CLOEXEC | Fcntl.O_NOFOLLOW | Fcntl.O_NONBLOCK, 0);
         if (fd < 0) return false;
         try {
+            if (!ours(fd, a)) return false;
             byte[] want = content(source);
             MemorySegment buf = a.allocate(want.length + 1);
             long n = LibC.read(fd, buf, want.length + 1);
@@ -85,6 +87,18 @@ final class ResumeMarker {
         } finally {
             LibC.close(fd);
         }
+    }
+
+    /**
+     * Whether the marker open as {@code fd} can only have been written by a run of this user: a regular file of
+     * one name, owned by us, that no one else may write. A marker another user who may write the target put there
+     * would otherwise make the copy resume into the directory and keep their files of the source's size and time.
+     */
+    private static boolean ours(int fd, Arena a) {
+        MemorySegment sx = a.allocate(Statx.LAYOUT);
+        if (LibC.statx(fd, a.allocateFrom(""), Fcntl.AT_EMPTY_PATH, Statx.STATX_BASIC_STATS, sx) != 0) return false;
+        return (Statx.mode(sx) & Fcntl.S_IFMT) == Fcntl.S_IFREG && Statx.uid(sx) == LibC.geteuid()
+                && (Statx.mode(sx) & 022) == 0 && Statx.nlink(sx) == 1;
     }
 
     /**

@@ -467,6 +467,34 @@ class TreeCopyTest {
     }
 
     @Test
+    void shouldNotResumeIntoADirectoryWhoseMarkerAnotherUserPlanted(@TempDir Path dir) throws Exception {
+        assumeTrue(LibC.geteuid() == 0, "needs root to give the marker to another user");
+        Path src = smallTree(dir.resolve("src"), 1, 3);
+        Path dst = Files.createDirectory(dir.resolve("dst"));
+        // Another user who may write dst puts the marker of this source there, and a file of the same size and
+        // time as a source file, with other bytes: a resumed run would take it for complete.
+        Path marker = Files.writeString(dst.resolve(ResumeMarker.NAME), "jfio-copy dev="
+                + Files.getAttribute(src, "unix:dev") + " ino=" + Files.getAttribute(src, "unix:ino") + "\n");
+        Path first;
+        try (var files = Files.walk(src)) {
+            first = files.filter(Files::isRegularFile).sorted().findFirst().orElseThrow();
+        }
+        Path planted = dst.resolve(src.relativize(first));
+        Files.createDirectories(planted.getParent());
+        byte[] data = Files.readAllBytes(first);
+        java.util.Arrays.fill(data, (byte) 'X');
+        Files.write(planted, data);
+        Files.setLastModifiedTime(planted, Files.getLastModifiedTime(first));
+        Files.setAttribute(marker, "unix:uid", 65534);
+
+        Run r = copy(List.of(src), dst, CopyOptions.archive().build());
+        assertOk(r);
+        assertTrue(r.notices().stream().noneMatch(n -> n.startsWith("resuming")), r.notices().toString());
+        assertTrue(Files.isDirectory(dst.resolve("src")), "copied into dst, as cp does with an existing directory");
+        TreeSnapshot.take(src).assertSameContent(src, dst.resolve("src"));
+    }
+
+    @Test
     void shouldFinishAnInterruptedCopyWhenTheSameCommandRunsAgain(@TempDir Path dir) throws Exception {
         Path src = smallTree(dir.resolve("src"), 10, 50);
         TreeSnapshot before = TreeSnapshot.take(src);
