@@ -162,6 +162,15 @@ class UnitTest {
         Files.writeString(yaml, "state: /s\nto: kafka:k/logs\nfrom: /a\n");
         e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
         assertTrue(e.getMessage().contains("HOST:PORT"), e.getMessage());
+        for (String bad : List.of("tcp:[::1:5140", "tcp:::1:5140", "tcp:a]:5140", "tcp:[]:5140")) {
+            Files.writeString(yaml, "state: /s\nto: \"" + bad + "\"\nfrom: /a\n");
+            e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
+            assertTrue(e.getMessage().contains("in brackets"), bad + ": " + e.getMessage());
+        }
+        for (String good : List.of("tcp:[::1]:5140", "tcp:127.0.0.1:5140", "tcp:logs.example:5140")) {
+            Files.writeString(yaml, "state: /s\nto: \"" + good + "\"\nfrom: /a\n");
+            ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/"));
+        }
         Files.writeString(yaml, "state: /s\nto: kafka:k:9092/logs\nfrom: /a\nkafka-compression: brotli\n");
         e = assertThrows(ConfigException.class, () -> ShipConfig.resolve(ConfigLoader.load(yaml), Path.of("/")));
         assertTrue(e.getMessage().contains("invalid kafka-compression"), e.getMessage());

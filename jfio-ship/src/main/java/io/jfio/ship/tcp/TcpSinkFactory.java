@@ -34,6 +34,14 @@ public final class TcpSinkFactory implements SinkFactory {
     public void check(String target) {
         int c = target.lastIndexOf(':');
         if (c <= 0 || c == target.length() - 1) throw new IllegalArgumentException("tcp: needs HOST:PORT");
+        String h = target.substring(0, c);
+        // An IPv6 address goes in brackets ([::1]:5140), whole: a host with a bracket or a colon otherwise is a typo.
+        boolean bracketed = h.startsWith("[") && h.endsWith("]") && h.length() > 2;
+        String inner = bracketed ? h.substring(1, h.length() - 1) : h;
+        if (inner.indexOf('[') >= 0 || inner.indexOf(']') >= 0 || (!bracketed && h.indexOf(':') >= 0)) {
+            throw new IllegalArgumentException("tcp: HOST must be a name, an IPv4 address or an IPv6 address in "
+                    + "brackets ([::1]:PORT): host=" + h);
+        }
         port(target.substring(c + 1));
     }
 
