@@ -101,6 +101,16 @@ final class LogWriter {
         lock.unlock();
     }
 
+    /** The bytes of the live file: its records since the last rotation. */
+    long liveBytes() {
+        lock.lock();
+        try {
+            return (next - fileStart) * TortureRecord.SIZE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The live file's last record, or -1 when it is empty. Call with the lock held. */
     long lastInFile() {
         return next > fileStart ? next - 1 : -1;
